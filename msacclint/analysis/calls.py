@@ -1,0 +1,101 @@
+"""Reading a call's arguments the way the callee would bind them, and literal values."""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Tuple
+
+import libcst as cst
+
+#: returned by ``literal`` for anything that is not a plain literal
+UNKNOWN = object()
+
+
+def argument(call: cst.Call, name: str, signature: Sequence[str]) -> Optional[cst.Arg]:
+    """The Arg that binds parameter ``name`` (by keyword, or by position according to
+    ``signature``), or None when it is not given. After a ``*args`` the positions are
+    unknown, so only keywords count."""
+    position = signature.index(name) if name in signature else None
+    index = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value == name:
+                return arg
+            continue
+        if arg.star:  # *args / **kwargs: stop counting positions
+            if arg.star == "*":
+                position = None
+            continue
+        if position is not None and index == position:
+            return arg
+        index += 1
+    return None
+
+
+def has_star_kwargs(call: cst.Call) -> bool:
+    """``f(**kwargs)`` may pass anything: rules about a missing argument stay silent."""
+    return any(arg.star == "**" for arg in call.args)
+
+
+def has_star_args(call: cst.Call) -> bool:
+    return any(arg.star == "*" for arg in call.args)
+
+
+def positional_count(call: cst.Call) -> int:
+    return sum(1 for arg in call.args if arg.keyword is None and not arg.star)
+
+
+def literal(node: cst.BaseExpression) -> Any:
+    """The value of a number, string, True/False/None, a negated number, or a tuple or
+    list of those; UNKNOWN for everything else."""
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if isinstance(node, cst.Float):
+        return float(node.evaluated_value)
+    if isinstance(node, cst.SimpleString):
+        try:
+            return node.evaluated_value
+        except Exception:
+            return UNKNOWN
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = literal(node.expression)
+        if isinstance(inner, (int, float)) and not isinstance(inner, bool):
+            return -inner
+        return UNKNOWN
+    if isinstance(node, (cst.Tuple, cst.List)):
+        values = tuple(literal(e.value) for e in node.elements if isinstance(e, cst.Element))
+        if len(values) == len(node.elements) and all(v is not UNKNOWN for v in values):
+            return values
+        return UNKNOWN
+    if isinstance(node, cst.BinaryOperation):
+        left, right = literal(node.left), literal(node.right)
+        if _number(left) and _number(right):
+            op = node.operator
+            try:
+                if isinstance(op, cst.Add):
+                    return left + right
+                if isinstance(op, cst.Subtract):
+                    return left - right
+                if isinstance(op, cst.Multiply):
+                    return left * right
+                if isinstance(op, cst.Divide):
+                    return left / right
+                if isinstance(op, cst.Power):
+                    return left ** right
+            except (ZeroDivisionError, OverflowError):
+                return UNKNOWN
+        return UNKNOWN
+    return UNKNOWN
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def is_number(value: Any) -> bool:
+    return _number(value)
+
+
+def keyword_names(call: cst.Call) -> Tuple[str, ...]:
+    return tuple(arg.keyword.value for arg in call.args if arg.keyword is not None)

@@ -1,0 +1,168 @@
+"""``[tool.msacclint]`` in pyproject.toml, merged with the command line into Settings.
+
+The nearest pyproject.toml above the checked paths that has a ``[tool.msacclint]``
+table is used, as ruff does. An unknown key, an unknown code or a malformed file is an
+error (exit 2), never silently ignored.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from msacclint.data import tomllib
+from msacclint.engine import registry
+from msacclint.engine.settings import Settings
+
+KNOWN_KEYS = {
+    "select": "codes or prefixes to run instead of the defaults (\"ALL\" for every rule)",
+    "extend-select": "codes or prefixes to run in addition (e.g. opt-in info rules)",
+    "ignore": "codes or prefixes never to run",
+    "per-file-ignores": "a table: glob -> list of codes switched off for matching files",
+    "exclude": "gitignore-style patterns of paths never checked",
+    "mindspore-version": "the MindSpore version the code targets, e.g. \"2.10.0\"",
+    "defaults": "path of a probe snapshot (msacclint probe --write) whose observed defaults the messages quote",
+}
+
+
+class ConfigError(Exception):
+    """A configuration or usage error: the CLI prints it and exits 2."""
+
+
+@dataclass
+class Options:
+    """What the command line says; None means: not given."""
+
+    select: Optional[List[str]] = None
+    extend_select: List[str] = field(default_factory=list)
+    ignore: List[str] = field(default_factory=list)
+    exclude: Optional[List[str]] = None
+    mindspore_version: Optional[str] = None
+    defaults: Optional[str] = None
+    config: Optional[str] = None
+
+
+def find_pyproject(paths: Sequence[str]) -> Optional[Path]:
+    """The nearest pyproject.toml with a [tool.msacclint] table, looking upwards from the
+    first checked path (or the current folder)."""
+    start = Path(paths[0] if paths else ".").resolve()
+    if not start.is_dir():
+        start = start.parent
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = _read(candidate)
+            except ConfigError:
+                return candidate  # reported when loaded
+            if "msacclint" in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def _read(path: Path) -> Dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
+
+
+def load_table(path: Path) -> Dict[str, Any]:
+    table = _read(path).get("tool", {}).get("msacclint", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.msacclint] must be a table")
+    unknown = sorted(set(table) - set(KNOWN_KEYS))
+    if unknown:
+        raise ConfigError(f"{path}: unknown key(s) in [tool.msacclint]: {', '.join(unknown)}; "
+                          f"known keys: {', '.join(KNOWN_KEYS)}")
+    for key in ("select", "extend-select", "ignore", "exclude"):
+        if key in table and not _string_list(table[key]):
+            raise ConfigError(f"{path}: [tool.msacclint] {key} must be a list of strings")
+    for key in ("mindspore-version", "defaults"):
+        if key in table and not isinstance(table[key], str):
+            raise ConfigError(f"{path}: [tool.msacclint] {key} must be a string")
+    pfi = table.get("per-file-ignores", {})
+    if not isinstance(pfi, dict) or not all(_string_list(v) for v in pfi.values()):
+        raise ConfigError(f"{path}: [tool.msacclint] per-file-ignores must map globs to lists of codes")
+    return table
+
+
+def _string_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def expand(selectors: Iterable[str], where: str) -> List[str]:
+    """Codes named by selectors; an unknown code or prefix is a ConfigError."""
+    codes: List[str] = []
+    for selector in selectors:
+        selector = selector.strip()
+        if not selector:
+            continue
+        found = registry.matching(selector)
+        if not found:
+            raise ConfigError(f"{where}: unknown rule code or prefix {selector!r} "
+                              f"(see `msacclint rules`)")
+        codes.extend(found)
+    return codes
+
+
+def resolve(paths: Sequence[str], options: Options) -> Tuple[Settings, Optional[Path]]:
+    """Settings for a run: configuration file first, then the command line on top."""
+    pyproject = Path(options.config) if options.config else find_pyproject(paths)
+    table: Dict[str, Any] = {}
+    if pyproject is not None:
+        if not pyproject.is_file():
+            raise ConfigError(f"{pyproject}: configuration file not found")
+        table = load_table(pyproject)
+    where = str(pyproject) if pyproject else "configuration"
+    root = pyproject.parent if pyproject else Path.cwd()
+
+    if options.select is not None:
+        enabled = set(expand(options.select, "--select"))
+    elif "select" in table:
+        enabled = set(expand(table["select"], where + ": select"))
+    else:
+        enabled = set(registry.default_codes())
+    enabled.update(expand(table.get("extend-select", []), where + ": extend-select"))
+    enabled.update(expand(options.extend_select, "--extend-select"))
+    enabled.difference_update(expand(table.get("ignore", []), where + ": ignore"))
+    enabled.difference_update(expand(options.ignore, "--ignore"))
+
+    per_file = []
+    for pattern, selectors in table.get("per-file-ignores", {}).items():
+        per_file.append((pattern, tuple(expand(selectors, f"{where}: per-file-ignores[{pattern!r}]"))))
+
+    exclude = options.exclude if options.exclude is not None else table.get("exclude", [])
+    version = options.mindspore_version or table.get("mindspore-version") or installed_mindspore()
+    defaults = options.defaults or table.get("defaults")
+    if defaults and not os.path.isabs(defaults) and not options.defaults:
+        defaults = str(root / defaults)
+    if defaults and not Path(defaults).is_file():
+        raise ConfigError(f"defaults snapshot not found: {defaults}")
+    settings = Settings(
+        enabled=frozenset(enabled),
+        per_file_ignores=tuple(per_file),
+        exclude=tuple(exclude),
+        mindspore_version=version,
+        defaults=defaults,
+        root=str(root),
+    )
+    return settings, pyproject
+
+
+def installed_mindspore() -> Optional[str]:
+    """The installed MindSpore's version from package metadata (never by importing it:
+    that costs seconds)."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+    except ImportError:  # pragma: no cover
+        return None
+    try:
+        return version("mindspore")
+    except PackageNotFoundError:
+        return None

@@ -1,0 +1,99 @@
+"""The values every front end shares: severities, fixes and diagnostics.
+
+Lines are 1-based. Columns are 1-based character offsets, as ruff and flake8 print
+them; front ends that need another convention (flake8's plugin API, LSP) convert.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+from typing import Any, Dict, Optional, Tuple
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 0, "warning": 1, "info": 2}[self.value]
+
+
+class Applicability(str, enum.Enum):
+    """Ruff's model: a safe fix keeps behaviour, an unsafe one changes it to what was meant."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between two positions (end exclusive) with ``text``."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    description: str
+    applicability: Applicability
+    edits: Tuple[Edit, ...] = ()
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"description": self.description, "applicability": self.applicability.value}
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    checklist: str
+    severity: Severity
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    message: str
+    fix: Optional[Fix] = field(default=None, compare=False)
+
+    def sort_key(self) -> Tuple[str, int, int, str]:
+        return (self.path, self.line, self.column, self.code)
+
+    def to_json(self) -> Dict[str, Any]:
+        """The stable JSON contract (docs/contracts.md)."""
+        return {
+            "code": self.code,
+            "checklist": self.checklist,
+            "severity": self.severity.value,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "message": self.message,
+            "fix": self.fix.to_json() if self.fix else None,
+        }
+
+    def to_cache(self) -> Dict[str, Any]:
+        data = asdict(self)
+        data["severity"] = self.severity.value
+        if self.fix is not None:
+            data["fix"]["applicability"] = self.fix.applicability.value
+        return data
+
+    @classmethod
+    def from_cache(cls, data: Dict[str, Any]) -> "Diagnostic":
+        fix = data.get("fix")
+        if fix is not None:
+            fix = Fix(
+                description=fix["description"],
+                applicability=Applicability(fix["applicability"]),
+                edits=tuple(Edit(**e) for e in fix["edits"]),
+            )
+        return cls(**{**data, "severity": Severity(data["severity"]), "fix": fix})

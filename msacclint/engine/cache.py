@@ -1,0 +1,84 @@
+"""Results of unchanged files, kept between runs in ``.msacclint_cache``.
+
+One small JSON file per (settings, path, content) key, written atomically (temporary
+file + rename), so two runs at once cannot corrupt it; a file that cannot be read or
+does not look like ours is ignored and rewritten. The folder holds a ``.gitignore``
+with ``*`` so it never shows up in ``git status``, as ruff's cache does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import List, Optional
+
+from msacclint import __version__
+from msacclint.diagnostics import Diagnostic
+
+FOLDER = ".msacclint_cache"
+FORMAT = 1
+
+
+class Cache:
+    def __init__(self, root: str, settings_key: str) -> None:
+        self.folder = Path(root) / FOLDER / f"v{__version__}-{settings_key[:16]}"
+        self.ready = False
+
+    def _prepare(self) -> bool:
+        if self.ready:
+            return True
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            ignore = self.folder.parent / ".gitignore"
+            if not ignore.exists():
+                _atomic_write(ignore, "# Created by msacclint.\n*\n")
+            self.ready = True
+        except OSError:
+            return False
+        return True
+
+    @staticmethod
+    def key(path: str, data: bytes) -> str:
+        digest = hashlib.sha256()
+        digest.update(os.path.normpath(path).encode("utf-8", "surrogateescape"))
+        digest.update(b"\0")
+        digest.update(data)
+        return digest.hexdigest()
+
+    def get(self, key: str) -> Optional[List[Diagnostic]]:
+        try:
+            with open(self.folder / key[:2] / key, encoding="utf-8") as handle:
+                stored = json.load(handle)
+            if stored.get("format") != FORMAT or stored.get("key") != key:
+                return None
+            return [Diagnostic.from_cache(d) for d in stored["diagnostics"]]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def put(self, key: str, diagnostics: List[Diagnostic]) -> None:
+        if not self._prepare():
+            return
+        payload = {"format": FORMAT, "key": key, "diagnostics": [d.to_cache() for d in diagnostics]}
+        try:
+            target = self.folder / key[:2]
+            target.mkdir(exist_ok=True)
+            _atomic_write(target / key, json.dumps(payload))
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

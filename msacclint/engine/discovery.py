@@ -1,0 +1,87 @@
+"""Which files a run checks.
+
+Folders are walked without following symbolic links (no loops); hidden folders,
+virtualenvs, build output and caches are skipped. ``exclude`` patterns (gitignore
+style, relative to the configuration's folder) apply to walked files and to files named
+on the command line alike, so pre-commit, which names files, honours them too.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable, Iterator, List, Sequence
+
+import pathspec
+
+SKIPPED_FOLDERS = frozenset({
+    "__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env",
+    ".msacclint_cache",
+})
+
+
+class MissingPath(Exception):
+    """A path named on the command line does not exist."""
+
+
+def _skip_folder(entry: os.DirEntry) -> bool:
+    name = entry.name
+    if name.startswith(".") or name in SKIPPED_FOLDERS or name.endswith(".egg-info"):
+        return True
+    return os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
+
+
+def _walk(folder: str) -> Iterator[str]:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if not _skip_folder(entry):
+                    yield from _walk(entry.path)
+            elif entry.name.endswith(".py"):
+                yield entry.path
+        except OSError:
+            continue
+
+
+def discover(paths: Sequence[str], exclude: Iterable[str] = (), root: str = ".") -> List[str]:
+    """Files to check, in a stable order, each once. Raises MissingPath for a path
+    that does not exist (checked before anything runs)."""
+    for path in paths:
+        if not os.path.lexists(path):
+            raise MissingPath(path)
+    spec = pathspec.PathSpec.from_lines("gitwildmatch", list(exclude)) if exclude else None
+    root_path = Path(root).resolve()
+    found: List[str] = []
+    seen = set()
+    for path in paths:
+        if os.path.isdir(path) and not os.path.islink(path.rstrip("/")) or path in (".", "./"):
+            candidates = list(_walk(path))
+        else:
+            candidates = [path]  # a file named explicitly is checked whatever its suffix
+        for candidate in candidates:
+            key = os.path.normpath(candidate)
+            if key in seen:
+                continue
+            seen.add(key)
+            if spec is not None and _excluded(spec, candidate, root_path):
+                continue
+            found.append(_display(candidate))
+    return found
+
+
+def _excluded(spec: "pathspec.PathSpec", path: str, root: Path) -> bool:
+    absolute = Path(path).resolve()
+    try:
+        relative = absolute.relative_to(root).as_posix()
+    except ValueError:
+        relative = Path(os.path.normpath(path)).as_posix()
+    return spec.match_file(relative)
+
+
+def _display(path: str) -> str:
+    normal = os.path.normpath(path)
+    return normal[2:] if normal.startswith("./") else normal

@@ -1,0 +1,70 @@
+"""Applying fixes to a file's text.
+
+Edits of different diagnostics that overlap are not applied together: the first one
+(in file order) wins and the rest wait for the next pass, as in ruff. The caller loops
+until nothing changes (``fix_source``). The result is only returned when it parses.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, List, Sequence, Tuple
+
+import libcst as cst
+
+from msacclint.diagnostics import Applicability, Diagnostic, Edit
+
+MAX_PASSES = 10
+
+
+def _offsets(text: str) -> List[int]:
+    starts = [0]
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            starts.append(i + 1)
+    return starts
+
+
+def _index(starts: List[int], line: int, column: int) -> int:
+    return starts[line - 1] + column - 1
+
+
+def wanted(diagnostic: Diagnostic, unsafe: bool) -> bool:
+    fix = diagnostic.fix
+    if fix is None or not fix.edits:
+        return False
+    return fix.applicability is Applicability.SAFE or unsafe
+
+
+def apply_once(text: str, diagnostics: Sequence[Diagnostic], unsafe: bool) -> Tuple[str, int]:
+    """Text with the non-overlapping fixes applied, and how many were applied."""
+    starts = _offsets(text)
+    chosen: List[Tuple[int, int, str]] = []
+    applied = 0
+    for d in sorted(diagnostics, key=Diagnostic.sort_key):
+        if not wanted(d, unsafe):
+            continue
+        spans = [(_index(starts, e.line, e.column), _index(starts, e.end_line, e.end_column), e.text)
+                 for e in d.fix.edits]
+        if any(s < ce and cs < e for s, e, _ in spans for cs, ce, _ in chosen):
+            continue
+        chosen.extend(spans)
+        applied += 1
+    for start, end, new in sorted(chosen, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text, applied
+
+
+def fix_source(text: str, check: Callable[[str], Sequence[Diagnostic]], unsafe: bool = False) -> Tuple[str, int]:
+    """Apply fixes until none is left; returns the new text (only if it parses) and the
+    number of fixes applied. ``check`` maps text to diagnostics."""
+    total = 0
+    for _ in range(MAX_PASSES):
+        new, applied = apply_once(text, check(text), unsafe)
+        if not applied or new == text:
+            break
+        try:
+            cst.parse_module(new)
+        except Exception:
+            break  # never hand back text that does not parse
+        text, total = new, total + applied
+    return text, total

@@ -1,0 +1,128 @@
+"""What a rule is: a batchable LibCST visitor that carries its own metadata and examples.
+
+A rule class declares its code, checklist id, severity, the text of its docs page and
+its VALID/INVALID examples; the test suite runs every example and the docs page is
+generated from the same attributes (``msacclint rule CODE``), so the two cannot drift.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from msacclint.diagnostics import Applicability, Severity
+
+if TYPE_CHECKING:
+    from msacclint.engine.context import FileContext
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code the rule must not report."""
+
+    code: str
+    note: str = ""
+    path: str = "train.py"
+    mindspore_version: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Code the rule must report, on ``line`` when given; ``fixed``/``unsafe_fixed`` are
+    the file after the safe / safe-plus-unsafe fixes, when the rule offers one."""
+
+    code: str
+    line: Optional[int] = None
+    message_contains: Optional[str] = None
+    fixed: Optional[str] = None
+    unsafe_fixed: Optional[str] = None
+    note: str = ""
+    path: str = "train.py"
+    mindspore_version: Optional[str] = None
+
+
+@dataclass
+class FixSpec:
+    """A fix as a rule states it: replace nodes by new nodes."""
+
+    description: str
+    applicability: Applicability
+    replacements: List[Tuple[cst.CSTNode, cst.CSTNode]] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    rule: "Rule"
+    node: cst.CSTNode
+    message: str
+    fix: Optional[FixSpec] = None
+
+
+class Rule(cst.BatchableCSTVisitor):
+    """Base class of every rule. Subclasses set the class attributes and define
+    ``visit_*``/``leave_*`` methods; ``finish`` runs once the whole file was visited."""
+
+    code: ClassVar[str] = ""
+    checklist: ClassVar[str] = ""
+    severity: ClassVar[Severity] = Severity.WARNING
+    name: ClassVar[str] = ""
+    #: the default message of a finding
+    message: ClassVar[str] = ""
+    #: docs page: what it finds, why it hurts accuracy, an example, the fix
+    what: ClassVar[str] = ""
+    why: ClassVar[str] = ""
+    example: ClassVar[str] = ""
+    use_instead: ClassVar[str] = ""
+    fix_safety: ClassVar[str] = ""
+    versions: ClassVar[str] = ""
+    references: ClassVar[Sequence[str]] = ()
+    #: None means: on unless the severity is info (review items are opt-in)
+    default_enabled: ClassVar[Optional[bool]] = None
+    VALID: ClassVar[Sequence[Valid]] = ()
+    INVALID: ClassVar[Sequence[Invalid]] = ()
+
+    def __init__(self, ctx: "FileContext") -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.reports: List[Report] = []
+
+    # -- metadata -------------------------------------------------------------------
+    @classmethod
+    def enabled_by_default(cls) -> bool:
+        if cls.default_enabled is not None:
+            return cls.default_enabled
+        return cls.severity is not Severity.INFO
+
+    @classmethod
+    def applies_to(cls, ctx: "FileContext") -> bool:
+        """Whether the rule runs on this file at all (version ranges, file facts)."""
+        return True
+
+    # -- reporting ------------------------------------------------------------------
+    def report(
+        self, node: cst.CSTNode, message: Optional[str] = None, fix: Optional[FixSpec] = None
+    ) -> None:
+        self.reports.append(Report(self, node, message or self.message, fix))
+
+    def finish(self) -> None:
+        """Called after the traversal: rules that decide on the whole file report here."""
+
+    # -- batching -------------------------------------------------------------------
+    def get_visitors(self) -> Dict[str, Callable[[cst.CSTNode], None]]:
+        # inspect.getmembers on every instance is slow; the names are per class.
+        return {name: getattr(self, name) for name in _visitor_names(type(self))}
+
+
+@functools.lru_cache(maxsize=None)
+def _visitor_names(cls: type) -> Tuple[str, ...]:
+    names = []
+    for name in dir(cls):
+        if not (name.startswith("visit_") or name.startswith("leave_")):
+            continue
+        func = getattr(cls, name)
+        if callable(func) and not getattr(func, "_is_no_op", False):
+            names.append(name)
+    return tuple(names)

@@ -1,0 +1,224 @@
+"""The engine: one file's text in, its diagnostics out.
+
+Every front end (CLI, flake8 plugin, editor server, report, --fix) calls ``check_source``.
+The file is parsed once, its import table read once, and every enabled rule runs in one
+batched LibCST traversal. Positions are computed only when something was found.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Type, Union
+
+import libcst as cst
+from libcst._batched_visitor import visit_batched
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from msacclint.analysis.imports import ImportTable
+from msacclint.diagnostics import Diagnostic, Edit, Fix, Severity
+from msacclint.engine import noqa
+from msacclint.engine.context import FileContext
+from msacclint.engine.registry import rules_by_code
+from msacclint.engine.rule import Report, Rule
+from msacclint.engine.settings import Settings
+
+BAD_INPUT = "MSA001"
+RULE_CRASHED = "MSA002"
+
+#: the text a file must contain to be parsed at all
+PREFILTER = "mindspore"
+
+
+def check_source(source: Union[str, bytes], path: str, settings: Settings) -> List[Diagnostic]:
+    """All diagnostics for one file, sorted, with ``# noqa`` applied when the settings say so."""
+    codes = settings.codes_for(path)
+    if isinstance(source, bytes):
+        text, problem = decode(source)
+        if problem is not None:
+            return _bad_input(path, problem, codes)
+    else:
+        text = source
+    if PREFILTER not in text:
+        return []
+    module, problem_at = _parse(text)
+    if module is None:
+        message, line, column = problem_at
+        return _bad_input(path, message, codes, line, column)
+    imports = ImportTable.from_module(module)
+    if not imports.mentions("mindspore"):
+        return []
+    ctx = FileContext(path=path, source=text, module=module, imports=imports, settings=settings)
+    found = run_rules(ctx, [rules_by_code()[c] for c in sorted(codes) if c in rules_by_code()])
+    if settings.honour_noqa:
+        found = noqa.filter_noqa(text, found)
+    return sorted(found, key=Diagnostic.sort_key)
+
+
+def decode(data: bytes) -> Tuple[str, Optional[str]]:
+    """Text of a file, or a reason it cannot be read as Python source."""
+    if b"\x00" in data:
+        return "", "file contains NUL bytes; not checked"
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        return "", f"file is not valid UTF-8 (byte {exc.start}); not checked"
+
+
+def _parse(text: str):
+    try:
+        return cst.parse_module(text), None
+    except cst.ParserSyntaxError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "syntax error"
+        return None, (f"syntax error, file not checked: {first}", exc.raw_line, exc.raw_column + 1)
+    except RecursionError:
+        return None, ("file is nested too deeply to parse; not checked", 1, 1)
+    except Exception as exc:  # libcst raises a few other errors on odd input
+        return None, (f"file could not be parsed ({type(exc).__name__}: {exc}); not checked", 1, 1)
+
+
+def _bad_input(path: str, message: str, codes, line: int = 1, column: int = 1) -> List[Diagnostic]:
+    if BAD_INPUT not in codes:
+        return []
+    return [_engine_diagnostic(BAD_INPUT, path, message, line, column)]
+
+
+def _engine_diagnostic(code: str, path: str, message: str, line: int = 1, column: int = 1) -> Diagnostic:
+    rule = rules_by_code()[code]
+    return Diagnostic(code, rule.checklist, rule.severity, path, max(line, 1), max(column, 1),
+                      max(line, 1), max(column, 1), message)
+
+
+def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]]) -> List[Diagnostic]:
+    """Run rules over a parsed file in one traversal; a crashing rule is reported and
+    dropped, the others go on."""
+    crashed: List[Tuple[Rule, BaseException]] = []
+    rules: List[Rule] = []
+    for cls in rule_classes:
+        if not _has_visitors(cls) and cls.finish is Rule.finish:
+            continue  # engine codes such as MSA001 have nothing to visit
+        try:
+            if cls.applies_to(ctx):
+                rules.append(cls(ctx))
+        except Exception as exc:
+            crashed.append((cls.__new__(cls), exc))
+    active = [_Guarded(rule, crashed) for rule in rules]
+    if active:
+        try:
+            visit_batched(ctx.module, active)
+        except RecursionError as exc:
+            for guard in active:
+                if not guard.dead:
+                    crashed.append((guard.rule, exc))
+                    guard.dead = True
+    reports: List[Report] = []
+    for guard in active:
+        if guard.dead:
+            continue
+        try:
+            guard.rule.finish()
+        except Exception as exc:
+            crashed.append((guard.rule, exc))
+            continue
+        reports.extend(guard.rule.reports)
+    found = _to_diagnostics(ctx, reports)
+    if RULE_CRASHED in ctx.settings.codes_for(ctx.path):
+        for rule, exc in crashed:
+            where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+            at = f" at {where[0].filename.rsplit('/', 1)[-1]}:{where[0].lineno}" if where else ""
+            found.append(_engine_diagnostic(
+                RULE_CRASHED, ctx.path,
+                f"internal error in rule {type(rule).code} ({type(rule).name}): "
+                f"{type(exc).__name__}: {exc}{at}; the other rules' findings are unaffected"))
+    return found
+
+
+def _has_visitors(cls: Type[Rule]) -> bool:
+    from msacclint.engine.rule import _visitor_names
+
+    return bool(_visitor_names(cls))
+
+
+class _Guarded(cst.BatchableCSTVisitor):
+    """Wraps a rule so that an exception in it disables only that rule for the file."""
+
+    def __init__(self, rule: Rule, crashed: list) -> None:
+        super().__init__()
+        self.rule = rule
+        self.crashed = crashed
+        self.dead = False
+
+    def get_visitors(self):
+        return {name: self._wrap(func) for name, func in self.rule.get_visitors().items()}
+
+    def _wrap(self, func: Callable[[cst.CSTNode], None]) -> Callable[[cst.CSTNode], None]:
+        def guarded(node: cst.CSTNode) -> None:
+            if self.dead:
+                return
+            try:
+                func(node)
+            except RecursionError:
+                raise
+            except Exception as exc:
+                self.dead = True
+                self.crashed.append((self.rule, exc))
+
+        return guarded
+
+
+def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnostic]:
+    reports = list(reports)
+    if not reports:
+        return []
+    # unsafe_skip_copy: the tree is not modified, and node identity must be kept so
+    # that the reported nodes are found in the position table.
+    positions = MetadataWrapper(ctx.module, unsafe_skip_copy=True).resolve(PositionProvider)
+    found = []
+    seen = set()
+    for report in reports:
+        where = positions.get(report.node)
+        if where is None:
+            continue
+        rule = type(report.rule)
+        fix = _to_fix(ctx, report, positions) if report.fix else None
+        diag = Diagnostic(
+            code=rule.code,
+            checklist=rule.checklist,
+            severity=rule.severity,
+            path=ctx.path,
+            line=where.start.line,
+            column=where.start.column + 1,
+            end_line=where.end.line,
+            end_column=where.end.column + 1,
+            message=report.message,
+            fix=fix,
+        )
+        key = (diag.code, diag.line, diag.column, diag.message)
+        if key not in seen:
+            seen.add(key)
+            found.append(diag)
+    return found
+
+
+def _to_fix(ctx: FileContext, report: Report, positions) -> Optional[Fix]:
+    spec = report.fix
+    edits = []
+    for old, new in spec.replacements:
+        where = positions.get(old)
+        if where is None:
+            return None
+        edits.append(Edit(where.start.line, where.start.column + 1, where.end.line,
+                          where.end.column + 1, ctx.module.code_for_node(new)))
+    return Fix(spec.description, spec.applicability, tuple(edits))
+
+
+def severity_counts(diagnostics: Iterable[Diagnostic]) -> dict:
+    counts = {s: 0 for s in Severity}
+    for d in diagnostics:
+        counts[d.severity] += 1
+    return counts
+
+
+if sys.getrecursionlimit() < 3000:
+    # LibCST recurses per nesting level; model code is shallow, generated code is not.
+    sys.setrecursionlimit(3000)

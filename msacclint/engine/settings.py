@@ -1,0 +1,59 @@
+"""The resolved settings of one run: which codes are on, for which files.
+
+Settings are plain, picklable values so that worker processes receive them as they are.
+Reading pyproject.toml and the command line into Settings is msacclint.config's job.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import FrozenSet, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class Settings:
+    #: the codes that run
+    enabled: FrozenSet[str] = frozenset()
+    #: (glob, codes) pairs: codes switched off for files matching the glob
+    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    #: glob patterns (gitignore style) of paths never checked
+    exclude: Tuple[str, ...] = ()
+    #: the MindSpore version the code targets ("2.10.0"); None = unknown
+    mindspore_version: Optional[str] = None
+    #: path of a probe snapshot (msacclint probe --write)
+    defaults: Optional[str] = None
+    #: the folder relative paths and globs are taken from
+    root: str = "."
+    #: the standalone CLI honours ``# noqa``; under flake8, flake8 does it itself
+    honour_noqa: bool = True
+
+    def codes_for(self, path: str) -> FrozenSet[str]:
+        """Enabled codes minus the per-file ignores that match ``path``."""
+        if not self.per_file_ignores:
+            return self.enabled
+        posix = path.replace("\\", "/")
+        off = set()
+        for pattern, codes in self.per_file_ignores:
+            if _glob_match(posix, pattern):
+                off.update(codes)
+        if not off:
+            return self.enabled
+        return frozenset(c for c in self.enabled if not any(c.startswith(o) for o in off))
+
+    def cache_key(self) -> str:
+        data = asdict(self)
+        data["enabled"] = sorted(self.enabled)
+        return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _glob_match(path: str, pattern: str) -> bool:
+    pattern = pattern.replace("\\", "/")
+    if fnmatch.fnmatch(path, pattern):
+        return True
+    # a pattern without a slash matches the file name anywhere, as in flake8 and ruff
+    if "/" not in pattern:
+        return fnmatch.fnmatch(path.rsplit("/", 1)[-1], pattern)
+    return fnmatch.fnmatch(path, "*/" + pattern.lstrip("/"))

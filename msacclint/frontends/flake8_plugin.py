@@ -1,0 +1,60 @@
+"""The flake8 plugin (entry point ``flake8.extension``, prefix ``MSA``).
+
+It calls the same engine as the CLI on the lines flake8 read, so ``flake8 --select MSA``
+reports the same codes at the same line and column. flake8 does the selection and
+``# noqa`` itself; codes that are off by default are added to flake8's default ignore
+list (as flake8-bugbear does for B9xx) and switched on with ``--extend-select``.
+
+flake8 never reads pyproject.toml: in flake8 mode the options below come from flake8's
+own configuration (setup.cfg, tox.ini or .flake8), e.g.::
+
+    [flake8]
+    msacclint-mindspore-version = 2.10.0
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, List, Optional, Tuple
+
+from msacclint import __version__
+from msacclint.engine import registry
+from msacclint.engine.runner import check_source
+from msacclint.engine.settings import Settings
+
+
+class Flake8Plugin:
+    name = "msacclint"
+    version = __version__
+
+    _mindspore_version: Optional[str] = None
+    _defaults: Optional[str] = None
+
+    def __init__(self, tree: Any, filename: str, lines: List[str]) -> None:
+        self.filename = filename
+        self.lines = lines
+
+    @classmethod
+    def add_options(cls, parser: Any) -> None:
+        parser.add_option("--msacclint-mindspore-version", default=None, parse_from_config=True,
+                          help="MindSpore version the code targets (msacclint)")
+        parser.add_option("--msacclint-defaults", default=None, parse_from_config=True,
+                          help="probe snapshot whose observed defaults msacclint quotes")
+        off = [rule.code for rule in registry.all_rules() if not rule.enabled_by_default()]
+        parser.extend_default_ignore(off)
+
+    @classmethod
+    def parse_options(cls, options: Any) -> None:
+        cls._mindspore_version = getattr(options, "msacclint_mindspore_version", None)
+        cls._defaults = getattr(options, "msacclint_defaults", None)
+
+    def run(self) -> Iterator[Tuple[int, int, str, type]]:
+        from msacclint.config import installed_mindspore
+
+        settings = Settings(
+            enabled=frozenset(registry.all_codes()),
+            mindspore_version=self._mindspore_version or installed_mindspore(),
+            defaults=self._defaults,
+            honour_noqa=False,
+        )
+        for d in check_source("".join(self.lines), self.filename, settings):
+            yield d.line, d.column - 1, f"{d.code} [{d.checklist}] {d.message}", type(self)

@@ -1,0 +1,89 @@
+"""A rule's page, made from the rule's own metadata: printed by ``msacclint rule CODE``
+and written to docs/rules/CODE.md (``python -m msacclint.frontends.rule_page docs/rules``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Type
+
+from msacclint.data import checklist
+from msacclint.engine.rule import Rule
+
+
+def _checklist_title(item_id: str) -> str:
+    for item in checklist()["item"]:
+        if item["id"] == item_id:
+            return item["title"]
+    return ""
+
+
+def render(rule: Type[Rule]) -> str:
+    on = "on by default" if rule.enabled_by_default() else "off by default (opt in with --extend-select)"
+    parts: List[str] = [
+        f"# {rule.code}: {rule.name}\n",
+        f"Checklist **{rule.checklist}** ({_checklist_title(rule.checklist)}) · severity **{rule.severity.value}** · {on}\n",
+    ]
+    entry_id = getattr(rule, "entry_id", "")
+    if entry_id:
+        parts.append(f"Table entry: `{entry_id}` in rules/api_defaults.toml.\n")
+    parts.append("## What it does\n\n" + (rule.what or rule.message).strip() + "\n")
+    parts.append("## Why is this bad?\n\n" + rule.why.strip() + "\n")
+    if rule.example:
+        parts.append("## Example\n\n```python\n" + rule.example.rstrip() + "\n```\n")
+    if rule.use_instead:
+        parts.append("## Use instead\n\n```python\n" + rule.use_instead.rstrip() + "\n```\n")
+    if rule.fix_safety:
+        parts.append("## Fix safety\n\n" + rule.fix_safety.strip() + "\n")
+    versions = rule.versions.strip()
+    since, until = getattr(rule, "since", None), getattr(rule, "until", None)
+    if since or until:
+        bounds = f"Applies to MindSpore {'>= ' + since if since else ''}{', ' if since and until else ''}{'< ' + until if until else ''}."
+        versions = (bounds + " " + versions).strip()
+    if versions:
+        parts.append("## Versions\n\n" + versions + "\n")
+    if rule.references:
+        parts.append("## References\n\n" + "".join(f"- {r}\n" for r in rule.references))
+    return "\n".join(parts)
+
+
+def write_all(folder: Path) -> List[Path]:
+    from msacclint.engine.registry import all_rules
+
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for rule in all_rules():
+        path = folder / f"{rule.code}.md"
+        path.write_text(render(rule), encoding="utf-8")
+        written.append(path)
+    index = folder / "README.md"
+    index.write_text(render_index(), encoding="utf-8")
+    written.append(index)
+    return written
+
+
+def render_index() -> str:
+    from msacclint.engine.registry import all_rules
+
+    areas = checklist()["areas"]
+    lines = ["# Rules\n", "Generated from the rules' own metadata (`python -m msacclint.frontends.rule_page docs/rules`).\n"]
+    by_area = {}
+    for rule in all_rules():
+        by_area.setdefault(rule.checklist.split(".")[0], []).append(rule)
+    for area, title in areas.items():
+        rules = by_area.get(area)
+        if not rules:
+            continue
+        lines.append(f"## {title} ({area}.*)\n")
+        lines.append("| code | name | checklist | severity | default |")
+        lines.append("|---|---|---|---|---|")
+        for rule in rules:
+            lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {rule.checklist} | "
+                         f"{rule.severity.value} | {'on' if rule.enabled_by_default() else 'off'} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    for p in write_all(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/rules")):
+        print(p)

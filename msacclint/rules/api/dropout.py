@@ -1,0 +1,212 @@
+"""MS-DROP-01: ``nn.Dropout``'s first argument is still keep_prob in MindSpore 2.10.
+
+Three codes, by how sure the finding is:
+- MSA101 (error): a value that reads as the wrong probability — a drop rate given as
+  keep_prob (``nn.Dropout(0.1)``, ``nn.Dropout(drop_rate)``, ``keep_prob=drop_rate``), or
+  a keep probability given as p (``p=1 - proj_drop``, ``p=keep_prob``, ``p=0.9``);
+- MSA102 (warning): any other positional argument; right today, but its meaning flips
+  once keep_prob is removed, as the 2.10 docstring announces;
+- MSA103 (info, off by default): ``keep_prob=`` by keyword, correct and loud (TypeError)
+  after the removal: a deprecation note.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from msacclint.analysis.calls import UNKNOWN, is_number, literal
+from msacclint.analysis.names import one_minus, says_drop, says_keep
+from msacclint.diagnostics import Applicability, Severity
+from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.api.versions import TableRuleMixin
+
+DROPOUT = "mindspore.nn.Dropout"
+_HDR = "import mindspore.nn as nn\n"
+
+
+def _number_text(value: float) -> str:
+    return repr(round(value, 10))
+
+
+def _complement(value: cst.BaseExpression) -> cst.BaseExpression:
+    """The expression for ``1 - value``, simplified when it can be."""
+    number = literal(value)
+    if is_number(number):
+        return cst.parse_expression(_number_text(1 - number))
+    inner = one_minus(value)
+    if inner is not None:
+        return inner
+    if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
+        return cst.parse_expression("1 - " + cst.Module([]).code_for_node(value))
+    return cst.parse_expression("1 - (" + cst.Module([]).code_for_node(value) + ")")
+
+
+def _with_p(call: cst.Call, arg: cst.Arg, value: cst.BaseExpression) -> cst.Call:
+    new_arg = cst.Arg(value=value, keyword=cst.Name("p"),
+                      equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                            whitespace_after=cst.SimpleWhitespace("")),
+                      comma=arg.comma)
+    return call.with_changes(args=[new_arg if a is arg else a for a in call.args])
+
+
+class _DropoutRule(TableRuleMixin, Rule):
+    entry_id = "MS-DROP-01"
+    versions = ("keep_prob is the first parameter from 1.x to 2.10.0 (verified on 2.10.0: "
+                "nn.Dropout(0.1) zeroes about 90 % in training). p= exists since 2.0.")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.resolve(node.func) != DROPOUT:
+            return
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}
+        keep_arg = positional[0] if positional else keywords.get("keep_prob")
+        self.check(node, keep_arg, keywords.get("p"), by_position=bool(positional))
+
+    def check(self, call: cst.Call, keep: Optional[cst.Arg], p: Optional[cst.Arg], by_position: bool) -> None:
+        raise NotImplementedError
+
+
+class DropoutWrongProbability(_DropoutRule):
+    code = "MSA101"
+    name = "dropout-wrong-probability"
+    checklist = "api.01"
+    severity = Severity.ERROR
+    message = "nn.Dropout is given a drop rate where it expects a keep probability"
+    what = ("Reports `nn.Dropout` calls whose value reads as the other probability: a drop rate "
+            "passed as keep_prob (first positional argument, or `keep_prob=`) — a literal below "
+            "0.5 or a name that says drop — and a keep probability passed as `p=` — `1 - <drop "
+            "name>`, a name that says keep, or a literal above 0.5.")
+    why = ("In MindSpore 2.10 `nn.Dropout`'s first parameter is still `keep_prob`. A PyTorch "
+           "`nn.Dropout(0.1)` ported as is keeps 10 % of the activations and scales them by 10: "
+           "heavy noise that slows or stops convergence, with no warning. The reverse mistake "
+           "appears after a mechanical keep_prob→p migration: `p=1 - drop` drops almost "
+           "everything.")
+    example = _HDR + "self.drop = nn.Dropout(0.1)           # keeps 10 %\nself.attn = nn.Dropout(p=1 - attn_drop)\n"
+    use_instead = _HDR + "self.drop = nn.Dropout(p=0.1)\nself.attn = nn.Dropout(p=attn_drop)\n"
+    fix_safety = ("Unsafe: the fix changes behaviour to what the code most likely meant "
+                  "(`nn.Dropout(0.1)` becomes `nn.Dropout(p=0.1)`).")
+    VALID = (
+        Valid(_HDR + "drop = nn.Dropout(p=0.1)\n"),
+        Valid(_HDR + "drop = nn.Dropout(keep_prob=0.9)\n"),
+        Valid(_HDR + "drop = nn.Dropout(1 - drop_rate)\n", note="reported by MSA102, not MSA101"),
+        Valid(_HDR + "drop = nn.Dropout()\n"),
+        Valid("import torch.nn as nn\ndrop = nn.Dropout(0.1)\n"),
+        Valid("from mindspore import mint\ndrop = mint.nn.Dropout(0.1)\n"),
+        Valid(_HDR + "drop = nn.Dropout2d(0.1)  # Dropout2d's p is a drop rate\n"),
+        Valid("from tensorflow.keras.layers import Dropout\ndrop = Dropout(0.1)\n"),
+        Valid("import mindspore\nclass Dropout:\n    def __init__(self, p): ...\ndrop = Dropout(0.1)\n"),
+        Valid(_HDR + "drop = nn.Dropout(p=cfg.dropout)\n"),
+    )
+    INVALID = (
+        Invalid(_HDR + "drop = nn.Dropout(0.1)\n", line=2, fixed=_HDR + "drop = nn.Dropout(0.1)\n",
+                unsafe_fixed=_HDR + "drop = nn.Dropout(p=0.1)\n"),
+        Invalid(_HDR + "class Block(nn.Cell):\n    def __init__(self, drop_rate):\n        super().__init__()\n"
+                "        self.drop = nn.Dropout(drop_rate)\n", line=5),
+        Invalid(_HDR + "drop = nn.Dropout(keep_prob=self.dropout_rate)\n", line=2,
+                unsafe_fixed=_HDR + "drop = nn.Dropout(p=self.dropout_rate)\n"),
+        Invalid(_HDR + "drop = nn.Dropout(p=1 - proj_drop)\n", line=2,
+                unsafe_fixed=_HDR + "drop = nn.Dropout(p=proj_drop)\n"),
+        Invalid("from mindspore.nn import Dropout as D\ndrop = D(p=0.9)\n", line=2),
+        Invalid(_HDR + "drop = nn.Dropout(p=keep_prob)\n", line=2),
+    )
+
+    def check(self, call, keep, p, by_position):
+        if keep is not None:
+            value = literal(keep.value)
+            if (is_number(value) and value < 0.5) or says_drop(keep.value):
+                how = "its first argument" if by_position else "keep_prob"
+                shown = cst.Module([]).code_for_node(keep.value)
+                self.report(call, f"nn.Dropout({'' if by_position else 'keep_prob='}{shown}): {how} is the KEEP "
+                            f"probability in MindSpore, so this drops {self._drop_share(value)}; "
+                            f"for a drop rate write p={shown}",
+                            FixSpec(f"pass it as p={shown}", Applicability.UNSAFE,
+                                    [(call, _with_p(call, keep, keep.value))]))
+                return
+        if p is not None:
+            value = literal(p.value)
+            inner = one_minus(p.value)
+            if (inner is not None and says_drop(inner)) or says_keep(p.value) or (is_number(value) and value > 0.5):
+                shown = cst.Module([]).code_for_node(p.value)
+                fix = None
+                if inner is not None:
+                    fix = FixSpec(f"use p={cst.Module([]).code_for_node(inner)}", Applicability.UNSAFE,
+                                  [(call, _with_p(call, p, inner))])
+                self.report(call, f"nn.Dropout(p={shown}): p is the DROP probability, but this value reads "
+                            f"as a keep probability", fix)
+
+    @staticmethod
+    def _drop_share(value) -> str:
+        if is_number(value):
+            return f"{round((1 - value) * 100):g} % of the activations"
+        return "1 minus the intended rate"
+
+
+class DropoutPositional(_DropoutRule):
+    code = "MSA102"
+    name = "dropout-positional-keep-prob"
+    checklist = "api.01"
+    severity = Severity.WARNING
+    message = "nn.Dropout's positional argument is keep_prob today and will silently become p"
+    what = "Reports `nn.Dropout(x)` with a positional argument that is not already an MSA101 error."
+    why = ("The value is read as keep_prob in MindSpore 2.10, whose docstring announces that "
+           "keep_prob will be removed and p will take its place: the same line then silently "
+           "means the opposite. It also reads as a PyTorch drop rate to every reviewer.")
+    example = _HDR + "drop = nn.Dropout(0.9)\n"
+    use_instead = _HDR + "drop = nn.Dropout(p=0.1)\n"
+    fix_safety = "Safe: `nn.Dropout(x)` becomes `nn.Dropout(p=1 - x)`, which drops exactly as much."
+    VALID = (
+        Valid(_HDR + "drop = nn.Dropout(p=0.1)\n"),
+        Valid(_HDR + "drop = nn.Dropout(keep_prob=0.9)\n"),
+        Valid(_HDR + "drop = nn.Dropout(0.1)\n", note="MSA101's error, not this warning"),
+        Valid("import torch\ndrop = torch.nn.Dropout(0.9)\n"),
+    )
+    INVALID = (
+        Invalid(_HDR + "drop = nn.Dropout(0.8)\n", line=2, fixed=_HDR + "drop = nn.Dropout(p=0.2)\n"),
+        Invalid(_HDR + "drop = nn.Dropout(1 - drop_rate)\n", line=2, fixed=_HDR + "drop = nn.Dropout(p=drop_rate)\n"),
+        Invalid(_HDR + "drop = nn.Dropout(keep)\n", line=2, fixed=_HDR + "drop = nn.Dropout(p=1 - keep)\n"),
+    )
+
+    def check(self, call, keep, p, by_position):
+        if keep is None or not by_position:
+            return
+        value = literal(keep.value)
+        if (is_number(value) and value < 0.5) or says_drop(keep.value):
+            return  # MSA101
+        new = _complement(keep.value)
+        shown = cst.Module([]).code_for_node(new)
+        self.report(call, f"nn.Dropout({cst.Module([]).code_for_node(keep.value)}): the positional argument is "
+                    f"keep_prob in MindSpore 2.10 and silently becomes p once keep_prob is removed; "
+                    f"write p={shown}",
+                    FixSpec(f"write p={shown}", Applicability.SAFE, [(call, _with_p(call, keep, new))]))
+
+
+class DropoutKeepProbKeyword(_DropoutRule):
+    code = "MSA103"
+    name = "dropout-keep-prob-deprecated"
+    checklist = "api.01"
+    severity = Severity.INFO
+    message = "nn.Dropout(keep_prob=...) is deprecated; p= says the drop rate directly"
+    what = "Reports `nn.Dropout(keep_prob=x)` by keyword when x reads as a keep probability."
+    why = ("Correct today, and it fails loudly (TypeError) rather than silently once keep_prob is "
+           "removed; a review item for ports that want to be ready.")
+    example = _HDR + "drop = nn.Dropout(keep_prob=0.9)\n"
+    use_instead = _HDR + "drop = nn.Dropout(p=0.1)\n"
+    fix_safety = "Safe: `keep_prob=x` becomes `p=1 - x`."
+    VALID = (Valid(_HDR + "drop = nn.Dropout(p=0.1)\n"), Valid("import torch.nn as nn\ndrop = nn.Dropout(0.9)\n"),
+             Valid(_HDR + "drop = nn.Dropout(keep_prob=0.1)\n", note="MSA101's error"))
+    INVALID = (Invalid(_HDR + "drop = nn.Dropout(keep_prob=0.9)\n", line=2,
+                       fixed=_HDR + "drop = nn.Dropout(p=0.1)\n"),
+               Invalid(_HDR + "drop = nn.Dropout(keep_prob=cfg.keep_prob)\n", line=2))
+
+    def check(self, call, keep, p, by_position):
+        if keep is None or by_position:
+            return
+        value = literal(keep.value)
+        if (is_number(value) and value < 0.5) or says_drop(keep.value):
+            return
+        new = _complement(keep.value)
+        shown = cst.Module([]).code_for_node(new)
+        self.report(call, f"nn.Dropout(keep_prob=...) is deprecated in MindSpore 2.x; write p={shown}",
+                    FixSpec(f"write p={shown}", Applicability.SAFE, [(call, _with_p(call, keep, new))]))

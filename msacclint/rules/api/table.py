@@ -1,0 +1,152 @@
+"""The table-driven rule family: one rule per ``kind = "call"`` entry of
+rules/api_defaults.toml.
+
+A call rule fires on a call to one of ``apis`` (resolved names) when
+- every argument in ``missing`` is absent (``missing_mode = "all"``, the default), or
+  any of them is (``missing_mode = "any"``), and
+- every ``require`` condition holds: ``{arg, op, value, unknown, absent}`` compares the
+  argument's literal value with ``value`` (ops: < <= > >= == != in); ``unknown`` says
+  what a non-literal value does ("skip" or "flag"), ``absent`` what a missing one does.
+A call that passes ``**kwargs`` is never reported for a missing argument.
+
+Adding a known difference is a table entry with its examples; no code.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
+
+import libcst as cst
+
+from msacclint.analysis.calls import UNKNOWN, argument, has_star_args, has_star_kwargs, literal
+from msacclint.analysis.imports import canonical
+from msacclint.data import api_defaults
+from msacclint.diagnostics import Severity
+from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.api.versions import TableRuleMixin
+
+_OPS = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "in": lambda a, b: a in b,
+}
+
+
+class CallRule(TableRuleMixin, Rule):
+    """Base of the generated rules; the class attributes come from the table."""
+
+    apis: frozenset = frozenset()
+    signature: Tuple[str, ...] = ()
+    missing: Tuple[str, ...] = ()
+    missing_mode: str = "all"
+    require: Tuple[Dict[str, Any], ...] = ()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.ctx.resolve(node.func)
+        if name is None or name not in self.apis:
+            return
+        values: Dict[str, Any] = {}
+        absent: List[str] = []
+        if self.missing:
+            if has_star_kwargs(node) or has_star_args(node):
+                return
+            absent = [p for p in self.missing if argument(node, p, self.signature) is None]
+            if self.missing_mode == "any" and not absent:
+                return
+            if self.missing_mode == "all" and len(absent) != len(self.missing):
+                return
+        for cond in self.require:
+            arg = argument(node, cond["arg"], self.signature)
+            if arg is None:
+                if has_star_kwargs(node) or cond.get("absent", "skip") == "skip":
+                    return
+                continue
+            value = literal(arg.value)
+            values[cond["arg"]] = cst.Module([]).code_for_node(arg.value)
+            if value is UNKNOWN or (isinstance(value, bool) and not isinstance(cond["value"], (bool, list))):
+                if cond.get("unknown", "skip") == "skip":
+                    return
+                continue
+            try:
+                if not _OPS[cond["op"]](value, cond["value"]):
+                    return
+            except TypeError:
+                return
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                values["one_minus_" + cond["arg"]] = _round(1 - value)
+        short = name.replace("mindspore.", "", 1)
+        self.report(node, self.format_message(short=short, missing_list=" and ".join(absent), **values))
+
+    def format_message(self, **values: Any) -> str:
+        try:
+            return self.message.format(**values)
+        except (KeyError, IndexError):
+            return self.message
+
+
+def _round(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def _examples(spec: Dict[str, Any]) -> Tuple[Sequence[Valid], Sequence[Invalid]]:
+    valid = [Valid(v) if isinstance(v, str) else Valid(**v) for v in spec.get("valid", ())]
+    invalid = [Invalid(**i) for i in spec.get("invalid", ())]
+    return valid, invalid
+
+
+def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = CallRule) -> Type[Rule]:
+    """A Rule class for one ``[[entry.rules]]`` spec of the table."""
+    valid, invalid = _examples(spec)
+    attrs: Dict[str, Any] = dict(
+        code=spec["code"],
+        name=spec["name"],
+        checklist=spec.get("checklist", entry["checklist"]),
+        severity=Severity(spec.get("severity", entry["severity"])),
+        message=spec.get("message", ""),
+        entry_id=entry["id"],
+        since=spec.get("since", entry.get("since")),
+        until=spec.get("until", entry.get("until")),
+        what=spec.get("what", "Reports " + entry["flag"].rstrip(".") + "." if entry.get("flag") else ""),
+        why=spec.get("why", entry["consequence"]),
+        example=spec.get("example", invalid[0].code if invalid else ""),
+        use_instead=spec.get("use_instead", valid[0].code if valid else ""),
+        versions=spec.get("versions", entry.get("version_notes", "")),
+        references=tuple(spec.get("references", ())),
+        VALID=tuple(valid),
+        INVALID=tuple(invalid),
+        __module__=__name__,
+        __doc__=f"{spec['code']} ({spec['name']}): table entry {entry['id']}.",
+    )
+    if "default" in spec:
+        attrs["default_enabled"] = spec["default"]
+    if base is CallRule:
+        attrs.update(
+            apis=frozenset(canonical(a) for a in spec["apis"]),
+            signature=tuple(spec.get("signature", ())),
+            missing=tuple(spec.get("missing", ())),
+            missing_mode=spec.get("missing_mode", "all"),
+            require=tuple(spec.get("require", ())),
+        )
+    class_name = "".join(part.capitalize() for part in spec["name"].split("-"))
+    return type(class_name, (base,), attrs)
+
+
+def table_specs(kind: str) -> List[Tuple[Dict[str, Any], Dict[str, Any]]]:
+    return [(entry, spec) for entry in api_defaults()["entry"]
+            for spec in entry.get("rules", ()) if spec.get("kind") == kind]
+
+
+def spec_for(code: str) -> Optional[Tuple[Dict[str, Any], Dict[str, Any]]]:
+    for entry in api_defaults()["entry"]:
+        for spec in entry.get("rules", ()):
+            if spec["code"] == code:
+                return entry, spec
+    return None
+
+
+RULES = tuple(make_rule(entry, spec) for entry, spec in table_specs("call"))

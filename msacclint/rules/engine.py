@@ -1,0 +1,31 @@
+"""Codes the engine itself reports: input it could not check, and rules that crashed."""
+
+from msacclint.diagnostics import Severity
+from msacclint.engine.rule import Rule
+
+
+class UncheckableFile(Rule):
+    code = "MSA001"
+    checklist = "tool.01"
+    severity = Severity.ERROR
+    name = "uncheckable-file"
+    message = "file could not be checked"
+    what = ("Reports a file that msacclint could not read as Python source: a syntax error, "
+            "bytes that are not UTF-8, NUL bytes, or a file that vanished or cannot be opened.")
+    why = ("A file that is silently skipped is a file whose accuracy problems nobody sees. "
+           "The run goes on with the other files; this finding says which one was left out and why.")
+    example = "def train(:\n    pass\n"
+    use_instead = "Fix the syntax error or the encoding (save the file as UTF-8), or exclude the file."
+
+
+class RuleCrashed(Rule):
+    code = "MSA002"
+    checklist = "tool.02"
+    severity = Severity.ERROR
+    name = "rule-crashed"
+    message = "internal error in a rule"
+    what = "Reports that one rule raised an exception on a file, naming the rule and the error."
+    why = ("An internal error must neither stop the run nor hide what the other rules found. "
+           "Please report it with the file that triggers it.")
+    example = "(no example: this code means msacclint has a bug)"
+    use_instead = "Report the bug; meanwhile `--ignore` the crashing rule's code for that file."

@@ -1,0 +1,36 @@
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true", default=False, help="run slow tests")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--runslow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def root():
+    return ROOT
+
+
+@pytest.fixture
+def run_cli(tmp_path):
+    """Run the real `python -m msacclint` in a subprocess."""
+    import subprocess
+
+    def run(*args, cwd=None, input=None):
+        return subprocess.run([sys.executable, "-m", "msacclint", *map(str, args)], cwd=cwd or tmp_path,
+                              capture_output=True, text=True, input=input, timeout=300)
+
+    return run
