@@ -60,7 +60,25 @@ class Diagnostic:
     end_line: int
     end_column: int
     message: str
-    fix: Optional[Fix] = field(default=None, compare=False)
+    #: at most one safe and one unsafe fix, the safe one first (``msacclint check --fix``
+    #: applies the safe one; with ``--unsafe-fixes`` the unsafe one is preferred)
+    fixes: Tuple[Fix, ...] = field(default=(), compare=False)
+
+    @property
+    def fix(self) -> Optional[Fix]:
+        """The fix shown in JSON/SARIF: the safe one when there is one."""
+        return self.fixes[0] if self.fixes else None
+
+    def fix_for(self, unsafe: bool) -> Optional[Fix]:
+        """The fix a run applies: with unsafe fixes allowed, the unsafe alternative wins."""
+        if unsafe:
+            for fix in self.fixes:
+                if fix.applicability is Applicability.UNSAFE:
+                    return fix
+        for fix in self.fixes:
+            if fix.applicability is Applicability.SAFE:
+                return fix
+        return None
 
     def sort_key(self) -> Tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.code)
@@ -83,17 +101,15 @@ class Diagnostic:
     def to_cache(self) -> Dict[str, Any]:
         data = asdict(self)
         data["severity"] = self.severity.value
-        if self.fix is not None:
-            data["fix"]["applicability"] = self.fix.applicability.value
+        for stored, fix in zip(data["fixes"], self.fixes):
+            stored["applicability"] = fix.applicability.value
         return data
 
     @classmethod
     def from_cache(cls, data: Dict[str, Any]) -> "Diagnostic":
-        fix = data.get("fix")
-        if fix is not None:
-            fix = Fix(
-                description=fix["description"],
-                applicability=Applicability(fix["applicability"]),
-                edits=tuple(Edit(**e) for e in fix["edits"]),
-            )
-        return cls(**{**data, "severity": Severity(data["severity"]), "fix": fix})
+        fixes = tuple(
+            Fix(description=f["description"], applicability=Applicability(f["applicability"]),
+                edits=tuple(Edit(**e) for e in f["edits"]))
+            for f in data.get("fixes", ())
+        )
+        return cls(**{**data, "severity": Severity(data["severity"]), "fixes": fixes})

@@ -11,7 +11,7 @@ from typing import Callable, List, Sequence, Tuple
 
 import libcst as cst
 
-from msacclint.diagnostics import Applicability, Diagnostic, Edit
+from msacclint.diagnostics import Diagnostic
 
 MAX_PASSES = 10
 
@@ -28,11 +28,6 @@ def _index(starts: List[int], line: int, column: int) -> int:
     return starts[line - 1] + column - 1
 
 
-def wanted(diagnostic: Diagnostic, unsafe: bool) -> bool:
-    fix = diagnostic.fix
-    if fix is None or not fix.edits:
-        return False
-    return fix.applicability is Applicability.SAFE or unsafe
 
 
 def apply_once(text: str, diagnostics: Sequence[Diagnostic], unsafe: bool) -> Tuple[str, int]:
@@ -41,10 +36,11 @@ def apply_once(text: str, diagnostics: Sequence[Diagnostic], unsafe: bool) -> Tu
     chosen: List[Tuple[int, int, str]] = []
     applied = 0
     for d in sorted(diagnostics, key=Diagnostic.sort_key):
-        if not wanted(d, unsafe):
+        fix = d.fix_for(unsafe)
+        if fix is None or not fix.edits:
             continue
         spans = [(_index(starts, e.line, e.column), _index(starts, e.end_line, e.end_column), e.text)
-                 for e in d.fix.edits]
+                 for e in fix.edits]
         if any(s < ce and cs < e for s, e, _ in spans for cs, ce, _ in chosen):
             continue
         chosen.extend(spans)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -58,7 +58,7 @@ class Report:
     rule: "Rule"
     node: cst.CSTNode
     message: str
-    fix: Optional[FixSpec] = None
+    fixes: Tuple[FixSpec, ...] = ()
 
 
 class Rule(cst.BatchableCSTVisitor):
@@ -81,6 +81,9 @@ class Rule(cst.BatchableCSTVisitor):
     references: ClassVar[Sequence[str]] = ()
     #: None means: on unless the severity is info (review items are opt-in)
     default_enabled: ClassVar[Optional[bool]] = None
+    #: set by rules that read msacclint.analysis.facts in finish(): the engine then
+    #: gathers the file's facts in the same traversal
+    uses_facts: ClassVar[bool] = False
     VALID: ClassVar[Sequence[Valid]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
 
@@ -103,9 +106,15 @@ class Rule(cst.BatchableCSTVisitor):
 
     # -- reporting ------------------------------------------------------------------
     def report(
-        self, node: cst.CSTNode, message: Optional[str] = None, fix: Optional[FixSpec] = None
+        self,
+        node: cst.CSTNode,
+        message: Optional[str] = None,
+        fix: Union[None, FixSpec, Sequence[FixSpec]] = None,
     ) -> None:
-        self.reports.append(Report(self, node, message or self.message, fix))
+        """Report ``node``; ``fix`` is a FixSpec or a safe and an unsafe alternative."""
+        fixes: Tuple[FixSpec, ...] = () if fix is None else (fix,) if isinstance(fix, FixSpec) else tuple(fix)
+        fixes = tuple(sorted(fixes, key=lambda f: f.applicability is not Applicability.SAFE))
+        self.reports.append(Report(self, node, message or self.message, fixes))
 
     def finish(self) -> None:
         """Called after the traversal: rules that decide on the whole file report here."""

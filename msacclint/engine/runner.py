@@ -103,9 +103,16 @@ def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]]) -> List[Diag
         except Exception as exc:
             crashed.append((cls.__new__(cls), exc))
     active = [_Guarded(rule, crashed) for rule in rules]
+    batch: List[cst.BatchableCSTVisitor] = list(active)
+    if any(getattr(type(rule), "uses_facts", False) for rule in rules):
+        from msacclint.analysis.facts import FileFacts
+
+        collector = FileFacts(ctx)
+        ctx.facts["file"] = collector
+        batch.insert(0, collector)
     if active:
         try:
-            visit_batched(ctx.module, active)
+            visit_batched(ctx.module, batch)
         except RecursionError as exc:
             for guard in active:
                 if not guard.dead:
@@ -180,7 +187,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
         if where is None:
             continue
         rule = type(report.rule)
-        fix = _to_fix(ctx, report, positions) if report.fix else None
+        fixes = tuple(f for f in (_to_fix(ctx, spec, positions) for spec in report.fixes) if f is not None)
         diag = Diagnostic(
             code=rule.code,
             checklist=rule.checklist,
@@ -191,7 +198,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
             end_line=where.end.line,
             end_column=where.end.column + 1,
             message=report.message,
-            fix=fix,
+            fixes=fixes,
         )
         key = (diag.code, diag.line, diag.column, diag.message)
         if key not in seen:
@@ -200,8 +207,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
     return found
 
 
-def _to_fix(ctx: FileContext, report: Report, positions) -> Optional[Fix]:
-    spec = report.fix
+def _to_fix(ctx: FileContext, spec, positions) -> Optional[Fix]:
     edits = []
     for old, new in spec.replacements:
         where = positions.get(old)

@@ -28,6 +28,7 @@ class Flake8Plugin:
 
     _mindspore_version: Optional[str] = None
     _defaults: Optional[str] = None
+    _opted_in: frozenset = frozenset()
 
     def __init__(self, tree: Any, filename: str, lines: List[str]) -> None:
         self.filename = filename
@@ -46,12 +47,22 @@ class Flake8Plugin:
     def parse_options(cls, options: Any) -> None:
         cls._mindspore_version = getattr(options, "msacclint_mindspore_version", None)
         cls._defaults = getattr(options, "msacclint_defaults", None)
+        # flake8 lets an explicit `--select MSA` win over its default ignore list; an
+        # off-by-default code must be named more precisely than the plugin's prefix
+        # (`--extend-select MSA103`, or `MSA1`) to be switched on, as in ruff.
+        selectors = [s.strip().upper() for s in (getattr(options, "select", None) or []) +
+                     (getattr(options, "extend_select", None) or []) if s and s.strip()]
+        specific = [s for s in selectors if s.startswith("MSA") and len(s) > 3]
+        cls._opted_in = frozenset(rule.code for rule in registry.all_rules()
+                                  if not rule.enabled_by_default() and any(rule.code.startswith(s) for s in specific))
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         from msacclint.config import installed_mindspore
 
+        enabled = frozenset(rule.code for rule in registry.all_rules()
+                            if rule.enabled_by_default() or rule.code in self._opted_in)
         settings = Settings(
-            enabled=frozenset(registry.all_codes()),
+            enabled=enabled,
             mindspore_version=self._mindspore_version or installed_mindspore(),
             defaults=self._defaults,
             honour_noqa=False,

@@ -22,8 +22,8 @@ import libcst as cst
 from msacclint.analysis.calls import UNKNOWN, argument, has_star_args, has_star_kwargs, literal
 from msacclint.analysis.imports import canonical
 from msacclint.data import api_defaults
-from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.diagnostics import Applicability, Severity
+from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
 from msacclint.rules.api.versions import TableRuleMixin
 
 _OPS = {
@@ -45,6 +45,8 @@ class CallRule(TableRuleMixin, Rule):
     missing: Tuple[str, ...] = ()
     missing_mode: str = "all"
     require: Tuple[Dict[str, Any], ...] = ()
+    fix_safe: Optional[Dict[str, Any]] = None
+    fix_unsafe: Optional[Dict[str, Any]] = None
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.resolve(node.func)
@@ -80,7 +82,48 @@ class CallRule(TableRuleMixin, Rule):
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 values["one_minus_" + cond["arg"]] = _round(1 - value)
         short = name.replace("mindspore.", "", 1)
-        self.report(node, self.format_message(short=short, missing_list=" and ".join(absent), **values))
+        fixes = [f for f in (self.build_fix(node, spec, Applicability(kind))
+                             for kind, spec in (("safe", self.fix_safe), ("unsafe", self.fix_unsafe)) if spec)
+                 if f is not None]
+        self.report(node, self.format_message(short=short, missing_list=" and ".join(absent), **values), fixes)
+
+    def build_fix(self, node: cst.Call, spec: Dict[str, Any], applicability: Applicability) -> Optional[FixSpec]:
+        """``add = {stride = "{kernel_size}"}`` appends keyword arguments; ``{name}`` is
+        the source text of that argument. ``set = {momentum = "0.9"}`` replaces one."""
+        texts = {p: cst.Module([]).code_for_node(a.value)
+                 for p in self.signature for a in [argument(node, p, self.signature)] if a is not None}
+        for param, text in list(texts.items()):
+            value = literal(cst.parse_expression(text))
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                texts["one_minus_" + param] = _round(1 - value)
+        try:
+            adds = {k: v.format(**texts) for k, v in spec.get("add", {}).items()}
+            sets = {k: v.format(**texts) for k, v in spec.get("set", {}).items()}
+        except (KeyError, IndexError):
+            return None
+        args = list(node.args)
+        for param, text in sets.items():
+            arg = argument(node, param, self.signature)
+            if arg is None:
+                return None
+            args[args.index(arg)] = arg.with_changes(value=cst.parse_expression(text))
+        if adds:
+            if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
+                args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            elif args:
+                args[-1] = args[-1].with_changes(comma=args[-1].comma.with_changes(
+                    whitespace_after=cst.SimpleWhitespace(" ")) if not isinstance(args[-1].comma, cst.MaybeSentinel)
+                    else args[-1].comma)
+            new = [cst.Arg(keyword=cst.Name(k), value=cst.parse_expression(v),
+                           equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                 whitespace_after=cst.SimpleWhitespace("")),
+                           comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                   for k, v in adds.items()]
+            new[-1] = new[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            args.extend(new)
+        description = spec.get("description", "").format(**texts) if spec.get("description") else \
+            ", ".join(f"{k}={v}" for k, v in {**sets, **adds}.items())
+        return FixSpec(description, applicability, [(node, node.with_changes(args=args))])
 
     def format_message(self, **values: Any) -> str:
         try:
@@ -116,6 +159,7 @@ def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = Ca
         example=spec.get("example", invalid[0].code if invalid else ""),
         use_instead=spec.get("use_instead", valid[0].code if valid else ""),
         versions=spec.get("versions", entry.get("version_notes", "")),
+        fix_safety=spec.get("fix_safety", ""),
         references=tuple(spec.get("references", ())),
         VALID=tuple(valid),
         INVALID=tuple(invalid),
@@ -131,7 +175,13 @@ def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = Ca
             missing=tuple(spec.get("missing", ())),
             missing_mode=spec.get("missing_mode", "all"),
             require=tuple(spec.get("require", ())),
+            fix_safe=spec.get("fix_safe"),
+            fix_unsafe=spec.get("fix_unsafe"),
         )
+        if not spec.get("fix_safety") and (spec.get("fix_safe") or spec.get("fix_unsafe")):
+            attrs["fix_safety"] = " ".join(
+                f"{kind.capitalize()} fix: {s.get('description') or ', '.join(f'{k}={v}' for k, v in {**s.get('set', {}), **s.get('add', {})}.items())}."
+                for kind, s in (("safe", spec.get("fix_safe")), ("unsafe", spec.get("fix_unsafe"))) if s)
     class_name = "".join(part.capitalize() for part in spec["name"].split("-"))
     return type(class_name, (base,), attrs)
 

@@ -1,0 +1,206 @@
+"""The per-Cell map: what ``self.x = ...`` in ``__init__`` holds, and how ``construct``
+uses it.
+
+Built once per file on first use (``cells(ctx)``), from the parsed module alone. For
+every class in the file it records
+- ``attrs``: attribute name -> the expression assigned in ``__init__`` (last wins), and
+  the resolved name of the callee when it is a call (``self.bn = nn.BatchNorm2d(..)``
+  -> ``mindspore.nn.BatchNorm2d``); elements of ``nn.SequentialCell([...])`` /
+  ``nn.CellList([...])`` are listed in order;
+- ``construct_calls``: the ``self.<attr>(...)`` calls in ``construct``, in source order,
+  with the attribute of the call that consumes each one's result
+  (``self.bn(self.conv(x))`` and ``x = self.conv(x); x = self.bn(x)`` both say: conv
+  feeds bn);
+- ``used_in_construct``: every ``self.<attr>`` mentioned in ``construct`` (and in the
+  methods it calls on self).
+Rules ask questions of this map instead of walking classes themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set
+
+import libcst as cst
+
+from msacclint.analysis.imports import ImportTable
+
+SEQUENTIAL = frozenset({"mindspore.nn.SequentialCell", "mindspore.nn.CellList"})
+
+
+@dataclass
+class Attr:
+    name: str
+    value: cst.BaseExpression
+    assign: cst.CSTNode
+    #: resolved callee when the value is a call, else None
+    callee: Optional[str] = None
+    #: for SequentialCell/CellList: resolved callees of the elements, in order (None = unknown)
+    elements: List[Optional[str]] = field(default_factory=list)
+    element_nodes: List[cst.BaseExpression] = field(default_factory=list)
+
+
+@dataclass
+class CellInfo:
+    node: cst.ClassDef
+    name: str
+    bases: List[Optional[str]]
+    attrs: Dict[str, Attr] = field(default_factory=dict)
+    methods: Dict[str, cst.FunctionDef] = field(default_factory=dict)
+    #: attr -> attrs whose call consumes its output in construct
+    feeds: Dict[str, Set[str]] = field(default_factory=dict)
+    used_in_construct: Set[str] = field(default_factory=set)
+
+    @property
+    def construct(self) -> Optional[cst.FunctionDef]:
+        return self.methods.get("construct")
+
+    def consumers(self, attr: str) -> Set[str]:
+        return self.feeds.get(attr, set())
+
+
+def _self_attr(node: cst.BaseExpression) -> Optional[str]:
+    if (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+            and node.value.value == "self"):
+        return node.attr.value
+    return None
+
+
+class _InitScan(cst.CSTVisitor):
+    def __init__(self, info: CellInfo, imports: ImportTable) -> None:
+        self.info = info
+        self.imports = imports
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # nested functions are not __init__
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            name = _self_attr(target.target)
+            if name is not None:
+                self._record(name, node.value, node)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        name = _self_attr(node.target)
+        if name is not None and node.value is not None:
+            self._record(name, node.value, node)
+
+    def _record(self, name: str, value: cst.BaseExpression, assign: cst.CSTNode) -> None:
+        attr = Attr(name, value, assign)
+        if isinstance(value, cst.Call):
+            attr.callee = self.imports.resolve(value.func)
+            if attr.callee in SEQUENTIAL and value.args:
+                first = value.args[0].value
+                items = first.elements if isinstance(first, (cst.List, cst.Tuple)) else [
+                    cst.Element(a.value) for a in value.args if a.keyword is None and not a.star]
+                for element in items:
+                    expr = element.value
+                    attr.element_nodes.append(expr)
+                    attr.elements.append(self.imports.resolve(expr.func) if isinstance(expr, cst.Call) else None)
+        self.info.attrs[name] = attr
+
+
+class _ConstructScan(cst.CSTVisitor):
+    """Which self.<attr> call consumes which self.<attr> call's output."""
+
+    def __init__(self, info: CellInfo) -> None:
+        self.info = info
+        #: local variable -> attrs whose output it holds
+        self.holds: Dict[str, Set[str]] = {}
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        name = _self_attr(node)
+        if name is not None:
+            self.info.used_in_construct.add(name)
+
+    def _sources(self, expr: cst.BaseExpression) -> Set[str]:
+        """Attrs whose call output flows directly into ``expr``."""
+        if isinstance(expr, cst.Call):
+            name = _self_attr(expr.func)
+            if name is not None:
+                return {name}
+            return set()
+        if isinstance(expr, cst.Name):
+            return set(self.holds.get(expr.value, ()))
+        return set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        consumer = _self_attr(node.func)
+        if consumer is None or not node.args:
+            return
+        for source in self._sources(node.args[0].value):
+            self.info.feeds.setdefault(source, set()).add(consumer)
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        sources = self._sources(node.value)
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self.holds[target.target.value] = sources
+
+
+def _scan_class(node: cst.ClassDef, imports: ImportTable) -> CellInfo:
+    bases = [imports.resolve(b.value) for b in node.bases]
+    info = CellInfo(node=node, name=node.name.value, bases=bases)
+    if isinstance(node.body, cst.IndentedBlock):
+        for stmt in node.body.body:
+            if isinstance(stmt, cst.FunctionDef):
+                info.methods[stmt.name.value] = stmt
+    init = info.methods.get("__init__")
+    if init is not None:
+        init.body.visit(_InitScan(info, imports))
+    construct = info.construct
+    if construct is not None:
+        scan = _ConstructScan(info)
+        construct.body.visit(scan)
+        # helpers that construct calls on self (self._forward_features(x)) count as construct
+        seen = {"construct"}
+        pending = [m for m in list(info.used_in_construct) if m in info.methods and m not in seen]
+        while pending:
+            method = pending.pop()
+            seen.add(method)
+            before = set(info.used_in_construct)
+            info.methods[method].body.visit(scan)
+            pending.extend(m for m in info.used_in_construct - before if m in info.methods and m not in seen)
+    return info
+
+
+class CellMap:
+    """All classes of a file, by name, with their __init__/construct facts."""
+
+    def __init__(self, module: cst.Module, imports: ImportTable) -> None:
+        self.classes: Dict[str, CellInfo] = {}
+        self.by_node: Dict[cst.ClassDef, CellInfo] = {}
+        for node in _classes(module):
+            info = _scan_class(node, imports)
+            self.classes[info.name] = info
+            self.by_node[node] = info
+
+    def owner_of(self, assign: cst.CSTNode) -> Optional[CellInfo]:
+        for info in self.classes.values():
+            for attr in info.attrs.values():
+                if attr.assign is assign:
+                    return info
+        return None
+
+
+def _classes(module: cst.Module):
+    found: List[cst.ClassDef] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            found.append(node)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            return None
+
+        # expressions never hold classes; skipping them keeps this cheap
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+            return False
+
+    module.visit(Finder())
+    return found
+
+
+def cells(ctx) -> CellMap:
+    """The file's CellMap, computed once and shared by every rule."""
+    return ctx.fact("cells", lambda: CellMap(ctx.module, ctx.imports))

@@ -1,0 +1,75 @@
+"""Per-file facts gathered in the engine's one batched traversal.
+
+Rules that decide on the whole file (``finish``) set ``uses_facts = True``; the engine
+then runs a FileFacts collector in the same traversal as the rules, so the facts cost
+no extra pass. Outside the engine, ``facts(ctx)`` computes them on demand.
+
+Collected: every call with its resolved callee (``calls["mindspore.communication.init"]``),
+method calls by method name (``methods["set_train"]``), and the function definitions.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+import libcst as cst
+
+
+class FileFacts(cst.BatchableCSTVisitor):
+    def __init__(self, ctx) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.calls: Dict[str, List[cst.Call]] = {}
+        self.methods: Dict[str, List[cst.Call]] = {}
+        self.functions: List[cst.FunctionDef] = []
+        self.complete = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.ctx.imports.resolve(node.func)
+        if name is not None:
+            self.calls.setdefault(name, []).append(node)
+        if isinstance(node.func, cst.Attribute):
+            self.methods.setdefault(node.func.attr.value, []).append(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(node)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self.complete = True
+
+    # -- queries ------------------------------------------------------------------
+    def called(self, *names: str) -> List[cst.Call]:
+        out: List[cst.Call] = []
+        for name in names:
+            out.extend(self.calls.get(name, ()))
+        return out
+
+    def calls_any(self, *names: str) -> bool:
+        return any(name in self.calls for name in names)
+
+    def method_calls(self, method: str, receiver: Optional[str] = None) -> List[cst.Call]:
+        found = self.methods.get(method, [])
+        if receiver is None:
+            return list(found)
+        return [c for c in found if isinstance(c.func, cst.Attribute)
+                and _receiver_name(c.func.value) == receiver]
+
+
+def _receiver_name(node: cst.BaseExpression) -> Optional[str]:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
+def facts(ctx) -> FileFacts:
+    """The file's facts: from the engine's traversal when it ran, else computed now."""
+    collected = ctx.facts.get("file")
+    if collected is None or not collected.complete:
+        from libcst._batched_visitor import visit_batched
+
+        collected = FileFacts(ctx)
+        visit_batched(ctx.module, [collected])
+        ctx.facts["file"] = collected
+    return collected

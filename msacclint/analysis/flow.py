@@ -1,0 +1,209 @@
+"""Per-function def-use chains: the order of calls and assignments along one function
+(or a module's top-level code), and where a name's value came from, following
+reassignments such as ``grads = f(grads)``.
+
+``FunctionFlow(node, imports)`` walks one function body once (not into nested functions
+or classes) and records, in source order:
+- ``events``: every call and every assignment, with its loop depth and the ``if`` tests
+  that guard it;
+- ``defs``: name -> the assignments to it, in order.
+Questions rules ask: ``chain(name, before)`` (the values a name took, newest first,
+following ``x = g(x)``), ``calls_to(*qualnames)``, ``method_calls(method, receiver)``,
+``before(a, b)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+
+from msacclint.analysis.imports import ImportTable, dotted
+
+
+@dataclass
+class Event:
+    order: int
+    node: cst.CSTNode
+    #: resolved callee for calls (None when unknown or not a call)
+    callee: Optional[str] = None
+    loop_depth: int = 0
+    #: the test expressions of the enclosing if/elif branches (innermost last), with
+    #: True for the body and False for the else part
+    guards: Tuple[Tuple[cst.BaseExpression, bool], ...] = ()
+
+
+@dataclass
+class Definition:
+    order: int
+    name: str
+    value: cst.BaseExpression
+    node: cst.CSTNode
+    #: the position of this name in a tuple target (``loss, grads = f()`` -> 1), else None
+    index: Optional[int] = None
+
+
+def target_names(target: cst.BaseExpression) -> List[Tuple[str, Optional[int]]]:
+    if isinstance(target, cst.Name):
+        return [(target.value, None)]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        out = []
+        for i, element in enumerate(target.elements):
+            if isinstance(element.value, cst.Name):
+                out.append((element.value.value, i))
+        return out
+    return []
+
+
+class FunctionFlow(cst.CSTVisitor):
+    def __init__(self, node: Union[cst.FunctionDef, cst.Module], imports: ImportTable) -> None:
+        super().__init__()
+        self.root = node
+        self.imports = imports
+        self.events: List[Event] = []
+        self.defs: Dict[str, List[Definition]] = {}
+        self.order_of: Dict[cst.CSTNode, int] = {}
+        self._loop = 0
+        self._guards: List[Tuple[cst.BaseExpression, bool]] = []
+        body = node.body
+        if isinstance(body, cst.BaseSuite):
+            body.visit(self)
+        else:
+            for stmt in body:
+                stmt.visit(self)
+
+    # -- walking ----------------------------------------------------------------------
+    def _add(self, node: cst.CSTNode, callee: Optional[str] = None) -> int:
+        order = len(self.events)
+        self.events.append(Event(order, node, callee, self._loop, tuple(self._guards)))
+        self.order_of[node] = order
+        return order
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_For(self, node: cst.For) -> bool:
+        node.iter.visit(self)
+        self._loop += 1
+        for name, index in target_names(node.target):
+            self.defs.setdefault(name, []).append(Definition(len(self.events), name, node.iter, node, index))
+        node.body.visit(self)
+        self._loop -= 1
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_While(self, node: cst.While) -> bool:
+        node.test.visit(self)
+        self._loop += 1
+        node.body.visit(self)
+        self._loop -= 1
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_If(self, node: cst.If) -> bool:
+        node.test.visit(self)
+        self._guards.append((node.test, True))
+        node.body.visit(self)
+        self._guards.pop()
+        if node.orelse is not None:
+            self._guards.append((node.test, False))
+            node.orelse.visit(self)
+            self._guards.pop()
+        return False
+
+    def leave_Call(self, node: cst.Call) -> None:
+        # leave: arguments are evaluated before the call, so inner calls come first
+        self._add(node, self.imports.resolve(node.func))
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        order = self._add(node)
+        for target in node.targets:
+            for name, index in target_names(target.target):
+                self.defs.setdefault(name, []).append(Definition(order, name, node.value, node, index))
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        order = self._add(node)
+        for name, index in target_names(node.target):
+            self.defs.setdefault(name, []).append(Definition(order, name, node, node, index))
+
+    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is None:
+            return
+        order = self._add(node)
+        for name, index in target_names(node.target):
+            self.defs.setdefault(name, []).append(Definition(order, name, node.value, node, index))
+
+    # -- questions ------------------------------------------------------------------
+    def order(self, node: cst.CSTNode) -> Optional[int]:
+        return self.order_of.get(node)
+
+    def definition(self, name: str, before: Optional[int] = None) -> Optional[Definition]:
+        """The newest assignment to ``name`` before the given order (or at all)."""
+        found = None
+        for d in self.defs.get(name, ()):
+            if before is None or d.order < before:
+                found = d
+        return found
+
+    def chain(self, name: str, before: Optional[int] = None, limit: int = 50) -> List[Definition]:
+        """The values ``name`` took before ``before``, newest first: ``grads = clip(grads)``
+        after ``loss, grads = grad_fn(x)`` gives [clip(...), grad_fn(x)]."""
+        out: List[Definition] = []
+        current = self.definition(name, before)
+        while current is not None and len(out) < limit:
+            out.append(current)
+            if not _mentions(current.value, name):
+                break
+            current = self.definition(name, current.order)
+        return out
+
+    def calls_to(self, *qualnames: str) -> List[Event]:
+        wanted = set(qualnames)
+        return [e for e in self.events if e.callee in wanted]
+
+    def calls(self) -> List[Event]:
+        return [e for e in self.events if isinstance(e.node, cst.Call)]
+
+    def method_calls(self, method: str, receiver: Optional[str] = None) -> List[Event]:
+        out = []
+        for e in self.events:
+            node = e.node
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == method:
+                if receiver is None or dotted(node.func.value) == receiver:
+                    out.append(e)
+        return out
+
+    def names_in(self, expr: cst.CSTNode) -> List[str]:
+        return _names(expr)
+
+
+def _names(expr: cst.CSTNode) -> List[str]:
+    found: List[str] = []
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            found.append(node.value)
+
+    expr.visit(Names())
+    return found
+
+
+def _mentions(expr: cst.CSTNode, name: str) -> bool:
+    return name in _names(expr)
+
+
+def flow(ctx, node: Union[cst.FunctionDef, cst.Module]) -> FunctionFlow:
+    """The flow of one function (or the module's top level), computed once per file."""
+    table = ctx.fact("flows", dict)
+    if node not in table:
+        table[node] = FunctionFlow(node, ctx.imports)
+    return table[node]
