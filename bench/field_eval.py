@@ -1,0 +1,307 @@
+"""Field evaluation: msacclint over real repositories, per rule, with triage and history.
+
+    python bench/field_eval.py \
+        --source mindspore-lab/mindcv=/work/.mirror/mindspore-lab+mindcv/repo \
+        --source mindspore-ai/models=/work/.mirror/mindspore-ai+models/repo@HEAD:official \
+        --history bench/history_cases.toml --triage bench/triage.toml \
+        --json field.json --markdown field.md
+
+Every .py file of every source is checked twice through the engine API
+(``check_source``): with every rule selected (``ALL``) and with the default selection.
+Written per rule: findings per 1,000 files, counts by severity, crashes (MSA001, MSA002
+and any exception escaping the engine), a sample of findings located as
+``repo@commit:path:line``; with --triage, the verdicts recorded for findings and the
+precision per severity; with --history, whether each historical fix's pre-fix version
+is reported and its fixed version is not. No repository content is stored: the JSON
+holds locations and messages only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+import traceback
+from collections import Counter, defaultdict
+from multiprocessing import Pool
+from typing import Dict, List, Optional, Sequence, Tuple
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from field_sources import Source, SourceError, file_at, git_dir_of, parse_spec, python_files, read_files  # noqa: E402
+
+from msacclint import __version__  # noqa: E402
+from msacclint.data import tomllib  # noqa: E402
+from msacclint.engine import registry  # noqa: E402
+from msacclint.engine.runner import check_source  # noqa: E402
+from msacclint.engine.settings import Settings  # noqa: E402
+
+CRASH_CODES = ("MSA001", "MSA002")
+SELECTIONS = ("all", "default")
+
+
+def selection_settings(version: Optional[str]) -> Dict[str, Settings]:
+    return {
+        "all": Settings(enabled=frozenset(registry.all_codes()), mindspore_version=version),
+        "default": Settings(enabled=frozenset(registry.default_codes()), mindspore_version=version),
+    }
+
+
+# ---------------------------------------------------------------- checking files
+
+_SETTINGS: Dict[str, Settings] = {}
+
+
+def _init_worker(version: Optional[str]) -> None:
+    _SETTINGS.update(selection_settings(version))
+
+
+def _check_one(item: Tuple[str, bytes]) -> dict:
+    path, data = item
+    out = {"path": path, "mindspore": b"mindspore" in data, "seconds": 0.0, "exception": None}
+    started = time.perf_counter()
+    for name, settings in _SETTINGS.items():
+        try:
+            out[name] = [d.to_json() for d in check_source(data, path, settings)]
+        except Exception as exc:  # the engine must never raise; record it as a crash
+            out[name] = []
+            out["exception"] = f"{type(exc).__name__}: {exc} | {traceback.format_exc(limit=-2).strip()}"
+    out["seconds"] = time.perf_counter() - started
+    return out
+
+
+def check_source_files(source: Source, version: Optional[str], jobs: int) -> dict:
+    """Every .py file of a source, checked under both selections."""
+    paths = python_files(source)
+    items, unreadable = [], []
+    for path, data, problem in read_files(source, paths):
+        if data is None:
+            unreadable.append({"path": path, "problem": problem})
+        else:
+            items.append((path, data))
+    started = time.perf_counter()
+    if jobs > 1 and len(items) > 32:
+        with Pool(jobs, initializer=_init_worker, initargs=(version,)) as pool:
+            results = pool.map(_check_one, items, chunksize=8)
+    else:
+        _init_worker(version)
+        results = [_check_one(item) for item in items]
+    return {"source": source, "results": results, "unreadable": unreadable,
+            "seconds": time.perf_counter() - started}
+
+
+# ---------------------------------------------------------------- aggregation
+
+def aggregate(runs: List[dict], sample_size: int, seed: int) -> dict:
+    rules = {r.code: {"name": r.name, "severity": r.severity.value, "default": r.enabled_by_default()}
+             for r in registry.all_rules()}
+    files = sum(len(run["results"]) for run in runs)
+    ms_files = sum(sum(1 for r in run["results"] if r["mindspore"]) for run in runs)
+    findings: Dict[str, List[dict]] = {s: [] for s in SELECTIONS}
+    crashes, inconsistent = [], []
+    sources = []
+    default_codes = registry.default_codes()
+    for run in runs:
+        src: Source = run["source"]
+        sources.append({"repo": src.repo, "commit": src.commit, "subdir": src.subdir,
+                        "files": len(run["results"]) + len(run["unreadable"]),
+                        "files_read": len(run["results"]),
+                        "mindspore_files": sum(1 for r in run["results"] if r["mindspore"]),
+                        "unreadable": run["unreadable"], "seconds": round(run["seconds"], 2),
+                        "slowest": sorted(((round(r["seconds"], 3), r["path"]) for r in run["results"]),
+                                          reverse=True)[:3]})
+        for result in run["results"]:
+            if result["exception"]:
+                crashes.append({"kind": "exception", "at": src.location(result["path"], 1),
+                                "message": result["exception"]})
+            for selection in SELECTIONS:
+                for diag in result[selection]:
+                    diag = dict(diag, repo=src.repo, commit=src.commit,
+                                at=src.location(diag["path"], diag["line"]))
+                    findings[selection].append(diag)
+                    if selection == "all" and diag["code"] in CRASH_CODES:
+                        crashes.append({"kind": diag["code"], "at": diag["at"], "message": diag["message"]})
+            expected = sorted(_key(d) for d in result["all"] if d["code"] in default_codes)
+            if expected != sorted(_key(d) for d in result["default"]):
+                inconsistent.append(src.location(result["path"], 1))
+    summary = {}
+    for selection in SELECTIONS:
+        per_rule = {}
+        by_code = defaultdict(list)
+        for diag in findings[selection]:
+            by_code[diag["code"]].append(diag)
+        for code, meta in rules.items():
+            if selection == "default" and not meta["default"]:
+                continue
+            found = by_code.get(code, [])
+            per_rule[code] = {
+                "count": len(found),
+                "per_1000_files": round(1000 * len(found) / files, 2) if files else 0.0,
+                "per_1000_mindspore_files": round(1000 * len(found) / ms_files, 2) if ms_files else 0.0,
+                "by_repo": dict(Counter(d["repo"] for d in found)),
+            }
+        summary[selection] = {"per_rule": per_rule,
+                              "by_severity": dict(Counter(d["severity"] for d in findings[selection])),
+                              "total": len(findings[selection])}
+    rng = random.Random(seed)
+    samples = {}
+    for code in rules:
+        found = [d for d in findings["all"] if d["code"] == code]
+        if found:
+            picked = found if len(found) <= sample_size else rng.sample(found, sample_size)
+            samples[code] = [{"at": d["at"], "message": d["message"]} for d in sorted(picked, key=lambda d: d["at"])]
+    return {"msacclint_version": __version__, "rules": rules, "files": files,
+            "mindspore_files": ms_files, "sources": sources, "selections": summary,
+            "default_selection_consistent": not inconsistent, "inconsistent_files": inconsistent[:20],
+            "crashes": crashes, "samples": samples, "findings": findings["all"]}
+
+
+def _key(diag: dict) -> Tuple:
+    return (diag["code"], diag["line"], diag["column"], diag["message"])
+
+
+# ---------------------------------------------------------------- triage verdicts
+
+VERDICTS = ("true", "false", "unsure")
+
+
+def load_toml(path: str) -> dict:
+    with open(path, "rb") as handle:
+        return tomllib.load(handle)
+
+
+def score_triage(report: dict, triage_path: str) -> dict:
+    """Match recorded verdicts to the findings of this run; precision per severity."""
+    verdicts = load_toml(triage_path).get("verdict", [])
+    by_key = {(d["at"], d["code"]): d for d in report["findings"]}
+    matched, stale, problems = [], [], []
+    for entry in verdicts:
+        if entry.get("verdict") not in VERDICTS:
+            problems.append(f"{entry.get('at')}: verdict must be one of {VERDICTS}")
+            continue
+        diag = by_key.get((entry["at"], entry["code"]))
+        if diag is None:
+            stale.append({"at": entry["at"], "code": entry["code"]})
+            continue
+        matched.append(dict(entry, severity=diag["severity"], message=diag["message"]))
+    figures = {}
+    for severity in ("error", "warning", "info"):
+        rows = [m for m in matched if m["severity"] == severity]
+        total = sum(1 for d in report["findings"] if d["severity"] == severity and d["code"] not in CRASH_CODES)
+        count = Counter(m["verdict"] for m in rows)
+        decided = count["true"] + count["false"]
+        figures[severity] = {
+            "findings": total, "triaged": len(rows), "true": count["true"], "false": count["false"],
+            "unsure": count["unsure"],
+            "precision": round(count["true"] / decided, 3) if decided else None,
+            "true_share_of_triaged": round(count["true"] / len(rows), 3) if rows else None,
+        }
+    triaged_keys = {(m["at"], m["code"]) for m in matched}
+    untriaged_errors = [d["at"] + " " + d["code"] for d in report["findings"]
+                        if d["severity"] == "error" and d["code"] not in CRASH_CODES
+                        and (d["at"], d["code"]) not in triaged_keys]
+    return {"verdicts": matched, "stale": stale, "problems": problems, "figures": figures,
+            "untriaged_errors": untriaged_errors}
+
+
+# ---------------------------------------------------------------- history cases
+
+def check_history(cases_path: str, git_dirs: Dict[str, str], version: Optional[str]) -> List[dict]:
+    """For each recorded fix: is the pre-fix version reported, and the fixed one silent?"""
+    settings = selection_settings(version)["all"]
+    known = set(registry.all_codes())
+    out = []
+    for case in load_toml(cases_path).get("case", []):
+        row = {k: case.get(k) for k in ("id", "repo", "path", "fix_commit", "code", "what", "rule_needed")}
+        git_dir = git_dirs.get(case["repo"])
+        before_rev = case.get("before", case["fix_commit"] + "^")
+        if git_dir is None:
+            out.append(dict(row, status="skipped", note="repository not among the sources"))
+            continue
+        before = file_at(git_dir, before_rev, case.get("path_before", case["path"]))
+        after = file_at(git_dir, case["fix_commit"], case["path"])
+        if before is None or after is None:
+            out.append(dict(row, status="skipped", note="file missing at one of the commits"))
+            continue
+        code = case["code"]
+        pre = _hits(before, case.get("path_before", case["path"]), settings, code, case.get("lines_before"))
+        post = _hits(after, case["path"], settings, code, case.get("lines_after"))
+        if code not in known:
+            status = "no rule"
+        elif pre and not post:
+            status = "caught"
+        elif not pre:
+            status = "missed"
+        else:
+            status = "fixed version reported"
+        out.append(dict(row, before=before_rev, status=status, pre_lines=pre, post_lines=post))
+    return out
+
+
+def _hits(data: bytes, path: str, settings: Settings, code: str, lines: Optional[Sequence[int]]) -> List[int]:
+    found = [d.line for d in check_source(data, path, settings) if d.code == code]
+    return sorted(line for line in found if not lines or line in lines)
+
+
+def history_figures(rows: List[dict]) -> dict:
+    scored = [r for r in rows if r["status"] in ("caught", "missed", "fixed version reported", "no rule")]
+    reported = sum(1 for r in scored if r.get("pre_lines"))
+    fixed_reported = sum(1 for r in scored if r.get("post_lines"))
+    return {"cases": len(scored), "pre_fix_reported": reported, "fixed_reported": fixed_reported,
+            "pre_fix_share": round(reported / len(scored), 3) if scored else None}
+
+
+# ---------------------------------------------------------------- main
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--source", action="append", default=[], metavar="OWNER/NAME=PATH[@REV][:SUBDIR]",
+                        help="a repository to evaluate (repeatable)")
+    parser.add_argument("--git", action="append", default=[], metavar="OWNER/NAME=GITDIR",
+                        help="a git directory for history cases of a repository not given as --source")
+    parser.add_argument("--history", metavar="TOML", help="historical fixes to check (bench/history_cases.toml)")
+    parser.add_argument("--triage", metavar="TOML", help="recorded verdicts (bench/triage.toml)")
+    parser.add_argument("--json", metavar="FILE", help="write the full report as JSON here")
+    parser.add_argument("--markdown", metavar="FILE", help="write the Markdown section here (default: stdout)")
+    parser.add_argument("--sample", type=int, default=12, help="findings sampled per rule (default 12)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--mindspore-version", default=None,
+                        help="the MindSpore version rules assume (default: unknown, every rule keeps its word)")
+    args = parser.parse_args(argv)
+    if not args.source and not args.history:
+        parser.error("give at least one --source")
+    try:
+        sources = [parse_spec(spec) for spec in args.source]
+    except SourceError as exc:
+        print(f"field_eval: {exc}", file=sys.stderr)
+        return 2
+    runs = [check_source_files(src, args.mindspore_version, args.jobs) for src in sources]
+    report = aggregate(runs, args.sample, args.seed)
+    report["mindspore_version"] = args.mindspore_version
+    if args.triage:
+        report["triage"] = score_triage(report, args.triage)
+    if args.history:
+        git_dirs = {s.repo: git_dir_of(s.path) for s in sources if git_dir_of(s.path)}
+        git_dirs.update(dict(spec.split("=", 1) for spec in args.git))
+        report["history"] = check_history(args.history, git_dirs, args.mindspore_version)
+        report["history_figures"] = history_figures(report["history"])
+    from field_report import markdown
+
+    text = markdown(report)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(report, handle, indent=1, sort_keys=True)
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
