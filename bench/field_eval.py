@@ -210,12 +210,17 @@ def score_triage(report: dict, triage_path: str) -> dict:
 # ---------------------------------------------------------------- history cases
 
 def check_history(cases_path: str, git_dirs: Dict[str, str], version: Optional[str]) -> List[dict]:
-    """For each recorded fix: is the pre-fix version reported, and the fixed one silent?"""
+    """For each recorded fix: is the pre-fix version reported, and the fixed one silent?
+
+    A case names the problem by ``code`` (one rule) or by ``checklist`` (any rule of that
+    checklist item, for problems whose rule code was not settled when the case was found)."""
     settings = selection_settings(version)["all"]
-    known = set(registry.all_codes())
+    known_codes = set(registry.all_codes())
+    known_items = {r.checklist for r in registry.all_rules()}
     out = []
     for case in load_toml(cases_path).get("case", []):
-        row = {k: case.get(k) for k in ("id", "repo", "path", "fix_commit", "code", "what", "rule_needed")}
+        row = {k: case.get(k) for k in ("id", "repo", "path", "fix_commit", "what", "rule_needed")}
+        row["code"] = case.get("code") or case.get("checklist")
         git_dir = git_dirs.get(case["repo"])
         before_rev = case.get("before", case["fix_commit"] + "^")
         if git_dir is None:
@@ -226,10 +231,11 @@ def check_history(cases_path: str, git_dirs: Dict[str, str], version: Optional[s
         if before is None or after is None:
             out.append(dict(row, status="skipped", note="file missing at one of the commits"))
             continue
-        code = case["code"]
-        pre = _hits(before, case.get("path_before", case["path"]), settings, code, case.get("lines_before"))
-        post = _hits(after, case["path"], settings, code, case.get("lines_after"))
-        if code not in known:
+        wanted = _matcher(case)
+        pre = _hits(before, case.get("path_before", case["path"]), settings, wanted, case.get("lines_before"))
+        post = _hits(after, case["path"], settings, wanted, case.get("lines_after"))
+        if ("code" in case and case["code"] not in known_codes) or \
+                ("code" not in case and case.get("checklist") not in known_items):
             status = "no rule"
         elif pre and not post:
             status = "caught"
@@ -237,13 +243,21 @@ def check_history(cases_path: str, git_dirs: Dict[str, str], version: Optional[s
             status = "missed"
         else:
             status = "fixed version reported"
-        out.append(dict(row, before=before_rev, status=status, pre_lines=pre, post_lines=post))
+        reported_by = sorted({code for _, code in pre})
+        out.append(dict(row, before=before_rev, status=status, reported_by=reported_by,
+                        pre_lines=sorted({line for line, _ in pre}), post_lines=sorted({line for line, _ in post})))
     return out
 
 
-def _hits(data: bytes, path: str, settings: Settings, code: str, lines: Optional[Sequence[int]]) -> List[int]:
-    found = [d.line for d in check_source(data, path, settings) if d.code == code]
-    return sorted(line for line in found if not lines or line in lines)
+def _matcher(case: dict):
+    if "code" in case:
+        return lambda d: d.code == case["code"]
+    return lambda d: d.checklist == case["checklist"]
+
+
+def _hits(data: bytes, path: str, settings: Settings, wanted, lines: Optional[Sequence[int]]) -> List[Tuple[int, str]]:
+    found = [(d.line, d.code) for d in check_source(data, path, settings) if wanted(d)]
+    return sorted((line, code) for line, code in found if not lines or line in lines)
 
 
 def history_figures(rows: List[dict]) -> dict:
