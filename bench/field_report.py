@@ -61,7 +61,8 @@ def _rules(report: dict) -> List[str]:
     lines += ["Counts by severity:", ""]
     lines += _table(["selection", "total", "error", "warning", "info"], sev_rows)
     consistent = report["default_selection_consistent"]
-    lines += [f"Default selection equals the ALL run restricted to default codes: "
+    lines += [f"Default selection run separately on {report['default_run_files']} of {report['files']} files; "
+              f"there it equals the ALL run restricted to default codes: "
               f"{'yes' if consistent else 'NO: ' + ', '.join(report['inconsistent_files'])}.", ""]
     return lines
 
