@@ -12,11 +12,12 @@ Three codes, by how sure the finding is:
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional, Tuple
 
 import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, is_number, literal
+from msacclint.analysis.flow import flow
 from msacclint.analysis.names import one_minus, says_drop, says_keep
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
@@ -51,10 +52,24 @@ def _with_p(call: cst.Call, arg: cst.Arg, value: cst.BaseExpression) -> cst.Call
     return call.with_changes(args=[new_arg if a is arg else a for a in call.args])
 
 
+#: a value as (expression it rests on, whether it is 1 minus that expression)
+Reading = Tuple[cst.BaseExpression, bool]
+
+
 class _DropoutRule(TableRuleMixin, Rule):
     entry_id = "MS-DROP-01"
     versions = ("keep_prob is the first parameter from 1.x to 2.10.0 (verified on 2.10.0: "
                 "nn.Dropout(0.1) zeroes about 90 % in training). p= exists since 2.0.")
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._functions: List[cst.FunctionDef] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._functions.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.resolve(node.func) != DROPOUT:
@@ -66,6 +81,59 @@ class _DropoutRule(TableRuleMixin, Rule):
 
     def check(self, call: cst.Call, keep: Optional[cst.Arg], p: Optional[cst.Arg], by_position: bool) -> None:
         raise NotImplementedError
+
+    # -- what a value holds, following the enclosing function's assignments ------------
+    def readings(self, expr: cst.BaseExpression, call: cst.Call) -> List[Reading]:
+        """The values an argument may hold, each as (base, complemented): ``1 - x`` is
+        (x, True); a local name is followed to its assignment (``rate = 1 - rate`` makes
+        ``1 - rate`` mean the original rate); a local name assigned only literals gives one
+        reading per literal. Anything else rests on the expression itself (its name)."""
+        fl = flow(self.ctx, self._functions[-1]) if self._functions else None
+        before = fl.order(call) if fl is not None else None
+        return self._readings(expr, fl, before, depth=0)
+
+    def _readings(self, expr, fl, before, depth) -> List[Reading]:
+        inner = one_minus(expr)
+        if inner is not None:
+            return [(base, not flipped) for base, flipped in self._readings(inner, fl, before, depth + 1)]
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "float" \
+                and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star:
+            return self._readings(expr.args[0].value, fl, before, depth + 1)
+        if not isinstance(expr, cst.Name) or fl is None or before is None or depth > 8:
+            return [(expr, False)]
+        defs = [d for d in fl.defs.get(expr.value, ()) if d.order < before]
+        if not defs or any(d.index is not None or not isinstance(d.node, (cst.Assign, cst.AnnAssign)) for d in defs):
+            return [(expr, False)]  # a parameter, a loop variable, an augmented or unpacked value
+        if all(is_number(literal(d.value)) for d in defs):
+            return [(d.value, False) for d in defs]
+        if len(defs) > 1:
+            return [(expr, False)]
+        return self._readings(defs[0].value, fl, defs[0].order, depth + 1)
+
+
+def _number(base: cst.BaseExpression, flipped: bool):
+    value = literal(base)
+    if not is_number(value):
+        return None
+    return 1 - value if flipped else value
+
+
+def _keep_reads_as_drop(reading: Reading) -> bool:
+    """A keep probability that reads as a drop rate: below 0.5, or a drop name (not 1 - it)."""
+    base, flipped = reading
+    value = _number(base, flipped)
+    if value is not None:
+        return value < 0.5
+    return says_keep(base) if flipped else says_drop(base)
+
+
+def _p_reads_as_keep(reading: Reading) -> bool:
+    """A drop probability that reads as a keep one: above 0.5, ``1 - <drop name>``, a keep name."""
+    base, flipped = reading
+    value = _number(base, flipped)
+    if value is not None:
+        return value > 0.5
+    return says_drop(base) if flipped else says_keep(base)
 
 
 class DropoutWrongProbability(_DropoutRule):
@@ -98,6 +166,12 @@ class DropoutWrongProbability(_DropoutRule):
         Valid("from tensorflow.keras.layers import Dropout\ndrop = Dropout(0.1)\n"),
         Valid("import mindspore\nclass Dropout:\n    def __init__(self, p): ...\ndrop = Dropout(0.1)\n"),
         Valid(_HDR + "drop = nn.Dropout(p=cfg.dropout)\n"),
+        Valid(_HDR + "def head(training):\n    dropout_ratio = 0.5\n    if not training:\n        dropout_ratio = 1.0\n"
+              "    return nn.Dropout(p=1 - dropout_ratio)\n",
+              note="the local name says drop but is only ever assigned keep values: p is 0.5 or 0"),
+        Valid(_HDR + "def head(dropout_rate=0.2):\n    dropout_rate = 1 - dropout_rate\n"
+              "    return nn.Dropout(p=1 - dropout_rate)\n",
+              note="the name was turned into a keep probability first: p is the original rate"),
     )
     INVALID = (
         Invalid(_HDR + "drop = nn.Dropout(0.1)\n", line=2, fixed=_HDR + "drop = nn.Dropout(0.1)\n",
@@ -110,12 +184,14 @@ class DropoutWrongProbability(_DropoutRule):
                 unsafe_fixed=_HDR + "drop = nn.Dropout(p=proj_drop)\n"),
         Invalid("from mindspore.nn import Dropout as D\ndrop = D(p=0.9)\n", line=2),
         Invalid(_HDR + "drop = nn.Dropout(p=keep_prob)\n", line=2),
+        Invalid(_HDR + "def rnn(dropout=0.1):\n    return nn.Dropout(p=float(1 - dropout))\n", line=3),
+        Invalid(_HDR + "def head():\n    rate = 0.1\n    return nn.Dropout(rate)\n", line=4),
     )
 
     def check(self, call, keep, p, by_position):
         if keep is not None:
             value = literal(keep.value)
-            if (is_number(value) and value < 0.5) or says_drop(keep.value):
+            if any(_keep_reads_as_drop(r) for r in self.readings(keep.value, call)):
                 how = "its first argument" if by_position else "keep_prob"
                 shown = cst.Module([]).code_for_node(keep.value)
                 self.report(call, f"nn.Dropout({'' if by_position else 'keep_prob='}{shown}): {how} is the KEEP "
@@ -125,9 +201,8 @@ class DropoutWrongProbability(_DropoutRule):
                                     [(call, _with_p(call, keep, keep.value))]))
                 return
         if p is not None:
-            value = literal(p.value)
             inner = one_minus(p.value)
-            if (inner is not None and says_drop(inner)) or says_keep(p.value) or (is_number(value) and value > 0.5):
+            if any(_p_reads_as_keep(r) for r in self.readings(p.value, call)):
                 shown = cst.Module([]).code_for_node(p.value)
                 fix = None
                 if inner is not None:
@@ -171,8 +246,7 @@ class DropoutPositional(_DropoutRule):
     def check(self, call, keep, p, by_position):
         if keep is None or not by_position:
             return
-        value = literal(keep.value)
-        if (is_number(value) and value < 0.5) or says_drop(keep.value):
+        if any(_keep_reads_as_drop(r) for r in self.readings(keep.value, call)):
             return  # MSA101
         new = _complement(keep.value)
         shown = cst.Module([]).code_for_node(new)
@@ -203,8 +277,7 @@ class DropoutKeepProbKeyword(_DropoutRule):
     def check(self, call, keep, p, by_position):
         if keep is None or by_position:
             return
-        value = literal(keep.value)
-        if (is_number(value) and value < 0.5) or says_drop(keep.value):
+        if any(_keep_reads_as_drop(r) for r in self.readings(keep.value, call)):
             return
         new = _complement(keep.value)
         shown = cst.Module([]).code_for_node(new)
