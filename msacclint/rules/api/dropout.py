@@ -102,13 +102,28 @@ class _DropoutRule(TableRuleMixin, Rule):
         if not isinstance(expr, cst.Name) or fl is None or before is None or depth > 8:
             return [(expr, False)]
         defs = [d for d in fl.defs.get(expr.value, ()) if d.order < before]
-        if not defs or any(d.index is not None or not isinstance(d.node, (cst.Assign, cst.AnnAssign)) for d in defs):
+        if not defs:
+            default = _parameter_default(fl.root, expr.value)
+            if default is not None and is_number(literal(default)):
+                return [(default, False)]  # the literal default outweighs the name: dropout=0.9 is a keep value
+            return [(expr, False)]
+        if any(d.index is not None or not isinstance(d.node, (cst.Assign, cst.AnnAssign)) for d in defs):
             return [(expr, False)]  # a parameter, a loop variable, an augmented or unpacked value
         if all(is_number(literal(d.value)) for d in defs):
             return [(d.value, False) for d in defs]
         if len(defs) > 1:
             return [(expr, False)]
         return self._readings(defs[0].value, fl, defs[0].order, depth + 1)
+
+
+def _parameter_default(func, name: str) -> Optional[cst.BaseExpression]:
+    if not isinstance(func, cst.FunctionDef):
+        return None
+    params = func.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == name:
+            return param.default
+    return None
 
 
 def _number(base: cst.BaseExpression, flipped: bool):
@@ -172,6 +187,9 @@ class DropoutWrongProbability(_DropoutRule):
         Valid(_HDR + "def head(dropout_rate=0.2):\n    dropout_rate = 1 - dropout_rate\n"
               "    return nn.Dropout(p=1 - dropout_rate)\n",
               note="the name was turned into a keep probability first: p is the original rate"),
+        Valid(_HDR + "class PositionalEncoding(nn.Cell):\n    def __init__(self, d_model=512, dropout=0.9):\n"
+              "        super().__init__()\n        self.dropout = nn.Dropout(p=1 - dropout)\n",
+              note="the parameter's default (0.9) says it holds a keep probability, whatever its name"),
     )
     INVALID = (
         Invalid(_HDR + "drop = nn.Dropout(0.1)\n", line=2, fixed=_HDR + "drop = nn.Dropout(0.1)\n",
@@ -186,6 +204,8 @@ class DropoutWrongProbability(_DropoutRule):
         Invalid(_HDR + "drop = nn.Dropout(p=keep_prob)\n", line=2),
         Invalid(_HDR + "def rnn(dropout=0.1):\n    return nn.Dropout(p=float(1 - dropout))\n", line=3),
         Invalid(_HDR + "def head():\n    rate = 0.1\n    return nn.Dropout(rate)\n", line=4),
+        Invalid(_HDR + "class Attention(nn.Cell):\n    def __init__(self, dim, attn_drop=0.0):\n"
+                "        super().__init__()\n        self.attn_drop = nn.Dropout(attn_drop)\n", line=5),
     )
 
     def check(self, call, keep, p, by_position):
