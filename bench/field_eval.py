@@ -187,14 +187,14 @@ def score_triage(report: dict, triage_path: str) -> dict:
     """Match recorded verdicts to the findings of this run; precision per severity."""
     verdicts = load_toml(triage_path).get("verdict", [])
     by_key = {(d["at"], d["code"]): d for d in report["findings"]}
-    matched, stale, problems = [], [], []
+    matched, stale, silenced, problems = [], [], [], []
     for entry in verdicts:
         if entry.get("verdict") not in VERDICTS:
             problems.append(f"{entry.get('at')}: verdict must be one of {VERDICTS}")
             continue
         diag = by_key.get((entry["at"], entry["code"]))
         if diag is None:
-            stale.append({"at": entry["at"], "code": entry["code"]})
+            (silenced if entry.get("fixed") else stale).append(entry)
             continue
         matched.append(dict(entry, severity=diag["severity"], message=diag["message"]))
     figures = {}
@@ -213,7 +213,7 @@ def score_triage(report: dict, triage_path: str) -> dict:
     untriaged_errors = [d["at"] + " " + d["code"] for d in report["findings"]
                         if d["severity"] == "error" and d["code"] not in CRASH_CODES
                         and (d["at"], d["code"]) not in triaged_keys]
-    return {"verdicts": matched, "stale": stale, "problems": problems, "figures": figures,
+    return {"verdicts": matched, "stale": stale, "silenced": silenced, "problems": problems, "figures": figures,
             "untriaged_errors": untriaged_errors}
 
 

@@ -89,6 +89,11 @@ def _triage(triage: dict) -> List[str]:
     if triage["stale"]:
         lines += ["Verdicts whose finding this run no longer produces: " +
                   "; ".join(f"{s['at']} {s['code']}" for s in triage["stale"]), ""]
+    if triage["silenced"]:
+        lines += ["#### Findings silenced by rule fixes made during the evaluation", ""]
+        lines += _table(["code", "location", "verdict", "why", "fix"],
+                        [[e["code"], e["at"], e["verdict"], e.get("why", ""), e["fixed"]]
+                         for e in sorted(triage["silenced"], key=lambda e: (e["code"], e["at"]))])
     for problem in triage["problems"]:
         lines.append(f"- triage file problem: {problem}")
     lines += ["#### Verdicts", ""]

@@ -65,7 +65,9 @@ def test_git_source_at_a_commit_with_history_and_triage(repo, tmp_path):
     triage.write_text(f'[[verdict]]\nat = "me/tiny@{first[:12]}:models/head.py:6"\ncode = "MSA101"\n'
                       f'verdict = "true"\nwhy = "0.1 is a drop rate"\n'
                       f'[[verdict]]\nat = "me/tiny@{first[:12]}:models/gone.py:1"\ncode = "MSA101"\n'
-                      f'verdict = "false"\nwhy = "stale"\n')
+                      f'verdict = "false"\nwhy = "stale"\n'
+                      f'[[verdict]]\nat = "me/tiny@{first[:12]}:models/old.py:3"\ncode = "MSA104"\n'
+                      f'verdict = "false"\nwhy = "was wrong"\nfixed = "rule fixed"\n')
     # the bare git directory, read at the first commit: the working tree is never used
     report, md = _run(tmp_path, "--source", f"me/tiny={repo / '.git'}@{first}:models",
                       "--history", str(cases), "--triage", str(triage))
@@ -84,7 +86,8 @@ def test_git_source_at_a_commit_with_history_and_triage(repo, tmp_path):
 
     figures = report["triage"]["figures"]["error"]
     assert (figures["findings"], figures["triaged"], figures["true"], figures["precision"]) == (1, 1, 1, 1.0)
-    assert report["triage"]["stale"] == [{"at": f"me/tiny@{first[:12]}:models/gone.py:1", "code": "MSA101"}]
+    assert [s["at"] for s in report["triage"]["stale"]] == [f"me/tiny@{first[:12]}:models/gone.py:1"]
+    assert [s["fixed"] for s in report["triage"]["silenced"]] == ["rule fixed"]
 
     cases_out = {c["id"]: c for c in report["history"]}
     assert cases_out["t1"]["status"] == "caught"
