@@ -37,10 +37,14 @@ SIGNATURES: Dict[str, Tuple[str, ...]] = {
 }
 TRANSPOSED = frozenset(name for name in SIGNATURES if name.endswith("Transpose"))
 
-#: what may follow a conv without normalising it (resolved MindSpore names)
-_NON_NORM_PREFIXES = ("ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "HSwish", "HSigmoid",
-                      "PReLU", "ELU", "Mish", "Softplus", "Softmax", "LogSoftmax", "Dropout", "MaxPool",
-                      "AvgPool", "AdaptiveAvgPool", "AdaptiveMaxPool", "Conv", "Dense", "Flatten", "Upsample")
+#: layers after which a lost conv bias matters (resolved names under mindspore.nn.)
+_ACTIVATIONS = ("ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "HSwish", "HSigmoid",
+                "PReLU", "ELU", "CELU", "SeLU", "Mish", "Softplus", "Softsign", "Hardtanh", "Softmax",
+                "LogSoftmax")
+#: layers that carry a per-channel shift through to what follows (a later norm absorbs it)
+_SHIFT_PRESERVING = ("MaxPool", "AvgPool", "AdaptiveAvgPool", "AdaptiveMaxPool", "Dropout", "Flatten",
+                     "Upsample")
+DENSE = "mindspore.nn.Dense"
 _HDR = "import mindspore.nn as nn\n"
 
 
@@ -48,11 +52,40 @@ def is_norm(name: Optional[str]) -> bool:
     return name is not None and name.startswith("mindspore.") and "Norm" in name.rsplit(".", 1)[-1]
 
 
-def is_known_non_norm(name: Optional[str]) -> bool:
-    if name is None or not name.startswith("mindspore.nn."):
-        return False
-    short = name[len("mindspore.nn."):]
-    return "." not in short and "Norm" not in short and short.startswith(_NON_NORM_PREFIXES)
+def _nn_member(name: Optional[str]) -> Optional[str]:
+    if name is None or not name.startswith("mindspore.nn.") or "." in name[len("mindspore.nn."):]:
+        return None
+    return name[len("mindspore.nn."):]
+
+
+def _has_bias(call: cst.Call, name: str) -> Optional[bool]:
+    """Whether a conv/Dense call has a bias; None when it cannot be told."""
+    if has_star_kwargs(call) or has_star_args(call):
+        return None
+    signature = SIGNATURES.get(name, ("in_channels", "out_channels", "weight_init", "bias_init", "has_bias"))
+    arg = argument(call, "has_bias", signature)
+    if arg is None:
+        return name == DENSE
+    value = literal(arg.value)
+    return value if isinstance(value, bool) else None
+
+
+def step_kind(name: Optional[str], call: Optional[cst.BaseExpression]) -> str:
+    """What a layer after a bias-less conv does with the missing bias: "act" (it matters:
+    report), "through" (a shift passes on to the next layer: look further) or "stop"
+    (a norm absorbs it, a biased linear layer can compensate, or the layer is unknown)."""
+    member = _nn_member(name)
+    if member is None or "Norm" in member:
+        return "stop"
+    if member in _ACTIVATIONS:
+        return "act"
+    if member.startswith(_SHIFT_PRESERVING):
+        return "through"
+    if name in SIGNATURES or name == DENSE:
+        if not isinstance(call, cst.Call):
+            return "stop"
+        return "through" if _has_bias(call, name) is False else "stop"
+    return "stop"
 
 
 def conv_name(ctx, call: cst.BaseExpression) -> Optional[str]:
@@ -162,6 +195,15 @@ class ConvBiasDefault(TableRuleMixin, Rule):
               "        return self.conv(x)\n", note="returned: the caller may normalise it"),
         Valid(_HDR + "def conv3x3(cin, cout):\n    return nn.Conv2d(cin, cout, 3)\n",
               note="built in a helper: the flow is not visible here"),
+        Valid(_HDR + "class SeparableConv(nn.Cell):\n    def __init__(self, c):\n        super().__init__()\n"
+              "        self.depthwise = nn.Conv2d(c, c, 3, group=c)\n        self.pointwise = nn.Conv2d(c, c, 1)\n\n"
+              "    def construct(self, x):\n        return self.pointwise(self.depthwise(x))\n",
+              note="depthwise -> pointwise -> returned: the caller may normalise"),
+        Valid(_HDR + "class SeparableConv(nn.Cell):\n    def __init__(self, c):\n        super().__init__()\n"
+              "        self.depthwise = nn.Conv2d(c, c, 3, group=c)\n        self.pointwise = nn.Conv2d(c, c, 1, has_bias=True)\n"
+              "        self.act = nn.ReLU()\n\n    def construct(self, x):\n"
+              "        return self.act(self.pointwise(self.depthwise(x)))\n",
+              note="the next linear layer's bias absorbs the missing shift"),
         Valid(_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
               "        self.conv = nn.Conv2d(256, 256, 3, has_bias=cfg.bias)\n        self.act = nn.ReLU()\n\n"
               "    def construct(self, x):\n        return self.act(self.conv(x))\n"),
@@ -179,8 +221,9 @@ class ConvBiasDefault(TableRuleMixin, Rule):
                 note="a PyTorch head ported line by line"),
         Invalid("from mindspore import nn\nclass Stem(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
                 "        self.conv1 = nn.Conv2d(3, 32, 3, pad_mode='pad', padding=1)\n"
-                "        self.pool = nn.MaxPool2d(2, 2)\n\n    def construct(self, x):\n"
-                "        x = self.conv1(x)\n        x = self.pool(x)\n        return x\n", line=5),
+                "        self.pool = nn.MaxPool2d(2, 2)\n        self.act = nn.SiLU()\n\n    def construct(self, x):\n"
+                "        x = self.conv1(x)\n        x = self.pool(x)\n        x = self.act(x)\n        return x\n",
+                line=5, note="conv -> pool -> activation: the pool passes the missing shift on"),
         Invalid(_HDR + "head = nn.SequentialCell([nn.Conv2d(64, 64, 3), nn.ReLU(), nn.Conv2d(64, 1, 1)])\n",
                 line=2),
     )
@@ -191,20 +234,47 @@ class ConvBiasDefault(TableRuleMixin, Rule):
                 name = conv_name(self.ctx, attr.value)
                 if name is None or not self._candidate(attr.value, name):
                     continue
-                consumers = info.consumers(attr.name)
-                if not consumers or attr.name in info.escapes:
-                    continue
-                if all(is_known_non_norm(self._consumer_callee(info, c)) for c in consumers):
-                    self._report(attr.value, name, " and ".join(
-                        f"self.{c}" for c in sorted(consumers)))
+                activation = self._attr_fate(info, attr.name, {attr.name})
+                if activation is not None:
+                    self._report(attr.value, name, activation)
 
-    def _consumer_callee(self, info, consumer: str) -> Optional[str]:
-        attr = info.attrs.get(consumer)
-        if attr is None:
+    def _attr_fate(self, info, attr_name: str, seen) -> Optional[str]:
+        """The activation the output of ``self.<attr_name>`` reaches before any norm, when
+        every path is known; None when any path is unknown or normalised."""
+        consumers = info.consumers(attr_name)
+        if not consumers or attr_name in info.escapes:
             return None
-        if attr.callee in SEQUENTIAL:
-            return attr.elements[0] if attr.elements else None
-        return attr.callee
+        found = None
+        for consumer in sorted(consumers):
+            attr = info.attrs.get(consumer)
+            if attr is None:
+                return None
+            if attr.callee in SEQUENTIAL:
+                reached = self._sequence_fate(attr.element_nodes, 0)
+            else:
+                kind = step_kind(attr.callee, attr.value)
+                if kind == "act":
+                    reached = f"self.{consumer}"
+                elif kind == "through" and consumer not in seen:
+                    reached = self._attr_fate(info, consumer, seen | {consumer})
+                else:
+                    reached = None
+            if reached is None:
+                return None
+            found = found or reached
+        return found
+
+    def _sequence_fate(self, items, start: int) -> Optional[str]:
+        for item in items[start:]:
+            if not isinstance(item, cst.Call):
+                return None
+            callee = self.ctx.resolve(item.func)
+            kind = step_kind(callee, item)
+            if kind == "act":
+                return callee.replace("mindspore.", "", 1)
+            if kind == "stop":
+                return None
+        return None
 
     def visit_List(self, node: cst.List) -> None:
         self._sequence([e.value for e in node.elements if isinstance(e, cst.Element)])
@@ -217,21 +287,24 @@ class ConvBiasDefault(TableRuleMixin, Rule):
             self._sequence([a.value for a in node.args if a.keyword is None and not a.star])
 
     def _sequence(self, items) -> None:
-        for current, following in zip(items, items[1:]):
+        for index, current in enumerate(items):
             name = conv_name(self.ctx, current)
-            if name is None or not self._candidate(current, name) or not isinstance(following, cst.Call):
+            if name is None or not self._candidate(current, name):
                 continue
-            callee = self.ctx.resolve(following.func)
-            if is_known_non_norm(callee):
-                self._report(current, name, callee.replace("mindspore.", "", 1))
+            activation = self._sequence_fate(items, index + 1)
+            if activation is not None:
+                self._report(current, name, activation)
 
     def _candidate(self, call: cst.Call, name: str) -> bool:
         return _bias_left_default(call, name) and not transpose_size_differs(call, name)
 
     def _report(self, call: cst.Call, name: str, consumer: str) -> None:
+        # a sequence inside a SequentialCell attr is seen both as a list and as an attr
+        if any(r.node is call for r in self.reports):
+            return
         short = name.replace("mindspore.", "", 1)
         self.report(call, f"{short} without has_bias has no bias in MindSpore (PyTorch's conv has one), and its "
-                    f"output goes to {consumer}, not to a norm layer; write has_bias=True to keep the "
+                    f"output reaches {consumer} before any norm layer; write has_bias=True to keep the "
                     f"PyTorch layer, or has_bias=False if no bias is intended",
                     _fixes(call, {"has_bias": "False"}, {"has_bias": "True"}))
 

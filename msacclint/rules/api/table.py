@@ -8,7 +8,12 @@ A call rule fires on a call to one of ``apis`` (resolved names) when
   argument's literal value with ``value`` (ops: < <= > >= == != in); ``unknown`` says
   what a non-literal value does ("skip" or "flag"), ``absent`` what a missing one does.
   A tuple of numbers compared with a number is compared by its largest element
-  (``kernel_size=(1, 3)`` counts as > 1, ``(1, 1)`` as == 1).
+  (``kernel_size=(1, 3)`` counts as > 1, ``(1, 1)`` as == 1). With ``value_arg`` the
+  comparison is against another argument's literal (``value`` when that one is absent;
+  a non-literal one counts as ``unknown``).
+``unless_attribute`` lists attribute names whose mention anywhere in the file silences
+the rule (``cell.embedding_table.set_data(...)`` re-initialises what the call left at its
+default); such rules report at the end of the file.
 A call that passes ``**kwargs`` is never reported for a missing argument.
 ``signatures`` (api -> parameter names) overrides ``signature`` for APIs whose
 positional order differs (Conv2d vs Dense); a fix's ``add`` skips arguments the call
@@ -54,6 +59,19 @@ class CallRule(TableRuleMixin, Rule):
     require: Tuple[Dict[str, Any], ...] = ()
     fix_safe: Optional[Dict[str, Any]] = None
     fix_unsafe: Optional[Dict[str, Any]] = None
+    unless_attribute: frozenset = frozenset()
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._silenced = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if self.unless_attribute and node.attr.value in self.unless_attribute:
+            self._silenced = True
+
+    def finish(self) -> None:
+        if self._silenced:
+            self.reports.clear()
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.resolve(node.func)
@@ -76,14 +94,23 @@ class CallRule(TableRuleMixin, Rule):
                 if has_star_kwargs(node) or cond.get("absent", "skip") == "skip":
                     return
                 continue
-            value = _comparable(literal(arg.value), cond["value"])
+            against = cond["value"]
+            if "value_arg" in cond:
+                other = argument(node, cond["value_arg"], signature)
+                against = literal(other.value) if other is not None else cond["value"]
+                if against is UNKNOWN:
+                    if cond.get("unknown", "skip") == "skip":
+                        return
+                    continue
+            value = _comparable(literal(arg.value), against)
+            against = _comparable(against, value)
             values[cond["arg"]] = cst.Module([]).code_for_node(arg.value)
-            if value is UNKNOWN or (isinstance(value, bool) and not isinstance(cond["value"], (bool, list))):
+            if value is UNKNOWN or (isinstance(value, bool) and not isinstance(against, (bool, list))):
                 if cond.get("unknown", "skip") == "skip":
                     return
                 continue
             try:
-                if not _OPS[cond["op"]](value, cond["value"]):
+                if not _OPS[cond["op"]](value, against):
                     return
             except TypeError:
                 return
@@ -203,6 +230,7 @@ def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = Ca
             require=tuple(spec.get("require", ())),
             fix_safe=spec.get("fix_safe"),
             fix_unsafe=spec.get("fix_unsafe"),
+            unless_attribute=frozenset(spec.get("unless_attribute", ())),
         )
         if not spec.get("fix_safety") and (spec.get("fix_safe") or spec.get("fix_unsafe")):
             attrs["fix_safety"] = " ".join(
