@@ -228,12 +228,27 @@ class ConvBiasDefault(TableRuleMixin, Rule):
                 line=2),
     )
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        #: ``self.x = nn.Conv2d(...)`` calls without has_bias; the Cell map is only built for them
+        self._attr_convs = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if not isinstance(node.value, cst.Call) or not any(
+                isinstance(t.target, cst.Attribute) for t in node.targets):
+            return
+        name = conv_name(self.ctx, node.value)
+        if name is not None and self._candidate(node.value, name):
+            self._attr_convs.add(node.value)
+
     def finish(self) -> None:
+        if not self._attr_convs:
+            return
         for info in cells(self.ctx).classes.values():
             for attr in info.attrs.values():
-                name = conv_name(self.ctx, attr.value)
-                if name is None or not self._candidate(attr.value, name):
+                if attr.value not in self._attr_convs:
                     continue
+                name = conv_name(self.ctx, attr.value)
                 activation = self._attr_fate(info, attr.name, {attr.name})
                 if activation is not None:
                     self._report(attr.value, name, activation)
