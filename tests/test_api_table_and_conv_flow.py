@@ -78,6 +78,11 @@ def test_transposed_conv_reported_once_by_msa110_not_msa108():
     assert codes(text, ["MSA108", "MSA110"]) == [("MSA110", 5)]
 
 
+def test_celllist_elements_are_not_a_sequence():
+    text = HEAD + "        self.branches = nn.CellList([nn.Conv2d(8, 8, 3), nn.ReLU()])\n"
+    assert codes(text, ["MSA108"]) == []
+
+
 def test_sequential_conv_reported_once():
     text = HEAD + ("        self.seq = nn.SequentialCell([nn.Conv2d(8, 8, 3), nn.ReLU()])\n")
     assert codes(text, ["MSA108"]) == [("MSA108", 5)]

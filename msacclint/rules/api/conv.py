@@ -232,6 +232,7 @@ class ConvBiasDefault(TableRuleMixin, Rule):
         super().__init__(ctx)
         #: ``self.x = nn.Conv2d(...)`` calls without has_bias; the Cell map is only built for them
         self._attr_convs = set()
+        self._parallel = set()
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if not isinstance(node.value, cst.Call) or not any(
@@ -292,14 +293,19 @@ class ConvBiasDefault(TableRuleMixin, Rule):
         return None
 
     def visit_List(self, node: cst.List) -> None:
-        self._sequence([e.value for e in node.elements if isinstance(e, cst.Element)])
+        if node not in self._parallel:
+            self._sequence([e.value for e in node.elements if isinstance(e, cst.Element)])
 
     def visit_Tuple(self, node: cst.Tuple) -> None:
-        self._sequence([e.value for e in node.elements if isinstance(e, cst.Element)])
+        if node not in self._parallel:
+            self._sequence([e.value for e in node.elements if isinstance(e, cst.Element)])
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.resolve(node.func) == "mindspore.nn.SequentialCell":
+        callee = self.ctx.resolve(node.func)
+        if callee == "mindspore.nn.SequentialCell":
             self._sequence([a.value for a in node.args if a.keyword is None and not a.star])
+        elif callee == "mindspore.nn.CellList" and node.args:
+            self._parallel.add(node.args[0].value)  # CellList elements need not run in order
 
     def _sequence(self, items) -> None:
         for index, current in enumerate(items):
