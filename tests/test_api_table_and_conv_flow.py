@@ -127,3 +127,11 @@ def test_mint_and_torch_never_match():
     assert codes(text, every_api_rule) == []
     assert codes(text.replace("mint.nn.Conv2d", "ms.nn.Conv2d") + "import mindspore as ms\n",
                  every_api_rule) == [("MSA109", 3)]
+
+
+def test_outer_call_of_an_instantiated_primitive_is_not_the_primitive():
+    text = ("from mindspore import ops\nimport mindspore.nn as nn\n"
+            "y = ops.ResizeBilinear(size, align_corners=ac)(x)\nz = ops.L2Normalize(axis=1)(x)\n"
+            "w = nn.Dropout(p=0.1)(x)\nv = ops.ResizeBilinearV2()(x, size)\n")
+    every_api_rule = [c for c in registry.all_codes() if c.startswith("MSA1")]
+    assert codes(text, every_api_rule) == [("MSA124", 6)]

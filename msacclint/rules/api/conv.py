@@ -20,7 +20,7 @@ from msacclint.analysis.calls import argument, has_star_args, has_star_kwargs, l
 from msacclint.analysis.cells import SEQUENTIAL, cells
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
-from msacclint.rules.api.table import add_keywords
+from msacclint.rules.api.table import add_keywords, called
 from msacclint.rules.api.versions import TableRuleMixin
 
 _CONV = ("in_channels", "out_channels", "kernel_size", "stride", "pad_mode", "padding", "dilation", "group")
@@ -91,7 +91,7 @@ def step_kind(name: Optional[str], call: Optional[cst.BaseExpression]) -> str:
 def conv_name(ctx, call: cst.BaseExpression) -> Optional[str]:
     if not isinstance(call, cst.Call):
         return None
-    name = ctx.resolve(call.func)
+    name = called(ctx, call)
     return name if name in SIGNATURES else None
 
 
@@ -284,7 +284,7 @@ class ConvBiasDefault(TableRuleMixin, Rule):
         for item in items[start:]:
             if not isinstance(item, cst.Call):
                 return None
-            callee = self.ctx.resolve(item.func)
+            callee = called(self.ctx, item)
             kind = step_kind(callee, item)
             if kind == "act":
                 return callee.replace("mindspore.", "", 1)
@@ -301,7 +301,7 @@ class ConvBiasDefault(TableRuleMixin, Rule):
             self._sequence([e.value for e in node.elements if isinstance(e, cst.Element)])
 
     def visit_Call(self, node: cst.Call) -> None:
-        callee = self.ctx.resolve(node.func)
+        callee = called(self.ctx, node)
         if callee == "mindspore.nn.SequentialCell":
             self._sequence([a.value for a in node.args if a.keyword is None and not a.star])
         elif callee == "mindspore.nn.CellList" and node.args:

@@ -17,7 +17,7 @@ import libcst as cst
 from msacclint.analysis.calls import argument, has_star_args, has_star_kwargs
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
-from msacclint.rules.api.table import add_keywords
+from msacclint.rules.api.table import add_keywords, called
 from msacclint.rules.api.versions import TableRuleMixin
 
 _DROPOUTS = {
@@ -94,7 +94,7 @@ class OpsDropoutTrainingDefault(TableRuleMixin, Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if not self._functions or not self._functions[-1]:
             return
-        name = self.ctx.resolve(node.func)
+        name = called(self.ctx, node)
         signature = _DROPOUTS.get(name or "")
         if signature is None or has_star_kwargs(node) or has_star_args(node):
             return
@@ -143,9 +143,9 @@ class ClipResultIgnored(TableRuleMixin, Rule):
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
-        if not isinstance(call, cst.Call) or self.ctx.resolve(call.func) not in _CLIPS:
+        if not isinstance(call, cst.Call) or called(self.ctx, call) not in _CLIPS:
             return
-        short = self.ctx.resolve(call.func).replace("mindspore.", "", 1)
+        short = called(self.ctx, call).replace("mindspore.", "", 1)
         fix = None
         first = call.args[0] if call.args else None
         if first is not None and first.keyword is None and not first.star and isinstance(first.value, cst.Name):

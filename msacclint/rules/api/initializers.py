@@ -13,6 +13,7 @@ import libcst as cst
 from msacclint.analysis.calls import argument, literal
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.api.table import called
 from msacclint.rules.api.versions import TableRuleMixin
 
 INITIALIZER = "mindspore.common.initializer.initializer"
@@ -54,7 +55,7 @@ class NormalInitString(TableRuleMixin, Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        name = self.ctx.resolve(node.func)
+        name = called(self.ctx, node)
         if name is None or not name.startswith("mindspore."):
             return
         if name == INITIALIZER:

@@ -16,6 +16,7 @@ import libcst as cst
 from msacclint.analysis.calls import UNKNOWN, argument, is_number, literal
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.api.table import called
 from msacclint.rules.api.versions import TableRuleMixin
 
 MOMENTUM = "mindspore.nn.Momentum"
@@ -35,7 +36,7 @@ _HDR = "import mindspore as ms\nfrom mindspore import nn\n"
 
 def device_target(ctx, call: cst.Call):
     """The literal device a set_context(device_target=...)/set_device(...) call picks, else None."""
-    name = ctx.resolve(call.func)
+    name = called(ctx, call)
     if name in _CONTEXT_CALLS:
         arg = argument(call, "device_target", ())
     elif name == _SET_DEVICE:
@@ -91,7 +92,7 @@ class MomentumNesterovCpu(TableRuleMixin, Rule):
         if device_target(self.ctx, node) == "CPU":
             self._cpu = True
             return
-        if self.ctx.resolve(node.func) != MOMENTUM:
+        if called(self.ctx, node) != MOMENTUM:
             return
         arg = argument(node, "use_nesterov", _MOMENTUM_SIGNATURE)
         if arg is not None and literal(arg.value) is True:
@@ -143,7 +144,7 @@ class WeightDecayNameFilter(TableRuleMixin, Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        name = self.ctx.resolve(node.func)
+        name = called(self.ctx, node)
         if name not in OPTIMIZERS:
             return
         decay = argument(node, "weight_decay", ())

@@ -74,7 +74,7 @@ class CallRule(TableRuleMixin, Rule):
             self.reports.clear()
 
     def visit_Call(self, node: cst.Call) -> None:
-        name = self.ctx.resolve(node.func)
+        name = called(self.ctx, node)
         if name is None or name not in self.apis:
             return
         signature = self.signatures.get(name, self.signature)
@@ -158,6 +158,14 @@ class CallRule(TableRuleMixin, Rule):
             return self.message.format(**values)
         except (KeyError, IndexError):
             return self.message
+
+
+def called(ctx, call: cst.Call) -> Optional[str]:
+    """The resolved name a call calls; None for ``f(...)(...)``, whose outer call is a
+    call of the object ``f(...)`` returns (``ops.ResizeBilinear(size)(x)``), not of ``f``."""
+    if isinstance(call.func, cst.Call):
+        return None
+    return ctx.resolve(call.func)
 
 
 def add_keywords(call: cst.Call, adds: Dict[str, str]) -> cst.Call:
