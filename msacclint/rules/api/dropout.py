@@ -20,6 +20,7 @@ from msacclint.analysis.calls import UNKNOWN, is_number, literal
 from msacclint.analysis.names import one_minus, says_drop, says_keep
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.api.table import called
 from msacclint.rules.api.versions import TableRuleMixin
 
 DROPOUT = "mindspore.nn.Dropout"
@@ -57,7 +58,7 @@ class _DropoutRule(TableRuleMixin, Rule):
                 "nn.Dropout(0.1) zeroes about 90 % in training). p= exists since 2.0.")
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.resolve(node.func) != DROPOUT:
+        if called(self.ctx, node) != DROPOUT:
             return
         positional = [a for a in node.args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}

@@ -7,7 +7,17 @@ A call rule fires on a call to one of ``apis`` (resolved names) when
 - every ``require`` condition holds: ``{arg, op, value, unknown, absent}`` compares the
   argument's literal value with ``value`` (ops: < <= > >= == != in); ``unknown`` says
   what a non-literal value does ("skip" or "flag"), ``absent`` what a missing one does.
+  A tuple of numbers compared with a number is compared by its largest element
+  (``kernel_size=(1, 3)`` counts as > 1, ``(1, 1)`` as == 1). With ``value_arg`` the
+  comparison is against another argument's literal (``value`` when that one is absent;
+  a non-literal one counts as ``unknown``).
+``unless_attribute`` lists attribute names whose mention anywhere in the file silences
+the rule (``cell.embedding_table.set_data(...)`` re-initialises what the call left at its
+default); such rules report at the end of the file.
 A call that passes ``**kwargs`` is never reported for a missing argument.
+``signatures`` (api -> parameter names) overrides ``signature`` for APIs whose
+positional order differs (Conv2d vs Dense); a fix's ``add`` skips arguments the call
+already passes.
 
 Adding a known difference is a table entry with its examples; no code.
 """
@@ -42,85 +52,103 @@ class CallRule(TableRuleMixin, Rule):
 
     apis: frozenset = frozenset()
     signature: Tuple[str, ...] = ()
+    #: per-API positional order, for APIs whose parameters sit at different positions
+    signatures: Dict[str, Tuple[str, ...]] = {}
     missing: Tuple[str, ...] = ()
     missing_mode: str = "all"
     require: Tuple[Dict[str, Any], ...] = ()
     fix_safe: Optional[Dict[str, Any]] = None
     fix_unsafe: Optional[Dict[str, Any]] = None
+    unless_attribute: frozenset = frozenset()
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._silenced = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if self.unless_attribute and node.attr.value in self.unless_attribute:
+            self._silenced = True
+
+    def finish(self) -> None:
+        if self._silenced:
+            self.reports.clear()
 
     def visit_Call(self, node: cst.Call) -> None:
-        name = self.ctx.resolve(node.func)
+        name = called(self.ctx, node)
         if name is None or name not in self.apis:
             return
+        signature = self.signatures.get(name, self.signature)
         values: Dict[str, Any] = {}
         absent: List[str] = []
         if self.missing:
             if has_star_kwargs(node) or has_star_args(node):
                 return
-            absent = [p for p in self.missing if argument(node, p, self.signature) is None]
+            absent = [p for p in self.missing if argument(node, p, signature) is None]
             if self.missing_mode == "any" and not absent:
                 return
             if self.missing_mode == "all" and len(absent) != len(self.missing):
                 return
         for cond in self.require:
-            arg = argument(node, cond["arg"], self.signature)
+            arg = argument(node, cond["arg"], signature)
             if arg is None:
                 if has_star_kwargs(node) or cond.get("absent", "skip") == "skip":
                     return
                 continue
-            value = literal(arg.value)
+            against = cond["value"]
+            if "value_arg" in cond:
+                other = argument(node, cond["value_arg"], signature)
+                against = literal(other.value) if other is not None else cond["value"]
+                if against is UNKNOWN:
+                    if cond.get("unknown", "skip") == "skip":
+                        return
+                    continue
+            value = _comparable(literal(arg.value), against)
+            against = _comparable(against, value)
             values[cond["arg"]] = cst.Module([]).code_for_node(arg.value)
-            if value is UNKNOWN or (isinstance(value, bool) and not isinstance(cond["value"], (bool, list))):
+            if value is UNKNOWN or (isinstance(value, bool) and not isinstance(against, (bool, list))):
                 if cond.get("unknown", "skip") == "skip":
                     return
                 continue
             try:
-                if not _OPS[cond["op"]](value, cond["value"]):
+                if not _OPS[cond["op"]](value, against):
                     return
             except TypeError:
                 return
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 values["one_minus_" + cond["arg"]] = _round(1 - value)
         short = name.replace("mindspore.", "", 1)
-        fixes = [f for f in (self.build_fix(node, spec, Applicability(kind))
+        fixes = [f for f in (self.build_fix(node, spec, Applicability(kind), signature)
                              for kind, spec in (("safe", self.fix_safe), ("unsafe", self.fix_unsafe)) if spec)
                  if f is not None]
         self.report(node, self.format_message(short=short, missing_list=" and ".join(absent), **values), fixes)
 
-    def build_fix(self, node: cst.Call, spec: Dict[str, Any], applicability: Applicability) -> Optional[FixSpec]:
+    def build_fix(self, node: cst.Call, spec: Dict[str, Any], applicability: Applicability,
+                  signature: Optional[Sequence[str]] = None) -> Optional[FixSpec]:
         """``add = {stride = "{kernel_size}"}`` appends keyword arguments; ``{name}`` is
         the source text of that argument. ``set = {momentum = "0.9"}`` replaces one."""
+        signature = self.signature if signature is None else signature
         texts = {p: cst.Module([]).code_for_node(a.value)
-                 for p in self.signature for a in [argument(node, p, self.signature)] if a is not None}
+                 for p in signature for a in [argument(node, p, signature)] if a is not None}
         for param, text in list(texts.items()):
             value = literal(cst.parse_expression(text))
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 texts["one_minus_" + param] = _round(1 - value)
         try:
-            adds = {k: v.format(**texts) for k, v in spec.get("add", {}).items()}
+            adds = {k: v.format(**texts) for k, v in spec.get("add", {}).items()
+                    if argument(node, k, signature) is None}
             sets = {k: v.format(**texts) for k, v in spec.get("set", {}).items()}
         except (KeyError, IndexError):
             return None
+        if not adds and not sets:
+            return None
         args = list(node.args)
         for param, text in sets.items():
-            arg = argument(node, param, self.signature)
+            arg = argument(node, param, signature)
             if arg is None:
                 return None
             args[args.index(arg)] = arg.with_changes(value=cst.parse_expression(text))
         if adds:
-            if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
-                args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            elif args:
-                args[-1] = args[-1].with_changes(comma=args[-1].comma.with_changes(
-                    whitespace_after=cst.SimpleWhitespace(" ")) if not isinstance(args[-1].comma, cst.MaybeSentinel)
-                    else args[-1].comma)
-            new = [cst.Arg(keyword=cst.Name(k), value=cst.parse_expression(v),
-                           equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                 whitespace_after=cst.SimpleWhitespace("")),
-                           comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                   for k, v in adds.items()]
-            new[-1] = new[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            args.extend(new)
+            args = list(add_keywords(node.with_changes(args=args), adds).args)
         description = spec.get("description", "").format(**texts) if spec.get("description") else \
             ", ".join(f"{k}={v}" for k, v in {**sets, **adds}.items())
         return FixSpec(description, applicability, [(node, node.with_changes(args=args))])
@@ -130,6 +158,38 @@ class CallRule(TableRuleMixin, Rule):
             return self.message.format(**values)
         except (KeyError, IndexError):
             return self.message
+
+
+def called(ctx, call: cst.Call) -> Optional[str]:
+    """The resolved name a call calls; None for ``f(...)(...)``, whose outer call is a
+    call of the object ``f(...)`` returns (``ops.ResizeBilinear(size)(x)``), not of ``f``."""
+    if isinstance(call.func, cst.Call):
+        return None
+    return ctx.resolve(call.func)
+
+
+def add_keywords(call: cst.Call, adds: Dict[str, str]) -> cst.Call:
+    """``call`` with ``name=text`` keyword arguments appended, in the usual spacing."""
+    args = list(call.args)
+    if not adds:
+        return call
+    if args and isinstance(args[-1].comma, cst.MaybeSentinel):
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    new = [cst.Arg(keyword=cst.Name(k), value=cst.parse_expression(v),
+                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                         whitespace_after=cst.SimpleWhitespace("")),
+                   comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+           for k, v in adds.items()]
+    new[-1] = new[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return call.with_changes(args=args + new)
+
+
+def _comparable(value: Any, against: Any) -> Any:
+    """A tuple of numbers compared with a number stands for its largest element."""
+    if (isinstance(value, tuple) and value and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+            and isinstance(against, (int, float)) and not isinstance(against, bool)):
+        return max(value)
+    return value
 
 
 def _round(value: float) -> str:
@@ -172,11 +232,13 @@ def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = Ca
         attrs.update(
             apis=frozenset(canonical(a) for a in spec["apis"]),
             signature=tuple(spec.get("signature", ())),
+            signatures={canonical(api): tuple(params) for api, params in spec.get("signatures", {}).items()},
             missing=tuple(spec.get("missing", ())),
             missing_mode=spec.get("missing_mode", "all"),
             require=tuple(spec.get("require", ())),
             fix_safe=spec.get("fix_safe"),
             fix_unsafe=spec.get("fix_unsafe"),
+            unless_attribute=frozenset(spec.get("unless_attribute", ())),
         )
         if not spec.get("fix_safety") and (spec.get("fix_safe") or spec.get("fix_unsafe")):
             attrs["fix_safety"] = " ".join(
