@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
+from msacclint.analysis.edits import append_keywords
 from msacclint.analysis.calls import UNKNOWN, argument, has_star_args, has_star_kwargs, literal
 from msacclint.analysis.imports import canonical
 from msacclint.data import api_defaults
@@ -107,23 +108,12 @@ class CallRule(TableRuleMixin, Rule):
             if arg is None:
                 return None
             args[args.index(arg)] = arg.with_changes(value=cst.parse_expression(text))
+        new_call = node.with_changes(args=args)
         if adds:
-            if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
-                args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            elif args:
-                args[-1] = args[-1].with_changes(comma=args[-1].comma.with_changes(
-                    whitespace_after=cst.SimpleWhitespace(" ")) if not isinstance(args[-1].comma, cst.MaybeSentinel)
-                    else args[-1].comma)
-            new = [cst.Arg(keyword=cst.Name(k), value=cst.parse_expression(v),
-                           equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                 whitespace_after=cst.SimpleWhitespace("")),
-                           comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                   for k, v in adds.items()]
-            new[-1] = new[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            args.extend(new)
+            new_call = append_keywords(new_call, [(k, v) for k, v in adds.items()])
         description = spec.get("description", "").format(**texts) if spec.get("description") else \
             ", ".join(f"{k}={v}" for k, v in {**sets, **adds}.items())
-        return FixSpec(description, applicability, [(node, node.with_changes(args=args))])
+        return FixSpec(description, applicability, [(node, new_call)])
 
     def format_message(self, **values: Any) -> str:
         try:
