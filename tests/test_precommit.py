@@ -35,6 +35,7 @@ def user_repo(tmp_path):
     return repo
 
 
+@pytest.mark.slow
 def test_msacclint_fix_hook_fixes_the_file_and_fails_the_commit(user_repo, tmp_path):
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     env.pop("VIRTUAL_ENV", None)
