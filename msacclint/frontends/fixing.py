@@ -118,8 +118,10 @@ def fix_file(path: str, settings: Settings, unsafe: bool) -> Optional[FileFix]:
 
 def write_atomically(path: str, data: bytes) -> None:
     """Replace ``path``'s content: a temporary file in the same folder, renamed over it,
-    with the original file's permission bits."""
-    folder = os.path.dirname(os.path.abspath(path))
+    with the original file's permission bits. A symbolic link stays a link: its target
+    is replaced."""
+    path = os.path.realpath(path)
+    folder = os.path.dirname(path)
     mode = stat.S_IMODE(os.stat(path).st_mode)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".msacclint-tmp")
     try:
