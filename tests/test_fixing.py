@@ -285,3 +285,66 @@ def test_append_keywords_follows_the_call_layout(before, after):
     module = cst.parse_module(before + "\n")
     call = _call_in(module)
     assert module.deep_replace(call, append_keywords(call, [("stride", "1")])).code == after + "\n"
+
+
+# -- statement-level replacements, as a flow rule's fix may make them ----------------------------
+NESTED = """\
+class Net:
+    def step(self):
+        # scale first
+        a = 1  # trailing
+        if a:
+            b = nn.MaxPool2d(
+                2,  # kernel
+            )
+        c = 3
+
+    def other(self):
+        pass
+"""
+
+
+def _replace(source, old_of, new_of):
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from msacclint.analysis.edits import replacement
+    from msacclint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+
+    module = cst.parse_module(source)
+    old = old_of(module)
+    where = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)[old]
+    span, text = replacement(module, source, old, new_of(old), (
+        where.start.line, where.start.column + 1, where.end.line, where.end.column + 1))
+    fix = Fix("f", Applicability.SAFE, (Edit(*span, text),))
+    out, applied = apply_once(source, [Diagnostic("MSA104", "api.01", Severity.ERROR, "t.py", 1, 1, 1, 1, "m", (fix,))],
+                              unsafe=False)
+    assert applied == 1
+    cst.parse_module(out)
+    return out
+
+
+def _step(module):
+    return module.body[0].body.body[0]
+
+
+def test_replacing_a_statement_keeps_its_comments_and_indentation():
+    out = _replace(NESTED, lambda m: _step(m).body.body[0], lambda old: cst.parse_statement("a = 5\n"))
+    assert out == NESTED.replace("a = 1  # trailing", "a = 5  # trailing")
+
+
+def test_replacing_a_nested_compound_statement():
+    out = _replace(NESTED, lambda m: _step(m).body.body[1],
+                   lambda old: old.with_changes(test=cst.Name("ready")))
+    assert out == NESTED.replace("if a:", "if ready:")
+
+
+def test_reordering_a_block_moves_comments_with_their_statements():
+    def reorder(block):
+        first, second, third = block.body
+        return block.with_changes(body=[third, first, second])
+
+    out = _replace(NESTED, lambda m: _step(m).body, reorder)
+    assert out == NESTED.replace(
+        "        # scale first\n        a = 1  # trailing\n", "").replace(
+        "        c = 3\n", "") .replace(
+        "    def step(self):\n", "    def step(self):\n        c = 3\n        # scale first\n        a = 1  # trailing\n")

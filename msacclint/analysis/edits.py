@@ -9,11 +9,14 @@ they were.
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
 _NO_SPACE = cst.SimpleWhitespace("")
+_NEWLINE = re.compile(r"\r\n?|\n")
 
 
 def keyword_arg(name: str, value: Union[str, cst.BaseExpression]) -> cst.Arg:
@@ -77,29 +80,90 @@ def with_keyword(arg: cst.Arg, name: str, value: cst.BaseExpression) -> cst.Arg:
                             equal=cst.AssignEqual(whitespace_before=_NO_SPACE, whitespace_after=_NO_SPACE))
 
 
-def code_in_place(module: cst.Module, old: cst.CSTNode, new: cst.CSTNode) -> str:
-    """The source of ``new`` as it reads when it replaces ``old`` in ``module``: a node
-    that spans several lines gets the indentation of the blocks around ``old``
-    (``Module.code_for_node`` alone would write those lines without it)."""
-    text = module.code_for_node(new)
-    if "\n" not in text and "\r" not in text:
-        return text
-    from libcst._nodes.internal import CodegenState
+class _Spans:
+    """Where the position-recording code generator keeps the ranges it computes."""
 
-    state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline,
-                         indent_tokens=list(_indentation_around(module, old)))
-    new._codegen(state)
-    return "".join(state.tokens)
+    def __init__(self) -> None:
+        self._computed: dict = {}
 
 
-def _indentation_around(module: cst.Module, target: cst.CSTNode) -> List[str]:
-    """The indentation tokens of the indented blocks that contain ``target``."""
-    stack: List[Tuple[cst.CSTNode, Tuple[str, ...]]] = [(module, ())]
-    while stack:
-        node, tokens = stack.pop()
-        if node is target:
-            return list(tokens)
-        if isinstance(node, cst.IndentedBlock):
-            tokens = tokens + (module.default_indent if node.indent is None else node.indent,)
-        stack.extend((child, tokens) for child in node.children)
-    return []
+def _render(module: cst.Module, node: cst.CSTNode, indent: List[str]) -> Tuple[str, int, int]:
+    """``node``'s source inside ``module`` and the offsets of its span (the range
+    PositionProvider gives it) in that source."""
+    from libcst.metadata.position_provider import PositionProvidingCodegenState
+
+    spans = _Spans()
+    state = PositionProvidingCodegenState(default_indent=module.default_indent,
+                                          default_newline=module.default_newline, provider=spans,
+                                          indent_tokens=list(indent))
+    node._codegen(state)
+    text = "".join(state.tokens)
+    where = spans._computed.get(node)
+    if where is None:
+        return text, 0, len(text)
+    starts = _line_starts(text)
+    return text, starts[where.start.line - 1] + where.start.column, starts[where.end.line - 1] + where.end.column
+
+
+@functools.lru_cache(maxsize=8)
+def _line_starts(text: str) -> List[int]:
+    """Offsets where lines start, with LibCST's idea of a line break (\\n, \\r\\n, \\r)."""
+    return [0] + [m.end() for m in _NEWLINE.finditer(text)]
+
+
+def indentation(module: cst.Module, source: str, old: cst.CSTNode, span: Tuple[int, int, int, int]) -> List[str]:
+    """The indentation of the blocks around ``old``, read off the source (no tree walk):
+    the first line of ``old`` that LibCST writes differently without it tells it, and a
+    one-line ``old`` is taken to start on its statement's first line."""
+    text, start, end = _render(module, old, [])
+    rendered = _NEWLINE.split(text[start:end])
+    starts = _line_starts(source)
+    line, _, end_line, _ = span
+    written = [_NEWLINE.sub("", source[starts[n - 1]:starts[n] if n < len(starts) else len(source)])
+               for n in range(line, end_line + 1)]
+    for have, bare in zip(written[1:], rendered[1:]):
+        if have != bare and have.endswith(bare):
+            return [have[:len(have) - len(bare)]]
+    if len(rendered) > 1:
+        return []
+    first = written[0] if written else ""
+    return [first[:len(first) - len(first.lstrip(" \t"))]]
+
+
+def replacement(module: cst.Module, source: str, old: cst.CSTNode, new: cst.CSTNode,
+                span: Tuple[int, int, int, int]) -> Tuple[Tuple[int, int, int, int], str]:
+    """The edit that puts ``new`` where ``old`` is: ``span`` is old's (line, column,
+    end_line, end_column), 1-based columns. Usually only the span changes, and the comment
+    lines and line end that ``old`` owns outside it stay; when ``new`` carries them itself
+    (a block whose first statement moved down, say), the edit covers all of ``old``'s
+    text instead, so that they are not duplicated. Lines after the first get the
+    indentation of the blocks around ``old``."""
+    old_text, old_start, old_end = _render(module, old, [])
+    new_text, new_start, new_end = _render(module, new, [])
+    if not _NEWLINE.search(old_text) and not _NEWLINE.search(new_text):
+        return span, new_text[new_start:new_end]  # one line each: nothing to indent
+    indent = indentation(module, source, old, span)
+    if indent != [""]:
+        old_text, old_start, old_end = _render(module, old, indent)
+        new_text, new_start, new_end = _render(module, new, indent)
+    inner = new_text[new_start:new_end]
+    old_prefix, old_suffix = old_text[:old_start].strip(), old_text[old_end:].strip()
+    if not ((old_prefix and old_prefix in inner) or (old_suffix and old_suffix in inner)):
+        # the comments old owns outside its span stay where they are
+        return span, inner
+    starts = _line_starts(source)
+    line, column, end_line, end_column = span
+    begin = starts[line - 1] + column - 1 - old_start
+    finish = starts[end_line - 1] + end_column - 1 + len(old_text) - old_end
+    if begin < 0 or source[begin:finish] != old_text:
+        return span, inner
+    return (*_position(starts, begin), *_position(starts, finish)), new_text
+
+
+def _position(starts: List[int], offset: int) -> Tuple[int, int]:
+    """1-based line and column of a character offset."""
+    import bisect
+
+    line = bisect.bisect_right(starts, offset) - 1
+    line = min(line, len(starts) - 1)
+    return line + 1, offset - starts[line] + 1
