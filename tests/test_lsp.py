@@ -175,3 +175,14 @@ def test_without_pygls_the_command_says_what_to_install(tmp_path):
                             timeout=120, stdin=subprocess.DEVNULL)
     assert result.returncode == 2
     assert "pip install 'msacclint[lsp]'" in result.stderr
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_broken_configuration_is_shown_once_and_nothing_published(client: LanguageClient, workspace):
+    project = workspace / "broken-config"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.msacclint]\nselect = [\"NOPE999\"]\n")
+    uri = await _open(client, project / "net.py", SOURCE)
+    assert list(client.diagnostics[uri]) == []
+    errors = [m for m in client.messages if "NOPE999" in m.message]
+    assert len(errors) == 1 and errors[0].type == types.MessageType.Error

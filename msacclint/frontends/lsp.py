@@ -94,6 +94,7 @@ def build_server():
     settings_cache = SettingsCache()
     #: uri -> (document version, text, engine path, settings, diagnostics)
     results: Dict[str, Tuple[Optional[int], str, str, Any, List[Diagnostic]]] = {}
+    shown_errors: set = set()
     severity = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning,
                 Severity.INFO: types.DiagnosticSeverity.Information}
 
@@ -107,7 +108,10 @@ def build_server():
         try:
             settings, _ = settings_cache.for_path(path)
         except ConfigError as exc:
-            server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"msacclint: {exc}"))
+            if str(exc) not in shown_errors:  # once per problem, not on every keystroke
+                shown_errors.add(str(exc))
+                server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error,
+                                                                   message=f"msacclint: {exc}"))
             results[uri] = (doc.version, text, path, None, [])
             return doc, results[uri]
         engine_path = relative_path(path, settings.root)
