@@ -17,6 +17,7 @@ from typing import Optional
 import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, is_number, literal
+from msacclint.analysis.edits import with_keyword
 from msacclint.analysis.names import one_minus, says_drop, says_keep
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
@@ -45,10 +46,7 @@ def _complement(value: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _with_p(call: cst.Call, arg: cst.Arg, value: cst.BaseExpression) -> cst.Call:
-    new_arg = cst.Arg(value=value, keyword=cst.Name("p"),
-                      equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                            whitespace_after=cst.SimpleWhitespace("")),
-                      comma=arg.comma)
+    new_arg = with_keyword(arg, "p", value)
     return call.with_changes(args=[new_arg if a is arg else a for a in call.args])
 
 

@@ -29,6 +29,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
+from msacclint.analysis.edits import append_keywords
 from msacclint.analysis.calls import UNKNOWN, argument, has_star_args, has_star_kwargs, literal
 from msacclint.analysis.imports import canonical
 from msacclint.data import api_defaults
@@ -147,11 +148,12 @@ class CallRule(TableRuleMixin, Rule):
             if arg is None:
                 return None
             args[args.index(arg)] = arg.with_changes(value=cst.parse_expression(text))
+        new_call = node.with_changes(args=args)
         if adds:
-            args = list(add_keywords(node.with_changes(args=args), adds).args)
+            new_call = add_keywords(new_call, adds)
         description = spec.get("description", "").format(**texts) if spec.get("description") else \
             ", ".join(f"{k}={v}" for k, v in {**sets, **adds}.items())
-        return FixSpec(description, applicability, [(node, node.with_changes(args=args))])
+        return FixSpec(description, applicability, [(node, new_call)])
 
     def format_message(self, **values: Any) -> str:
         try:
@@ -169,19 +171,8 @@ def called(ctx, call: cst.Call) -> Optional[str]:
 
 
 def add_keywords(call: cst.Call, adds: Dict[str, str]) -> cst.Call:
-    """``call`` with ``name=text`` keyword arguments appended, in the usual spacing."""
-    args = list(call.args)
-    if not adds:
-        return call
-    if args and isinstance(args[-1].comma, cst.MaybeSentinel):
-        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    new = [cst.Arg(keyword=cst.Name(k), value=cst.parse_expression(v),
-                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                         whitespace_after=cst.SimpleWhitespace("")),
-                   comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-           for k, v in adds.items()]
-    new[-1] = new[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    return call.with_changes(args=args + new)
+    """``call`` with ``name=text`` keyword arguments appended, following its layout."""
+    return append_keywords(call, list(adds.items()))
 
 
 def _comparable(value: Any, against: Any) -> Any:
