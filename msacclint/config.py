@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from msacclint.analysis.versions import parse as parse_version
 from msacclint.data import tomllib
 from msacclint.engine import registry
 from msacclint.engine.settings import Settings
@@ -138,6 +139,10 @@ def resolve(paths: Sequence[str], options: Options) -> Tuple[Settings, Optional[
         per_file.append((pattern, tuple(expand(selectors, f"{where}: per-file-ignores[{pattern!r}]"))))
 
     exclude = options.exclude if options.exclude is not None else table.get("exclude", [])
+    for given, where_given in ((options.mindspore_version, "--mindspore-version"),
+                               (table.get("mindspore-version"), where + ": mindspore-version")):
+        if given is not None and not parse_version(given):
+            raise ConfigError(f"{where_given}: {given!r} is not a MindSpore version such as \"2.10.0\"")
     version = options.mindspore_version or table.get("mindspore-version") or installed_mindspore()
     defaults = options.defaults or table.get("defaults")
     if defaults and not os.path.isabs(defaults) and not options.defaults:
