@@ -123,16 +123,16 @@ def resolve(paths: Sequence[str], options: Options) -> Tuple[Settings, Optional[
     where = str(pyproject) if pyproject else "configuration"
     root = pyproject.parent if pyproject else Path.cwd()
 
-    if options.select is not None:
-        enabled = set(expand(options.select, "--select"))
-    elif "select" in table:
-        enabled = set(expand(table["select"], where + ": select"))
-    else:
-        enabled = set(registry.default_codes())
-    enabled.update(expand(table.get("extend-select", []), where + ": extend-select"))
-    enabled.update(expand(options.extend_select, "--extend-select"))
-    enabled.difference_update(expand(table.get("ignore", []), where + ": ignore"))
-    enabled.difference_update(expand(options.ignore, "--ignore"))
+    # two layers, the configuration file and then the command line, as in ruff: in each,
+    # select (when given) replaces what came before, extend-select adds, ignore removes
+    enabled = set(registry.default_codes())
+    layers = [(table.get("select"), table.get("extend-select", []), table.get("ignore", []), where + ": "),
+              (options.select, options.extend_select, options.ignore, "--")]
+    for select, extend_select, ignore, prefix in layers:
+        if select is not None:
+            enabled = set(expand(select, prefix + "select"))
+        enabled.update(expand(extend_select, prefix + "extend-select"))
+        enabled.difference_update(expand(ignore, prefix + "ignore"))
 
     per_file = []
     for pattern, selectors in table.get("per-file-ignores", {}).items():
