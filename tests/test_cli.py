@@ -107,6 +107,14 @@ def test_statistics_counts_per_code(run_cli, write):
                      ["1", "MSA107", "[api.01]", "error"]]
 
 
+
+def test_statistics_with_json_keeps_stdout_parseable(run_cli, write):
+    write("faulty.py", FAULTY)
+    result = run_cli("check", "--statistics", "--format", "json", "faulty.py")
+    assert result.returncode == 1
+    assert [d["code"] for d in json.loads(result.stdout)] == [code for *_, code in FAULTY_FINDINGS]
+    assert "1  MSA104  [api.01] error" in result.stderr
+
 # -- many files: jobs and cache ------------------------------------------------------------
 
 @pytest.fixture
@@ -235,6 +243,19 @@ def test_hidden_virtualenv_and_build_folders_are_skipped(run_cli, write):
     result = run_cli("check", ".")
     assert {p for p, *_ in triples(result.stdout)} == {os.path.join("src", "faulty.py")}
 
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symbolic links")
+def test_links_inside_folders_are_not_followed_but_a_named_link_is(run_cli, write, tmp_path):
+    write("real/faulty.py", FAULTY)
+    os.symlink(tmp_path / "real", tmp_path / "src_link")
+    write("project/model.py", FAULTY)
+    os.symlink(tmp_path / "project", tmp_path / "project" / "loop")  # would loop if followed
+    walked = run_cli("check", "project")
+    assert {p for p, *_ in triples(walked.stdout)} == {os.path.join("project", "model.py")}
+    named = run_cli("check", "src_link")
+    assert named.returncode == 1
+    assert {p for p, *_ in triples(named.stdout)} == {os.path.join("src_link", "faulty.py")}
 
 def test_exclude_applies_to_walked_and_named_files(run_cli, write, tmp_path):
     write("pyproject.toml", '[tool.msacclint]\nexclude = ["generated/", "legacy_*.py"]\n')
