@@ -178,16 +178,16 @@ def test_changed_file_is_checked_again(run_cli, write):
     assert (result.returncode, result.stdout) == (0, "")
 
 
-@pytest.mark.parametrize("garbage", [b"", b"{not json", b'{"format": 1, "key": "other"}',
-                                     b'{"format": 1, "diagnostics": 5}', b"\xff\xfe\x00"])
-def test_corrupted_cache_file_is_ignored_and_rewritten(run_cli, write, tmp_path, garbage):
+def test_corrupted_cache_file_is_ignored_and_rewritten(run_cli, write, tmp_path):
     write("faulty.py", FAULTY)
     first = run_cli("check", "faulty.py")
     [entry] = _cache_files(tmp_path)
-    entry.write_bytes(garbage)
-    second = run_cli("check", "faulty.py")
-    assert (second.returncode, second.stdout) == (first.returncode, first.stdout)
-    assert json.loads(entry.read_text())["format"] == 1  # rewritten
+    for garbage in (b"", b"{not json", b'{"format": 1, "key": "other"}',
+                    b'{"format": 1, "diagnostics": 5}', b"\xff\xfe\x00"):
+        entry.write_bytes(garbage)
+        again = run_cli("check", "faulty.py")
+        assert (again.returncode, again.stdout) == (first.returncode, first.stdout), garbage
+        assert json.loads(entry.read_text())["format"] == 1, garbage  # rewritten
 
 
 # -- rules and rule pages ------------------------------------------------------------------

@@ -7,6 +7,7 @@ import pytest
 
 from helpers import FAULTY, FAULTY_FINDINGS, triples
 from msacclint.config import ConfigError, Options, resolve
+from msacclint.engine import registry
 
 
 def codes(result):
@@ -66,19 +67,28 @@ def test_select_ignore_extend_select(run_cli, write, body, expected):
     assert codes(run_cli("check", "faulty.py")) == expected
 
 
-@pytest.mark.parametrize("body, args, expected", [
+@pytest.mark.parametrize("body, options, expected", [
     # the command line is a second layer on top of the file: its select replaces,
     # its extend-select adds (even what the file ignores), its ignore removes
-    ('select = ["MSA104"]\n', ["--select", "MSA107"], ["MSA107"]),
-    ('ignore = ["MSA104"]\n', ["--extend-select", "MSA104"], DEFAULT_CODES),
-    ('ignore = ["MSA104"]\n', ["--select", "MSA104"], ["MSA104"]),
-    ('select = ["MSA104", "MSA107"]\n', ["--ignore", "MSA107"], ["MSA104"]),
-    ('extend-select = ["MSA111"]\n', ["--ignore", "MSA111"], DEFAULT_CODES),
+    ('select = ["MSA104"]\n', Options(select=["MSA107"]), {"MSA107"}),
+    ('ignore = ["MSA104"]\n', Options(extend_select=["MSA104"]), None),
+    ('ignore = ["MSA104"]\n', Options(select=["MSA104"]), {"MSA104"}),
+    ('select = ["MSA104", "MSA107"]\n', Options(ignore=["MSA107"]), {"MSA104"}),
+    ('extend-select = ["MSA111"]\n', Options(ignore=["MSA111"]), None),
+    ('select = ["ALL"]\n', Options(ignore=["MSA1"]), {"MSA001", "MSA002"} | {
+        c for c in registry.all_codes() if not c.startswith(("MSA0", "MSA1"))}),
 ])
-def test_command_line_goes_on_top_of_the_file(run_cli, write, body, args, expected):
+def test_command_line_goes_on_top_of_the_file(write, tmp_path, body, options, expected):
     pyproject(write, body)
+    settings, _ = resolve([str(tmp_path)], options)
+    assert settings.enabled == (registry.default_codes() if expected is None else expected)
+
+
+def test_command_line_layer_end_to_end(run_cli, write):
+    pyproject(write, 'ignore = ["MSA104"]\nselect = ["MSA104", "MSA107"]\n')
     write("faulty.py", FAULTY)
-    assert codes(run_cli("check", *args, "faulty.py")) == expected
+    assert codes(run_cli("check", "faulty.py")) == ["MSA107"]
+    assert codes(run_cli("check", "--extend-select", "MSA104", "faulty.py")) == ["MSA104", "MSA107"]
 
 
 def test_per_file_ignores(run_cli, write, tmp_path):
@@ -127,7 +137,7 @@ def test_resolve_reports_the_file_it_used(write, tmp_path):
 
 # -- errors: exit 2 with a clear message ---------------------------------------------------
 
-@pytest.mark.parametrize("body, words", [
+ERRORS = [
     ('selekt = ["MSA104"]\n', ["unknown key", "selekt", "known keys"]),
     ('select = ["MSA104"]\nline-length = 88\n', ["unknown key", "line-length"]),
     ('select = ["MSA999"]\n', ["select", "MSA999", "unknown rule code"]),
@@ -142,18 +152,30 @@ def test_resolve_reports_the_file_it_used(write, tmp_path):
     ('per-file-ignores = ["tests/*"]\n', ["per-file-ignores", "must map globs to lists of codes"]),
     ('[tool.msacclint.per-file-ignores]\n"tests/*" = "MSA104"\n', ["per-file-ignores"]),
     ('select = ["MSA104"\n', ["not valid TOML"]),
-])
+]
+
+
+@pytest.mark.parametrize("body, words", ERRORS)
+def test_configuration_errors_are_clear(write, tmp_path, body, words):
+    config = pyproject(write, body)
+    with pytest.raises(ConfigError) as raised:
+        resolve([str(tmp_path)], Options())
+    message = str(raised.value)
+    assert str(config) in message
+    for word in words:
+        assert word in message, (word, message)
+
+
+@pytest.mark.parametrize("body, words", [ERRORS[0], ERRORS[2], ERRORS[6], ERRORS[-1]])
 def test_configuration_errors_exit_2(run_cli, write, body, words):
     config = pyproject(write, body)
     write("faulty.py", FAULTY)
     result = run_cli("check", "faulty.py")
     assert result.returncode == 2, result.stdout
     assert result.stdout == ""
-    message = result.stderr
-    assert message.startswith("msacclint: error: ")
-    assert str(config) in message or "pyproject.toml" in message
+    assert result.stderr.startswith(f"msacclint: error: {config}")
     for word in words:
-        assert word in message, (word, message)
+        assert word in result.stderr, (word, result.stderr)
 
 
 def test_tool_msacclint_that_is_not_a_table(run_cli, write):
@@ -168,9 +190,3 @@ def test_malformed_nearest_pyproject_is_an_error_even_without_the_table(run_cli,
     write("faulty.py", FAULTY)
     result = run_cli("check", "faulty.py")
     assert result.returncode == 2 and "not valid TOML" in result.stderr
-
-
-def test_errors_are_raised_by_the_loader(write, tmp_path):
-    pyproject(write, 'ignore = ["MSA999"]\n')
-    with pytest.raises(ConfigError, match="MSA999"):
-        resolve([str(tmp_path)], Options())
