@@ -242,7 +242,10 @@ def test_hidden_virtualenv_and_build_folders_are_skipped(run_cli, write):
     write("myenv/pyvenv.cfg", "home = /usr/bin\n")
     result = run_cli("check", ".")
     assert {p for p, *_ in triples(result.stdout)} == {os.path.join("src", "faulty.py")}
-
+    # a file named explicitly is checked wherever it is
+    named = run_cli("check", ".venv/lib/x.py", "build/lib/x.py")
+    assert {p for p, *_ in triples(named.stdout)} == {os.path.join(".venv", "lib", "x.py"),
+                                                     os.path.join("build", "lib", "x.py")}
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symbolic links")
