@@ -47,4 +47,3 @@ def write(tmp_path):
         return path
 
     return put
-

@@ -107,13 +107,13 @@ def test_statistics_counts_per_code(run_cli, write):
                      ["1", "MSA107", "[api.01]", "error"]]
 
 
-
 def test_statistics_with_json_keeps_stdout_parseable(run_cli, write):
     write("faulty.py", FAULTY)
     result = run_cli("check", "--statistics", "--format", "json", "faulty.py")
     assert result.returncode == 1
     assert [d["code"] for d in json.loads(result.stdout)] == [code for *_, code in FAULTY_FINDINGS]
     assert "1  MSA104  [api.01] error" in result.stderr
+
 
 # -- many files: jobs and cache ------------------------------------------------------------
 
@@ -244,8 +244,8 @@ def test_hidden_virtualenv_and_build_folders_are_skipped(run_cli, write):
     assert {p for p, *_ in triples(result.stdout)} == {os.path.join("src", "faulty.py")}
     # a file named explicitly is checked wherever it is
     named = run_cli("check", ".venv/lib/x.py", "build/lib/x.py")
-    assert {p for p, *_ in triples(named.stdout)} == {os.path.join(".venv", "lib", "x.py"),
-                                                     os.path.join("build", "lib", "x.py")}
+    expected = {os.path.join(".venv", "lib", "x.py"), os.path.join("build", "lib", "x.py")}
+    assert {p for p, *_ in triples(named.stdout)} == expected
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symbolic links")
@@ -259,6 +259,7 @@ def test_links_inside_folders_are_not_followed_but_a_named_link_is(run_cli, writ
     named = run_cli("check", "src_link")
     assert named.returncode == 1
     assert {p for p, *_ in triples(named.stdout)} == {os.path.join("src_link", "faulty.py")}
+
 
 def test_exclude_applies_to_walked_and_named_files(run_cli, write, tmp_path):
     write("pyproject.toml", '[tool.msacclint]\nexclude = ["generated/", "legacy_*.py"]\n')

@@ -10,7 +10,7 @@ import fnmatch
 import hashlib
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import FrozenSet, Optional, Tuple
 
 

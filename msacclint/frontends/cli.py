@@ -150,7 +150,8 @@ def run_check(args: argparse.Namespace) -> int:
         (sys.stderr if to_stderr else sys.stdout).write(formats.statistics(diagnostics))
     if diagnostics and args.format == "text" and not args.output_file:
         fixable = sum(1 for d in diagnostics if d.fix is not None)
-        note = f"Found {len(diagnostics)} problem{'s' if len(diagnostics) != 1 else ''} in {len(files)} file{'s' if len(files) != 1 else ''}"
+        note = (f"Found {len(diagnostics)} problem{'s' if len(diagnostics) != 1 else ''} "
+                f"in {len(files)} file{'s' if len(files) != 1 else ''}")
         if fixable:
             note += f" ({fixable} with a fix: --fix, or --fix --unsafe-fixes)"
         print(note + ".", file=sys.stderr)
