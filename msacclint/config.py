@@ -7,6 +7,7 @@ error (exit 2), never silently ignored.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,6 +161,7 @@ def resolve(paths: Sequence[str], options: Options) -> Tuple[Settings, Optional[
     return settings, pyproject
 
 
+@functools.lru_cache(maxsize=1)
 def installed_mindspore() -> Optional[str]:
     """The installed MindSpore's version from package metadata (never by importing it:
     that costs seconds)."""

@@ -59,3 +59,15 @@ def test_hook_fails_on_the_faulty_file_and_passes_on_the_clean_one(target, tmp_p
     clean = try_repo(target, home)
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert "Passed" in clean.stdout
+
+
+def test_hooks_are_declared():
+    import yaml
+
+    hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert set(hooks) == {"msacclint", "msacclint-fix"}
+    assert hooks["msacclint"]["entry"] == "msacclint check"
+    assert hooks["msacclint-fix"]["entry"] == "msacclint check --fix"
+    for hook in hooks.values():
+        assert hook["language"] == "python" and hook["types"] == ["python"]
+    assert hooks["msacclint-fix"]["require_serial"] is True  # two fixers must not write one file
