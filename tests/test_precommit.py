@@ -1,59 +1,73 @@
-"""The ``msacclint-fix`` pre-commit hook, run by the real pre-commit against a fresh git
-repository (``pre-commit try-repo`` installs this checkout into its own virtualenv)."""
+"""The pre-commit hook, run for real with `pre-commit try-repo` on a temporary git repository.
+
+try-repo clones this repository at HEAD (plus a shadow commit of uncommitted changes to
+tracked files, so commit or `git add` new files first) and installs it into a fresh hook
+environment of its own on every call; this also checks that the package installs from a
+clean checkout. PRE_COMMIT_HOME points at a temporary folder so nothing of the user's
+pre-commit cache is touched.
+"""
 
 import os
-import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from helpers import CLEAN, FAULTY
 
-PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
+ROOT = Path(__file__).resolve().parents[1]
 
 
-def _git(cwd, *args):
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+def git(repo, *args):
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
 
 
 @pytest.fixture
-def user_repo(tmp_path):
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
+def target(tmp_path):
     if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--git-dir"], capture_output=True).returncode:
-        pytest.skip("not a git checkout: pre-commit try-repo needs one")
-    repo = tmp_path / "project"
+        pytest.fail(f"{ROOT} is not a git checkout: pre-commit try-repo needs one")
+    repo = tmp_path / "target"
     repo.mkdir()
-    _git(repo, "init", "-q")
-    _git(repo, "config", "user.email", "dev@example.invalid")
-    _git(repo, "config", "user.name", "dev")
-    (repo / "net.py").write_text("import mindspore.nn as nn\n\npool = nn.MaxPool2d(2)  # as in the reference\n")
-    (repo / "clean.py").write_text("import mindspore.nn as nn\n\npool = nn.MaxPool2d(2, stride=2)\n")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-qm", "port")
+    git(repo, "init", "-q")
     return repo
 
 
-@pytest.mark.slow
-def test_msacclint_fix_hook_fixes_the_file_and_fails_the_commit(user_repo, tmp_path):
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+def try_repo(repo, home, hook="msacclint"):
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
     env.pop("VIRTUAL_ENV", None)
+    return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), hook,
+                           "--all-files", "--verbose"],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=900)
 
-    def try_repo():
-        return subprocess.run([*PRE_COMMIT, "try-repo", str(ROOT), "msacclint-fix", "--all-files"],
-                              cwd=user_repo, env=env, capture_output=True, text=True, timeout=900)
 
-    first = try_repo()
-    assert first.returncode == 1, first.stdout + first.stderr
-    assert "files were modified by this hook" in first.stdout
-    assert "1 fixed in 1 file" in first.stdout
-    assert (user_repo / "net.py").read_text() == \
-        "import mindspore.nn as nn\n\npool = nn.MaxPool2d(2, stride=1)  # as in the reference\n"
-    assert (user_repo / "clean.py").read_text() == "import mindspore.nn as nn\n\npool = nn.MaxPool2d(2, stride=2)\n"
+def test_hook_fails_on_the_faulty_file_and_passes_on_the_clean_one(target, tmp_path):
+    home = tmp_path / "pre-commit-home"
+    (target / "models").mkdir()
+    (target / "models" / "faulty.py").write_text(FAULTY)
+    (target / "clean.py").write_text(CLEAN)
+    git(target, "add", ".")
+    result = try_repo(target, home)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "- hook id: msacclint" in output and "Failed" in output
+    assert "models/faulty.py:7:21: MSA104 [api.01]" in output
+    assert "models/faulty.py:11:22: MSA101 [api.01]" in output
+    assert "clean.py:" not in output.replace("models/faulty.py", "")
 
-    # once the fix is committed, the hook passes
-    _git(user_repo, "commit", "-qam", "msacclint --fix")
-    second = try_repo()
-    assert second.returncode == 0, second.stdout + second.stderr
-    assert "Passed" in second.stdout
+    git(target, "rm", "-q", "-f", "models/faulty.py")
+    clean = try_repo(target, home)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "Passed" in clean.stdout
+
+
+def test_hooks_are_declared():
+    import yaml
+
+    hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert set(hooks) == {"msacclint", "msacclint-fix"}
+    assert hooks["msacclint"]["entry"] == "msacclint check"
+    assert hooks["msacclint-fix"]["entry"] == "msacclint check --fix"
+    for hook in hooks.values():
+        assert hook["language"] == "python" and hook["types"] == ["python"]
+    assert hooks["msacclint-fix"]["require_serial"] is True  # two fixers must not write one file
