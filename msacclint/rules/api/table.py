@@ -183,6 +183,15 @@ def _comparable(value: Any, against: Any) -> Any:
     return value
 
 
+def _placeholders(text: str) -> str:
+    """``stride={kernel_size}`` as a reader sees it on the rule page: ``stride=<kernel_size>``
+    (``{one_minus_momentum}`` becomes ``<1 - momentum>``)."""
+    import re
+
+    text = re.sub(r"\{one_minus_(\w+)\}", r"<1 - \1>", text)
+    return re.sub(r"\{(\w+)\}", r"<\1>", text)
+
+
 def _round(value: float) -> str:
     return f"{value:.6g}"
 
@@ -233,7 +242,7 @@ def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = Ca
         )
         if not spec.get("fix_safety") and (spec.get("fix_safe") or spec.get("fix_unsafe")):
             attrs["fix_safety"] = " ".join(
-                f"{kind.capitalize()} fix: {s.get('description') or ', '.join(f'{k}={v}' for k, v in {**s.get('set', {}), **s.get('add', {})}.items())}."
+                f"{kind.capitalize()} fix: {_placeholders(s.get('description') or ', '.join(f'{k}={v}' for k, v in {**s.get('set', {}), **s.get('add', {})}.items()))}."
                 for kind, s in (("safe", spec.get("fix_safe")), ("unsafe", spec.get("fix_unsafe"))) if s)
     class_name = "".join(part.capitalize() for part in spec["name"].split("-"))
     return type(class_name, (base,), attrs)
