@@ -7,11 +7,13 @@ error (exit 2), never silently ignored.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from msacclint.analysis.versions import parse as parse_version
 from msacclint.data import tomllib
 from msacclint.engine import registry
 from msacclint.engine.settings import Settings
@@ -122,22 +124,26 @@ def resolve(paths: Sequence[str], options: Options) -> Tuple[Settings, Optional[
     where = str(pyproject) if pyproject else "configuration"
     root = pyproject.parent if pyproject else Path.cwd()
 
-    if options.select is not None:
-        enabled = set(expand(options.select, "--select"))
-    elif "select" in table:
-        enabled = set(expand(table["select"], where + ": select"))
-    else:
-        enabled = set(registry.default_codes())
-    enabled.update(expand(table.get("extend-select", []), where + ": extend-select"))
-    enabled.update(expand(options.extend_select, "--extend-select"))
-    enabled.difference_update(expand(table.get("ignore", []), where + ": ignore"))
-    enabled.difference_update(expand(options.ignore, "--ignore"))
+    # two layers, the configuration file and then the command line, as in ruff: in each,
+    # select (when given) replaces what came before, extend-select adds, ignore removes
+    enabled = set(registry.default_codes())
+    layers = [(table.get("select"), table.get("extend-select", []), table.get("ignore", []), where + ": "),
+              (options.select, options.extend_select, options.ignore, "--")]
+    for select, extend_select, ignore, prefix in layers:
+        if select is not None:
+            enabled = set(expand(select, prefix + "select"))
+        enabled.update(expand(extend_select, prefix + "extend-select"))
+        enabled.difference_update(expand(ignore, prefix + "ignore"))
 
     per_file = []
     for pattern, selectors in table.get("per-file-ignores", {}).items():
         per_file.append((pattern, tuple(expand(selectors, f"{where}: per-file-ignores[{pattern!r}]"))))
 
     exclude = options.exclude if options.exclude is not None else table.get("exclude", [])
+    for given, where_given in ((options.mindspore_version, "--mindspore-version"),
+                               (table.get("mindspore-version"), where + ": mindspore-version")):
+        if given is not None and not parse_version(given):
+            raise ConfigError(f"{where_given}: {given!r} is not a MindSpore version such as \"2.10.0\"")
     version = options.mindspore_version or table.get("mindspore-version") or installed_mindspore()
     defaults = options.defaults or table.get("defaults")
     if defaults and not os.path.isabs(defaults) and not options.defaults:
@@ -155,6 +161,7 @@ def resolve(paths: Sequence[str], options: Options) -> Tuple[Settings, Optional[
     return settings, pyproject
 
 
+@functools.lru_cache(maxsize=1)
 def installed_mindspore() -> Optional[str]:
     """The installed MindSpore's version from package metadata (never by importing it:
     that costs seconds)."""

@@ -34,3 +34,16 @@ def run_cli(tmp_path):
                               capture_output=True, text=True, input=input, timeout=300)
 
     return run
+
+
+@pytest.fixture
+def write(tmp_path):
+    """write("a/b.py", text) -> the path, folders created, under tmp_path."""
+
+    def put(relative, text):
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    return put

@@ -19,3 +19,45 @@ def fixed(code_text, codes, unsafe=False, **kw):
     s = settings(codes, **kw)
     text, _ = fix_source(code_text, lambda t: check_source(t, "train.py", s), unsafe=unsafe)
     return text
+
+
+#: a MindSpore script with three default findings on known lines (see FAULTY_FINDINGS)
+FAULTY = '''\
+import mindspore.nn as nn
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.MaxPool2d(2)
+        self.bn = nn.BatchNorm2d(8, momentum=0.1)
+        self.ln = nn.LayerNorm((8,))
+        self.drop = nn.Dropout(keep_prob=0.9)
+        self.drop2 = nn.Dropout(0.1)
+'''
+#: (line, column, code) of FAULTY's findings with the default selection; the
+#: LayerNorm (MSA111) and keep_prob= (MSA103) findings are off by default
+FAULTY_FINDINGS = [(7, 21, "MSA104"), (8, 19, "MSA107"), (11, 22, "MSA101")]
+FAULTY_OPT_IN = [(9, 19, "MSA111"), (10, 21, "MSA103")]
+
+#: idiomatic MindSpore code: nothing to report
+CLEAN = '''\
+import mindspore.nn as nn
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.bn = nn.BatchNorm2d(8, momentum=0.9)
+        self.drop = nn.Dropout(p=0.1)
+'''
+
+
+def triples(text_output):
+    """(path, line, column, code) of each line of text-format output."""
+    found = []
+    for line in text_output.splitlines():
+        path, lineno, col, rest = line.split(":", 3)
+        found.append((path, int(lineno), int(col), rest.split()[0]))
+    return found

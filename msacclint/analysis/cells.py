@@ -12,7 +12,12 @@ every class in the file it records
   (``self.bn(self.conv(x))`` and ``x = self.conv(x); x = self.bn(x)`` both say: conv
   feeds bn);
 - ``used_in_construct``: every ``self.<attr>`` mentioned in ``construct`` (and in the
-  methods it calls on self).
+  methods it calls on self);
+- ``escapes``: attrs whose call output, somewhere in construct, goes where this map
+  cannot follow it (returned, passed to a function or as a later argument, used in
+  arithmetic, read from a local variable other than as the first argument of a
+  ``self.<attr>`` call). A rule that needs the whole fate of an output checks
+  ``consumers(attr)`` and ``attr not in escapes``.
 Rules ask questions of this map instead of walking classes themselves.
 """
 
@@ -50,6 +55,8 @@ class CellInfo:
     #: attr -> attrs whose call consumes its output in construct
     feeds: Dict[str, Set[str]] = field(default_factory=dict)
     used_in_construct: Set[str] = field(default_factory=set)
+    #: attrs whose output also flows somewhere ``feeds`` does not describe
+    escapes: Set[str] = field(default_factory=set)
 
     @property
     def construct(self) -> Optional[cst.FunctionDef]:
@@ -101,17 +108,25 @@ class _InitScan(cst.CSTVisitor):
 
 
 class _ConstructScan(cst.CSTVisitor):
-    """Which self.<attr> call consumes which self.<attr> call's output."""
+    """Which self.<attr> call consumes which self.<attr> call's output, and which
+    outputs go anywhere else."""
+
+    #: attributes of a tensor that read its metadata, not its values
+    _METADATA = frozenset({"shape", "dtype", "ndim"})
 
     def __init__(self, info: CellInfo) -> None:
         self.info = info
         #: local variable -> attrs whose output it holds
         self.holds: Dict[str, Set[str]] = {}
+        #: Name and Call nodes whose use is described by ``feeds``/``holds``
+        self.accounted: Set[int] = set()
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         name = _self_attr(node)
         if name is not None:
             self.info.used_in_construct.add(name)
+        elif isinstance(node.value, cst.Name) and node.attr.value in self._METADATA:
+            self.accounted.add(id(node.value))
 
     def _sources(self, expr: cst.BaseExpression) -> Set[str]:
         """Attrs whose call output flows directly into ``expr``."""
@@ -124,12 +139,32 @@ class _ConstructScan(cst.CSTVisitor):
             return set(self.holds.get(expr.value, ()))
         return set()
 
+    def _account(self, expr: cst.BaseExpression) -> None:
+        if isinstance(expr, cst.Name) or (isinstance(expr, cst.Call) and _self_attr(expr.func) is not None):
+            self.accounted.add(id(expr))
+
     def visit_Call(self, node: cst.Call) -> None:
         consumer = _self_attr(node.func)
+        if consumer is not None and id(node) not in self.accounted:
+            self.info.escapes.add(consumer)
         if consumer is None or not node.args:
             return
-        for source in self._sources(node.args[0].value):
+        first = node.args[0]
+        for source in self._sources(first.value):
             self.info.feeds.setdefault(source, set()).add(consumer)
+        if first.keyword is None and not first.star:
+            self._account(first.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        names = [t.target for t in node.targets if isinstance(t.target, cst.Name)]
+        for name in names:
+            self.accounted.add(id(name))
+        if names and len(names) == len(node.targets):
+            self._account(node.value)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self.accounted and node.value in self.holds:
+            self.info.escapes.update(self.holds[node.value])
 
     def leave_Assign(self, node: cst.Assign) -> None:
         sources = self._sources(node.value)

@@ -8,6 +8,7 @@ with ``*`` so it never shows up in ``git status``, as ruff's cache does.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -24,7 +25,7 @@ FORMAT = 1
 
 class Cache:
     def __init__(self, root: str, settings_key: str) -> None:
-        self.folder = Path(root) / FOLDER / f"v{__version__}-{settings_key[:16]}"
+        self.folder = Path(root) / FOLDER / f"v{__version__}-{settings_key[:12]}-{code_fingerprint()[:8]}"
         self.ready = False
 
     def _prepare(self) -> bool:
@@ -68,6 +69,30 @@ class Cache:
             _atomic_write(target / key, json.dumps(payload))
         except OSError:
             pass  # a cache that cannot be written only costs time
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """Names, sizes and modification times of msacclint's own files (code and rule data):
+    an edited rule in a development install does not reuse results of the old one."""
+    import msacclint
+
+    digest = hashlib.sha256()
+    package = Path(msacclint.__file__).parent
+    folders = [package]
+    if (package.parent / "pyproject.toml").is_file():  # a checkout: the data lives beside it
+        folders.append(package.parent / "rules")
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*")):
+            if path.suffix in (".py", ".toml", ".json"):
+                try:
+                    stat = path.stat()
+                except OSError:
+                    continue
+                digest.update(f"{path.relative_to(folder)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
 
 
 def _atomic_write(path: Path, text: str) -> None:

@@ -1,6 +1,7 @@
 """Which files a run checks.
 
-Folders are walked without following symbolic links (no loops); hidden folders,
+Folders are walked without following symbolic links inside them (no loops; a folder
+named on the command line is walked even when it is a link); hidden folders,
 virtualenvs, build output and caches are skipped. ``exclude`` patterns (gitignore
 style, relative to the configuration's folder) apply to walked files and to files named
 on the command line alike, so pre-commit, which names files, honours them too.
@@ -58,7 +59,7 @@ def discover(paths: Sequence[str], exclude: Iterable[str] = (), root: str = ".")
     found: List[str] = []
     seen = set()
     for path in paths:
-        if os.path.isdir(path) and not os.path.islink(path.rstrip("/")) or path in (".", "./"):
+        if os.path.isdir(path):  # a folder named by the user is walked even through a link
             candidates = list(_walk(path))
         else:
             candidates = [path]  # a file named explicitly is checked whatever its suffix

@@ -7,6 +7,7 @@ until nothing changes (``fix_source``). The result is only returned when it pars
 
 from __future__ import annotations
 
+import re
 from typing import Callable, List, Sequence, Tuple
 
 import libcst as cst
@@ -17,11 +18,8 @@ MAX_PASSES = 10
 
 
 def _offsets(text: str) -> List[int]:
-    starts = [0]
-    for i, ch in enumerate(text):
-        if ch == "\n":
-            starts.append(i + 1)
-    return starts
+    """Where lines start; a line ends at \\n, \\r\\n or a lone \\r, as LibCST counts them."""
+    return [0] + [m.end() for m in re.finditer(r"\r\n?|\n", text)]
 
 
 def _index(starts: List[int], line: int, column: int) -> int:

@@ -15,6 +15,7 @@ import libcst as cst
 from libcst._batched_visitor import visit_batched
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from msacclint.analysis.edits import replacement
 from msacclint.analysis.imports import ImportTable
 from msacclint.diagnostics import Diagnostic, Edit, Fix, Severity
 from msacclint.engine import noqa
@@ -213,8 +214,9 @@ def _to_fix(ctx: FileContext, spec, positions) -> Optional[Fix]:
         where = positions.get(old)
         if where is None:
             return None
-        edits.append(Edit(where.start.line, where.start.column + 1, where.end.line,
-                          where.end.column + 1, ctx.module.code_for_node(new)))
+        span, text = replacement(ctx.module, ctx.source, old, new, (
+            where.start.line, where.start.column + 1, where.end.line, where.end.column + 1))
+        edits.append(Edit(*span, text))
     return Fix(spec.description, spec.applicability, tuple(edits))
 
 

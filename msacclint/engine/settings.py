@@ -9,7 +9,8 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+import os
+from dataclasses import asdict, dataclass
 from typing import FrozenSet, Optional, Tuple
 
 
@@ -34,10 +35,11 @@ class Settings:
         """Enabled codes minus the per-file ignores that match ``path``."""
         if not self.per_file_ignores:
             return self.enabled
-        posix = path.replace("\\", "/")
+        # globs are relative to the configuration's folder, whatever the current folder
+        names = {path.replace("\\", "/"), _relative_to(path, self.root)}
         off = set()
         for pattern, codes in self.per_file_ignores:
-            if _glob_match(posix, pattern):
+            if any(_glob_match(name, pattern) for name in names):
                 off.update(codes)
         if not off:
             return self.enabled
@@ -47,6 +49,11 @@ class Settings:
         data = asdict(self)
         data["enabled"] = sorted(self.enabled)
         return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _relative_to(path: str, root: str) -> str:
+    relative = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    return relative.replace(os.sep, "/")
 
 
 def _glob_match(path: str, pattern: str) -> bool:

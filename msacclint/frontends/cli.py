@@ -145,10 +145,13 @@ def run_check(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(output)
     if args.statistics:
-        sys.stdout.write(formats.statistics(diagnostics))
+        # machine-readable output on stdout stays parseable: the counts go to stderr then
+        to_stderr = args.format != "text" and not args.output_file
+        (sys.stderr if to_stderr else sys.stdout).write(formats.statistics(diagnostics))
     if diagnostics and args.format == "text" and not args.output_file:
         fixable = sum(1 for d in diagnostics if d.fix is not None)
-        note = f"Found {len(diagnostics)} problem{'s' if len(diagnostics) != 1 else ''} in {len(files)} file{'s' if len(files) != 1 else ''}"
+        note = (f"Found {len(diagnostics)} problem{'s' if len(diagnostics) != 1 else ''} "
+                f"in {len(files)} file{'s' if len(files) != 1 else ''}")
         if fixable:
             note += f" ({fixable} with a fix: --fix, or --fix --unsafe-fixes)"
         print(note + ".", file=sys.stderr)

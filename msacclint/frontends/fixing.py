@@ -1,10 +1,220 @@
-"""``msacclint check --fix / --diff``: placeholder until fixes land (issue: fixes)."""
+"""``msacclint check --fix`` / ``--unsafe-fixes`` / ``--diff``.
+
+Ruff's applicability model: ``--fix`` applies the safe fixes (they keep behaviour and
+make it explicit), ``--unsafe-fixes`` adds the unsafe ones (they change the code to what
+it most likely meant; a diagnostic with both prefers its unsafe alternative then).
+``--diff`` prints what would change as a unified diff and writes nothing.
+
+A file is only written when its fixed text parses (LibCST, and ``ast`` when the original
+compiled), atomically (a temporary file in the same folder, then ``os.replace``, keeping
+the file's mode), with its UTF-8 BOM and line endings as they were. A file that did not
+parse, or could not be read or decoded, is never touched. What is left after fixing is
+reported like ``msacclint check`` reports it.
+"""
 
 from __future__ import annotations
 
+import argparse
+import ast
+import difflib
+import os
+import stat
 import sys
+import tempfile
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from msacclint.diagnostics import Diagnostic
+from msacclint.engine.batch import check_files
+from msacclint.engine.fixes import fix_source
+from msacclint.engine.runner import check_source
+from msacclint.engine.settings import Settings
+
+BOM = b"\xef\xbb\xbf"
+EXIT_CLEAN, EXIT_FOUND = 0, 1
 
 
-def run(files, settings, args) -> int:
-    print("msacclint: error: --fix and --diff are not available in this build yet", file=sys.stderr)
-    return 2
+@dataclass
+class FileFix:
+    """The outcome of fixing one file."""
+
+    path: str
+    original: str
+    fixed: str
+    applied: int
+    bom: bool = False
+    #: the diagnostics of the fixed text
+    remaining: List[Diagnostic] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.applied > 0 and self.fixed != self.original
+
+
+def split_bom(data: bytes) -> Tuple[bool, bytes]:
+    if data.startswith(BOM):
+        return True, data[len(BOM):]
+    return False, data
+
+
+def _compiles(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _parses(text: str) -> bool:
+    try:
+        cst.parse_module(text)
+    except Exception:
+        return False
+    return True
+
+
+def fix_text(text: str, path: str, settings: Settings, unsafe: bool) -> Tuple[str, int, List[Diagnostic]]:
+    """The fixed text, how many fixes were applied, and what the engine still finds in
+    the result. The text is returned unchanged when the fixes would break it."""
+    seen: Dict[str, List[Diagnostic]] = {}
+
+    def check(candidate: str) -> List[Diagnostic]:
+        if candidate not in seen:
+            seen.clear()  # only the latest text is asked for again
+            seen[candidate] = check_source(candidate, path, settings)
+        return seen[candidate]
+
+    fixed, applied = fix_source(text, check, unsafe=unsafe)
+    if applied and fixed != text:
+        # fix_source only hands back text LibCST parses; also insist that Python itself
+        # still compiles it when it compiled before.
+        if not _parses(fixed) or (_compiles(text) and not _compiles(fixed)):
+            return text, 0, check(text)
+    return fixed, applied, check(fixed)
+
+
+def fix_file(path: str, settings: Settings, unsafe: bool) -> Optional[FileFix]:
+    """Fix one file in memory; None when it cannot be read, decoded or parsed (such a
+    file is left alone; ``check`` reports why)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    if b"\x00" in data:
+        return None
+    bom, body = split_bom(data)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not _parses(text):
+        return None
+    fixed, applied, remaining = fix_text(text, path, settings, unsafe)
+    return FileFix(path, text, fixed, applied, bom, remaining)
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Replace ``path``'s content: a temporary file in the same folder, renamed over it,
+    with the original file's permission bits. A symbolic link stays a link: its target
+    is replaced."""
+    path = os.path.realpath(path)
+    folder = os.path.dirname(path)
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".msacclint-tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def unified_diff(result: FileFix) -> str:
+    """The change of one file as a unified diff (``a/path`` -> ``b/path``)."""
+    name = result.path.replace(os.sep, "/")
+    lines = difflib.unified_diff(result.original.splitlines(keepends=True), result.fixed.splitlines(keepends=True),
+                                 fromfile=f"a/{name}", tofile=f"b/{name}")
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def run(files: Sequence[str], settings: Settings, args: argparse.Namespace) -> int:
+    """The ``check --fix`` / ``--diff`` run over the discovered files."""
+    from msacclint.frontends import formats
+
+    unsafe = bool(args.unsafe_fixes)
+    # One (cached, parallel) check first: only files with an applicable fix are fixed.
+    before = check_files(files, settings, jobs=args.jobs, use_cache=not args.no_cache)
+    by_path: Dict[str, List[Diagnostic]] = {}
+    for d in before:
+        by_path.setdefault(d.path, []).append(d)
+    results: Dict[str, FileFix] = {}
+    for path in files:
+        if any(d.fix_for(unsafe) is not None for d in by_path.get(path, ())):
+            result = fix_file(path, settings, unsafe)
+            if result is not None and result.changed:
+                results[path] = result
+
+    fixed_count = sum(r.applied for r in results.values())
+    if args.diff:
+        for path in files:
+            if path in results:
+                sys.stdout.write(unified_diff(results[path]))
+        word = "Would fix" if fixed_count else "No fixes available"
+        tail = f" {_plural(fixed_count, 'problem')} in {_plural(len(results), 'file')}." if fixed_count else "."
+        print(word + tail, file=sys.stderr)
+        return EXIT_FOUND if results else EXIT_CLEAN
+
+    for path, result in results.items():
+        data = (BOM if result.bom else b"") + result.fixed.encode("utf-8")
+        write_atomically(path, data)
+
+    remaining: List[Diagnostic] = []
+    for path in files:
+        remaining.extend(results[path].remaining if path in results else by_path.get(path, ()))
+    remaining.sort(key=Diagnostic.sort_key)
+    output = formats.FORMATS[args.format](remaining)
+    if args.output_file:
+        with open(args.output_file, "w", encoding="utf-8") as handle:
+            handle.write(output)
+    else:
+        sys.stdout.write(output)
+    if args.statistics:
+        sys.stdout.write(formats.statistics(remaining))
+    print(summary(fixed_count, len(results), remaining, unsafe), file=sys.stderr)
+    if remaining and not args.exit_zero:
+        return EXIT_FOUND
+    return EXIT_CLEAN
+
+
+def summary(fixed: int, files_changed: int, remaining: Sequence[Diagnostic], unsafe: bool) -> str:
+    found = fixed + len(remaining)
+    if not found:
+        return "All checks passed."
+    if fixed:
+        text = (f"Found {_plural(found, 'problem')} ({fixed} fixed in {_plural(files_changed, 'file')}, "
+                f"{len(remaining)} remaining).")
+    else:
+        text = f"Found {_plural(found, 'problem')} (no fix applied)."
+
+    if not unsafe:
+        hidden = sum(1 for d in remaining if d.fix_for(True) is not None)
+        if hidden:
+            text += f" {hidden} more {'fix' if hidden == 1 else 'fixes'} available with --unsafe-fixes."
+    return text

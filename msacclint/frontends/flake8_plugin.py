@@ -14,6 +14,7 @@ own configuration (setup.cfg, tox.ini or .flake8), e.g.::
 
 from __future__ import annotations
 
+import os
 from typing import Any, Iterator, List, Optional, Tuple
 
 from msacclint import __version__
@@ -38,15 +39,26 @@ class Flake8Plugin:
     def add_options(cls, parser: Any) -> None:
         parser.add_option("--msacclint-mindspore-version", default=None, parse_from_config=True,
                           help="MindSpore version the code targets (msacclint)")
-        parser.add_option("--msacclint-defaults", default=None, parse_from_config=True,
+        parser.add_option("--msacclint-defaults", default=None, parse_from_config=True, normalize_paths=True,
                           help="probe snapshot whose observed defaults msacclint quotes")
         off = [rule.code for rule in registry.all_rules() if not rule.enabled_by_default()]
         parser.extend_default_ignore(off)
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
-        cls._mindspore_version = getattr(options, "msacclint_mindspore_version", None)
-        cls._defaults = getattr(options, "msacclint_defaults", None)
+        from flake8.exceptions import ExecutionError
+
+        from msacclint.analysis.versions import parse
+
+        version = getattr(options, "msacclint_mindspore_version", None)
+        if version and not parse(version):
+            raise ExecutionError(f"msacclint-mindspore-version: {version!r} is not a MindSpore "
+                                 f"version such as 2.10.0")
+        defaults = getattr(options, "msacclint_defaults", None)
+        if defaults and not os.path.isfile(defaults):
+            raise ExecutionError(f"msacclint-defaults: probe snapshot not found: {defaults}")
+        cls._mindspore_version = version or None
+        cls._defaults = defaults or None
         # flake8 lets an explicit `--select MSA` win over its default ignore list; an
         # off-by-default code must be named more precisely than the plugin's prefix
         # (`--extend-select MSA103`, or `MSA1`) to be switched on, as in ruff.

@@ -17,10 +17,12 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, is_number, literal
+from msacclint.analysis.edits import with_keyword
 from msacclint.analysis.flow import flow
 from msacclint.analysis.names import one_minus, says_drop, says_keep
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.api.table import called
 from msacclint.rules.api.versions import TableRuleMixin
 
 DROPOUT = "mindspore.nn.Dropout"
@@ -45,10 +47,7 @@ def _complement(value: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _with_p(call: cst.Call, arg: cst.Arg, value: cst.BaseExpression) -> cst.Call:
-    new_arg = cst.Arg(value=value, keyword=cst.Name("p"),
-                      equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                            whitespace_after=cst.SimpleWhitespace("")),
-                      comma=arg.comma)
+    new_arg = with_keyword(arg, "p", value)
     return call.with_changes(args=[new_arg if a is arg else a for a in call.args])
 
 
@@ -72,7 +71,7 @@ class _DropoutRule(TableRuleMixin, Rule):
         self._functions.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.resolve(node.func) != DROPOUT:
+        if called(self.ctx, node) != DROPOUT:
             return
         positional = [a for a in node.args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}

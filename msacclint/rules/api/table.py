@@ -7,7 +7,17 @@ A call rule fires on a call to one of ``apis`` (resolved names) when
 - every ``require`` condition holds: ``{arg, op, value, unknown, absent}`` compares the
   argument's literal value with ``value`` (ops: < <= > >= == != in); ``unknown`` says
   what a non-literal value does ("skip" or "flag"), ``absent`` what a missing one does.
+  A tuple of numbers compared with a number is compared by its largest element
+  (``kernel_size=(1, 3)`` counts as > 1, ``(1, 1)`` as == 1). With ``value_arg`` the
+  comparison is against another argument's literal (``value`` when that one is absent;
+  a non-literal one counts as ``unknown``).
+``unless_attribute`` lists attribute names whose mention anywhere in the file silences
+the rule (``cell.embedding_table.set_data(...)`` re-initialises what the call left at its
+default); such rules report at the end of the file.
 A call that passes ``**kwargs`` is never reported for a missing argument.
+``signatures`` (api -> parameter names) overrides ``signature`` for APIs whose
+positional order differs (Conv2d vs Dense); a fix's ``add`` skips arguments the call
+already passes.
 
 Adding a known difference is a table entry with its examples; no code.
 """
@@ -19,6 +29,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
+from msacclint.analysis.edits import append_keywords
 from msacclint.analysis.calls import UNKNOWN, argument, has_star_args, has_star_kwargs, literal
 from msacclint.analysis.imports import canonical
 from msacclint.data import api_defaults
@@ -42,94 +53,143 @@ class CallRule(TableRuleMixin, Rule):
 
     apis: frozenset = frozenset()
     signature: Tuple[str, ...] = ()
+    #: per-API positional order, for APIs whose parameters sit at different positions
+    signatures: Dict[str, Tuple[str, ...]] = {}
     missing: Tuple[str, ...] = ()
     missing_mode: str = "all"
     require: Tuple[Dict[str, Any], ...] = ()
     fix_safe: Optional[Dict[str, Any]] = None
     fix_unsafe: Optional[Dict[str, Any]] = None
+    unless_attribute: frozenset = frozenset()
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._silenced = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if self.unless_attribute and node.attr.value in self.unless_attribute:
+            self._silenced = True
+
+    def finish(self) -> None:
+        if self._silenced:
+            self.reports.clear()
 
     def visit_Call(self, node: cst.Call) -> None:
-        name = self.ctx.resolve(node.func)
+        name = called(self.ctx, node)
         if name is None or name not in self.apis:
             return
+        signature = self.signatures.get(name, self.signature)
         values: Dict[str, Any] = {}
         absent: List[str] = []
         if self.missing:
             if has_star_kwargs(node) or has_star_args(node):
                 return
-            absent = [p for p in self.missing if argument(node, p, self.signature) is None]
+            absent = [p for p in self.missing if argument(node, p, signature) is None]
             if self.missing_mode == "any" and not absent:
                 return
             if self.missing_mode == "all" and len(absent) != len(self.missing):
                 return
         for cond in self.require:
-            arg = argument(node, cond["arg"], self.signature)
+            arg = argument(node, cond["arg"], signature)
             if arg is None:
                 if has_star_kwargs(node) or cond.get("absent", "skip") == "skip":
                     return
                 continue
-            value = literal(arg.value)
+            against = cond["value"]
+            if "value_arg" in cond:
+                other = argument(node, cond["value_arg"], signature)
+                against = literal(other.value) if other is not None else cond["value"]
+                if against is UNKNOWN:
+                    if cond.get("unknown", "skip") == "skip":
+                        return
+                    continue
+            value = _comparable(literal(arg.value), against)
+            against = _comparable(against, value)
             values[cond["arg"]] = cst.Module([]).code_for_node(arg.value)
-            if value is UNKNOWN or (isinstance(value, bool) and not isinstance(cond["value"], (bool, list))):
+            if value is UNKNOWN or (isinstance(value, bool) and not isinstance(against, (bool, list))):
                 if cond.get("unknown", "skip") == "skip":
                     return
                 continue
             try:
-                if not _OPS[cond["op"]](value, cond["value"]):
+                if not _OPS[cond["op"]](value, against):
                     return
             except TypeError:
                 return
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 values["one_minus_" + cond["arg"]] = _round(1 - value)
         short = name.replace("mindspore.", "", 1)
-        fixes = [f for f in (self.build_fix(node, spec, Applicability(kind))
+        fixes = [f for f in (self.build_fix(node, spec, Applicability(kind), signature)
                              for kind, spec in (("safe", self.fix_safe), ("unsafe", self.fix_unsafe)) if spec)
                  if f is not None]
         self.report(node, self.format_message(short=short, missing_list=" and ".join(absent), **values), fixes)
 
-    def build_fix(self, node: cst.Call, spec: Dict[str, Any], applicability: Applicability) -> Optional[FixSpec]:
+    def build_fix(self, node: cst.Call, spec: Dict[str, Any], applicability: Applicability,
+                  signature: Optional[Sequence[str]] = None) -> Optional[FixSpec]:
         """``add = {stride = "{kernel_size}"}`` appends keyword arguments; ``{name}`` is
         the source text of that argument. ``set = {momentum = "0.9"}`` replaces one."""
+        signature = self.signature if signature is None else signature
         texts = {p: cst.Module([]).code_for_node(a.value)
-                 for p in self.signature for a in [argument(node, p, self.signature)] if a is not None}
+                 for p in signature for a in [argument(node, p, signature)] if a is not None}
         for param, text in list(texts.items()):
             value = literal(cst.parse_expression(text))
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 texts["one_minus_" + param] = _round(1 - value)
         try:
-            adds = {k: v.format(**texts) for k, v in spec.get("add", {}).items()}
+            adds = {k: v.format(**texts) for k, v in spec.get("add", {}).items()
+                    if argument(node, k, signature) is None}
             sets = {k: v.format(**texts) for k, v in spec.get("set", {}).items()}
         except (KeyError, IndexError):
             return None
+        if not adds and not sets:
+            return None
         args = list(node.args)
         for param, text in sets.items():
-            arg = argument(node, param, self.signature)
+            arg = argument(node, param, signature)
             if arg is None:
                 return None
             args[args.index(arg)] = arg.with_changes(value=cst.parse_expression(text))
+        new_call = node.with_changes(args=args)
         if adds:
-            if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
-                args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            elif args:
-                args[-1] = args[-1].with_changes(comma=args[-1].comma.with_changes(
-                    whitespace_after=cst.SimpleWhitespace(" ")) if not isinstance(args[-1].comma, cst.MaybeSentinel)
-                    else args[-1].comma)
-            new = [cst.Arg(keyword=cst.Name(k), value=cst.parse_expression(v),
-                           equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                 whitespace_after=cst.SimpleWhitespace("")),
-                           comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                   for k, v in adds.items()]
-            new[-1] = new[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            args.extend(new)
+            new_call = add_keywords(new_call, adds)
         description = spec.get("description", "").format(**texts) if spec.get("description") else \
             ", ".join(f"{k}={v}" for k, v in {**sets, **adds}.items())
-        return FixSpec(description, applicability, [(node, node.with_changes(args=args))])
+        return FixSpec(description, applicability, [(node, new_call)])
 
     def format_message(self, **values: Any) -> str:
         try:
             return self.message.format(**values)
         except (KeyError, IndexError):
             return self.message
+
+
+def called(ctx, call: cst.Call) -> Optional[str]:
+    """The resolved name a call calls; None for ``f(...)(...)``, whose outer call is a
+    call of the object ``f(...)`` returns (``ops.ResizeBilinear(size)(x)``), not of ``f``."""
+    if isinstance(call.func, cst.Call):
+        return None
+    return ctx.resolve(call.func)
+
+
+def add_keywords(call: cst.Call, adds: Dict[str, str]) -> cst.Call:
+    """``call`` with ``name=text`` keyword arguments appended, following its layout."""
+    return append_keywords(call, list(adds.items()))
+
+
+def _comparable(value: Any, against: Any) -> Any:
+    """A tuple of numbers compared with a number stands for its largest element."""
+    if (isinstance(value, tuple) and value and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+            and isinstance(against, (int, float)) and not isinstance(against, bool)):
+        return max(value)
+    return value
+
+
+def _placeholders(text: str) -> str:
+    """``stride={kernel_size}`` as a reader sees it on the rule page: ``stride=<kernel_size>``
+    (``{one_minus_momentum}`` becomes ``<1 - momentum>``)."""
+    import re
+
+    text = re.sub(r"\{one_minus_(\w+)\}", r"<1 - \1>", text)
+    return re.sub(r"\{(\w+)\}", r"<\1>", text)
 
 
 def _round(value: float) -> str:
@@ -172,15 +232,17 @@ def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = Ca
         attrs.update(
             apis=frozenset(canonical(a) for a in spec["apis"]),
             signature=tuple(spec.get("signature", ())),
+            signatures={canonical(api): tuple(params) for api, params in spec.get("signatures", {}).items()},
             missing=tuple(spec.get("missing", ())),
             missing_mode=spec.get("missing_mode", "all"),
             require=tuple(spec.get("require", ())),
             fix_safe=spec.get("fix_safe"),
             fix_unsafe=spec.get("fix_unsafe"),
+            unless_attribute=frozenset(spec.get("unless_attribute", ())),
         )
         if not spec.get("fix_safety") and (spec.get("fix_safe") or spec.get("fix_unsafe")):
             attrs["fix_safety"] = " ".join(
-                f"{kind.capitalize()} fix: {s.get('description') or ', '.join(f'{k}={v}' for k, v in {**s.get('set', {}), **s.get('add', {})}.items())}."
+                f"{kind.capitalize()} fix: {_placeholders(s.get('description') or ', '.join(f'{k}={v}' for k, v in {**s.get('set', {}), **s.get('add', {})}.items()))}."
                 for kind, s in (("safe", spec.get("fix_safe")), ("unsafe", spec.get("fix_unsafe"))) if s)
     class_name = "".join(part.capitalize() for part in spec["name"].split("-"))
     return type(class_name, (base,), attrs)

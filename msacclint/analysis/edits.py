@@ -1,0 +1,169 @@
+"""Building the new node of a fix without losing the user's layout or comments.
+
+Fixes replace a whole call by a changed copy of it; these helpers change only what they
+must. ``append_keywords`` follows the call's own style: a call written one argument per
+line with a trailing comma gets the new arguments on lines of their own, at the same
+indentation; a call on one line gets ``, name=value`` at the end. Comments stay where
+they were.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import List, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+
+_NO_SPACE = cst.SimpleWhitespace("")
+_NEWLINE = re.compile(r"\r\n?|\n")
+
+
+def keyword_arg(name: str, value: Union[str, cst.BaseExpression]) -> cst.Arg:
+    """``name=value`` written without spaces around ``=``, as PEP 8 asks for keywords."""
+    expr = cst.parse_expression(value) if isinstance(value, str) else value
+    return cst.Arg(value=expr, keyword=cst.Name(name),
+                   equal=cst.AssignEqual(whitespace_before=_NO_SPACE, whitespace_after=_NO_SPACE))
+
+
+def _line_start_before(call: cst.Call, index: int) -> Optional[cst.ParenthesizedWhitespace]:
+    """The line break (with its indentation) in front of argument ``index`` when that
+    argument starts a line of its own."""
+    ws = call.args[index - 1].comma.whitespace_after if index > 0 and isinstance(
+        call.args[index - 1].comma, cst.Comma) else call.whitespace_before_args if index == 0 else None
+    return ws if isinstance(ws, cst.ParenthesizedWhitespace) else None
+
+
+def append_keywords(call: cst.Call, items: Sequence[Tuple[str, Union[str, cst.BaseExpression]]]) -> cst.Call:
+    """``call`` with keyword arguments added after its last argument."""
+    new: List[cst.Arg] = [keyword_arg(name, value) for name, value in items]
+    if not new:
+        return call
+    args = list(call.args)
+    if not args:
+        return call.with_changes(args=new)
+    last = args[-1]
+    comma = last.comma
+    if isinstance(comma, cst.Comma):
+        after = comma.whitespace_after
+        line_start = _line_start_before(call, len(args) - 1)
+        if isinstance(after, cst.ParenthesizedWhitespace) and line_start is not None:
+            # one argument per line: each new argument on its own line, trailing comma kept
+            next_line = cst.ParenthesizedWhitespace(first_line=cst.TrailingWhitespace(), empty_lines=(),
+                                                    indent=line_start.indent, last_line=line_start.last_line)
+            args[-1] = last.with_changes(comma=comma.with_changes(
+                whitespace_after=after.with_changes(indent=line_start.indent, last_line=line_start.last_line)))
+            closing = after.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=())
+            for i, arg in enumerate(new):
+                ws = closing if i == len(new) - 1 else next_line
+                new[i] = arg.with_changes(comma=cst.Comma(whitespace_after=ws))
+            return call.with_changes(args=args + new)
+        # a trailing comma on one line: keep it after the new last argument
+        args[-1] = last.with_changes(comma=cst.Comma(whitespace_before=comma.whitespace_before,
+                                                     whitespace_after=cst.SimpleWhitespace(" ")))
+        new = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in new[:-1]] + \
+              [new[-1].with_changes(comma=comma.with_changes(whitespace_before=_NO_SPACE))]
+        return call.with_changes(args=args + new)
+    # no trailing comma: ", name=value" right after the value; what followed it (a
+    # comment, the line break before ")") follows the new last argument
+    args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
+                                 whitespace_after_arg=_NO_SPACE)
+    new = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in new[:-1]] + \
+          [new[-1].with_changes(whitespace_after_arg=last.whitespace_after_arg)]
+    return call.with_changes(args=args + new)
+
+
+def with_keyword(arg: cst.Arg, name: str, value: cst.BaseExpression) -> cst.Arg:
+    """``arg`` (positional or keyword) turned into ``name=value``, keeping its comma and
+    the comments around it."""
+    return arg.with_changes(keyword=cst.Name(name), value=value, star="",
+                            equal=cst.AssignEqual(whitespace_before=_NO_SPACE, whitespace_after=_NO_SPACE))
+
+
+class _Spans:
+    """Where the position-recording code generator keeps the ranges it computes."""
+
+    def __init__(self) -> None:
+        self._computed: dict = {}
+
+
+def _render(module: cst.Module, node: cst.CSTNode, indent: List[str]) -> Tuple[str, int, int]:
+    """``node``'s source inside ``module`` and the offsets of its span (the range
+    PositionProvider gives it) in that source."""
+    from libcst.metadata.position_provider import PositionProvidingCodegenState
+
+    spans = _Spans()
+    state = PositionProvidingCodegenState(default_indent=module.default_indent,
+                                          default_newline=module.default_newline, provider=spans,
+                                          indent_tokens=list(indent))
+    node._codegen(state)
+    text = "".join(state.tokens)
+    where = spans._computed.get(node)
+    if where is None:
+        return text, 0, len(text)
+    starts = _line_starts(text)
+    return text, starts[where.start.line - 1] + where.start.column, starts[where.end.line - 1] + where.end.column
+
+
+@functools.lru_cache(maxsize=8)
+def _line_starts(text: str) -> List[int]:
+    """Offsets where lines start, with LibCST's idea of a line break (\\n, \\r\\n, \\r)."""
+    return [0] + [m.end() for m in _NEWLINE.finditer(text)]
+
+
+def indentation(module: cst.Module, source: str, old: cst.CSTNode, span: Tuple[int, int, int, int]) -> List[str]:
+    """The indentation of the blocks around ``old``, read off the source (no tree walk):
+    the first line of ``old`` that LibCST writes differently without it tells it, and a
+    one-line ``old`` is taken to start on its statement's first line."""
+    text, start, end = _render(module, old, [])
+    rendered = _NEWLINE.split(text[start:end])
+    starts = _line_starts(source)
+    line, _, end_line, _ = span
+    written = [_NEWLINE.sub("", source[starts[n - 1]:starts[n] if n < len(starts) else len(source)])
+               for n in range(line, end_line + 1)]
+    for have, bare in zip(written[1:], rendered[1:]):
+        if have != bare and have.endswith(bare):
+            return [have[:len(have) - len(bare)]]
+    if len(rendered) > 1:
+        return []
+    first = written[0] if written else ""
+    return [first[:len(first) - len(first.lstrip(" \t"))]]
+
+
+def replacement(module: cst.Module, source: str, old: cst.CSTNode, new: cst.CSTNode,
+                span: Tuple[int, int, int, int]) -> Tuple[Tuple[int, int, int, int], str]:
+    """The edit that puts ``new`` where ``old`` is: ``span`` is old's (line, column,
+    end_line, end_column), 1-based columns. Usually only the span changes, and the comment
+    lines and line end that ``old`` owns outside it stay; when ``new`` carries them itself
+    (a block whose first statement moved down, say), the edit covers all of ``old``'s
+    text instead, so that they are not duplicated. Lines after the first get the
+    indentation of the blocks around ``old``."""
+    old_text, old_start, old_end = _render(module, old, [])
+    new_text, new_start, new_end = _render(module, new, [])
+    if not _NEWLINE.search(old_text) and not _NEWLINE.search(new_text):
+        return span, new_text[new_start:new_end]  # one line each: nothing to indent
+    indent = indentation(module, source, old, span)
+    if indent != [""]:
+        old_text, old_start, old_end = _render(module, old, indent)
+        new_text, new_start, new_end = _render(module, new, indent)
+    inner = new_text[new_start:new_end]
+    old_prefix, old_suffix = old_text[:old_start].strip(), old_text[old_end:].strip()
+    if not ((old_prefix and old_prefix in inner) or (old_suffix and old_suffix in inner)):
+        # the comments old owns outside its span stay where they are
+        return span, inner
+    starts = _line_starts(source)
+    line, column, end_line, end_column = span
+    begin = starts[line - 1] + column - 1 - old_start
+    finish = starts[end_line - 1] + end_column - 1 + len(old_text) - old_end
+    if begin < 0 or source[begin:finish] != old_text:
+        return span, inner
+    return (*_position(starts, begin), *_position(starts, finish)), new_text
+
+
+def _position(starts: List[int], offset: int) -> Tuple[int, int]:
+    """1-based line and column of a character offset."""
+    import bisect
+
+    line = bisect.bisect_right(starts, offset) - 1
+    line = min(line, len(starts) - 1)
+    return line + 1, offset - starts[line] + 1

@@ -1,0 +1,227 @@
+"""Run the editor server (Language Server Protocol over stdin/stdout).
+
+``msacclint lsp`` publishes the same diagnostics as ``msacclint check`` when a Python
+file is opened, changed or saved, offers every fix as a code action (and all safe ones
+at once as ``source.fixAll``), and shows a rule's page on hover over its finding. The
+nearest ``pyproject.toml`` with ``[tool.msacclint]`` above each file configures it, as
+for the command line. Needs the optional extra: ``pip install 'msacclint[lsp]'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from msacclint import __version__
+from msacclint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+
+INSTALL_HINT = "pip install 'msacclint[lsp]'"
+SOURCE = "msacclint"
+FIX_ALL_KIND = "source.fixAll.msacclint"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("Run msacclint as a language server on stdin/stdout, for editors: diagnostics, "
+                          "quick fixes and rule pages on hover. Needs " + INSTALL_HINT + ".")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import pygls  # noqa: F401
+        import lsprotocol  # noqa: F401
+    except ImportError:
+        print(f"msacclint: error: the editor server needs pygls: {INSTALL_HINT}", file=sys.stderr)
+        return 2
+    build_server().start_io()
+    return 0
+
+
+# -- what does not depend on pygls: settings per file, positions ----------------------------
+class SettingsCache:
+    """Settings per configuration file, re-read when that file changes."""
+
+    def __init__(self) -> None:
+        self._by_config: Dict[Tuple[Optional[str], float], Any] = {}
+
+    def for_path(self, path: str):
+        from msacclint.config import Options, find_pyproject, resolve
+
+        pyproject = find_pyproject([path])
+        try:
+            stamp = os.stat(pyproject).st_mtime if pyproject else 0.0
+        except OSError:
+            stamp = 0.0
+        key = (str(pyproject) if pyproject else None, stamp)
+        if key not in self._by_config:
+            self._by_config.clear()
+            self._by_config[key] = resolve([path], Options(config=str(pyproject) if pyproject else None))
+        return self._by_config[key]
+
+
+def relative_path(path: str, root: str) -> str:
+    """The path the engine sees: relative to the configuration's folder when inside it,
+    so that per-file-ignores and exclude patterns match as on the command line."""
+    try:
+        return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+    except ValueError:
+        return path
+
+
+def is_excluded(path: str, settings) -> bool:
+    if not settings.exclude:
+        return False
+    import pathspec
+
+    spec = pathspec.PathSpec.from_lines("gitwildmatch", list(settings.exclude))
+    return spec.match_file(relative_path(path, settings.root))
+
+
+def build_server():
+    """The pygls server with msacclint's features registered."""
+    from lsprotocol import types
+    from pygls.lsp.server import LanguageServer
+
+    from msacclint.config import ConfigError
+    from msacclint.engine.fixes import fix_source
+    from msacclint.engine.registry import rules_by_code
+    from msacclint.engine.runner import check_source
+    from msacclint.frontends.rule_page import render
+
+    server = LanguageServer("msacclint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+    settings_cache = SettingsCache()
+    #: uri -> (document version, text, engine path, settings, diagnostics)
+    results: Dict[str, Tuple[Optional[int], str, str, Any, List[Diagnostic]]] = {}
+    shown_errors: set = set()
+    severity = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning,
+                Severity.INFO: types.DiagnosticSeverity.Information}
+
+    def analyse(uri: str):
+        doc = server.workspace.get_text_document(uri)
+        cached = results.get(uri)
+        text = doc.source
+        if cached is not None and cached[0] == doc.version and cached[1] == text:
+            return doc, cached
+        path = doc.path or "untitled.py"
+        try:
+            settings, _ = settings_cache.for_path(path)
+        except ConfigError as exc:
+            if str(exc) not in shown_errors:  # once per problem, not on every keystroke
+                shown_errors.add(str(exc))
+                server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error,
+                                                                   message=f"msacclint: {exc}"))
+            results[uri] = (doc.version, text, path, None, [])
+            return doc, results[uri]
+        engine_path = relative_path(path, settings.root)
+        found = [] if is_excluded(path, settings) else check_source(text, engine_path, settings)
+        results[uri] = (doc.version, text, engine_path, settings, found)
+        return doc, results[uri]
+
+    def position(doc, line: int, column: int) -> "types.Position":
+        """1-based line and code-point column -> LSP position in the client's units."""
+        return doc.position_to_client_units(types.Position(line=max(line - 1, 0), character=max(column - 1, 0)))
+
+    def lsp_range(doc, line: int, column: int, end_line: int, end_column: int) -> "types.Range":
+        return types.Range(start=position(doc, line, column), end=position(doc, end_line, end_column))
+
+    def to_lsp(doc, d: Diagnostic) -> "types.Diagnostic":
+        return types.Diagnostic(
+            range=lsp_range(doc, d.line, d.column, d.end_line, d.end_column),
+            message=f"{d.message} [{d.checklist}]",
+            severity=severity[d.severity],
+            code=d.code,
+            source=SOURCE,
+            data={"fixes": [f.applicability.value for f in d.fixes]},
+        )
+
+    def publish(uri: str) -> None:
+        doc, (_, _, _, _, found) = analyse(uri)
+        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, version=doc.version, diagnostics=[to_lsp(doc, d) for d in found]))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls, params: types.DidOpenTextDocumentParams) -> None:
+        publish(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls, params: types.DidChangeTextDocumentParams) -> None:
+        publish(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    def did_save(ls, params: types.DidSaveTextDocumentParams) -> None:
+        results.pop(params.text_document.uri, None)  # the configuration may have changed too
+        publish(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:
+        results.pop(params.text_document.uri, None)
+        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri,
+                                                                               diagnostics=[]))
+
+    def overlaps(doc, d: Diagnostic, wanted: "types.Range") -> bool:
+        r = lsp_range(doc, d.line, d.column, d.end_line, d.end_column)
+        return (r.start.line, r.start.character) <= (wanted.end.line, wanted.end.character) and \
+            (wanted.start.line, wanted.start.character) <= (r.end.line, r.end.character)
+
+    def text_edit(doc, edit: Edit) -> "types.TextEdit":
+        return types.TextEdit(range=lsp_range(doc, edit.line, edit.column, edit.end_line, edit.end_column),
+                              new_text=edit.text)
+
+    def quick_fix(uri: str, doc, d: Diagnostic, fix: Fix) -> "types.CodeAction":
+        safe = fix.applicability is Applicability.SAFE
+        return types.CodeAction(
+            title=f"{d.code}: {fix.description} ({'safe' if safe else 'unsafe'} fix)",
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[to_lsp(doc, d)],
+            is_preferred=safe,
+            edit=types.WorkspaceEdit(changes={uri: [text_edit(doc, e) for e in fix.edits]}),
+        )
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL_KIND]))
+    def code_action(ls, params: types.CodeActionParams) -> List[types.CodeAction]:
+        uri = params.text_document.uri
+        doc, (_, text, engine_path, settings, found) = analyse(uri)
+        only = params.context.only
+        actions: List[types.CodeAction] = []
+        if not only or any(k == types.CodeActionKind.QuickFix or str(k).startswith("quickfix") for k in only):
+            for d in found:
+                if overlaps(doc, d, params.range):
+                    actions.extend(quick_fix(uri, doc, d, fix) for fix in d.fixes if fix.edits)
+        wants_fix_all = not only or any(str(getattr(k, "value", k)).startswith("source") for k in only)
+        if settings is not None and wants_fix_all and any(d.fix_for(False) for d in found):
+            fixed, applied = fix_source(text, lambda t: check_source(t, engine_path, settings), unsafe=False)
+            if applied and fixed != text:
+                end = doc.client_position_at_offset(len(text)) if text else types.Position(line=0, character=0)
+                whole = types.Range(start=types.Position(line=0, character=0), end=end)
+                actions.append(types.CodeAction(
+                    title=f"msacclint: apply all safe fixes ({applied})",
+                    kind=FIX_ALL_KIND,
+                    edit=types.WorkspaceEdit(changes={uri: [types.TextEdit(range=whole, new_text=fixed)]}),
+                ))
+        return actions
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls, params: types.HoverParams) -> Optional[types.Hover]:
+        doc, (_, _, _, _, found) = analyse(params.text_document.uri)
+        at = types.Range(start=params.position, end=params.position)
+        pages: List[str] = []
+        shown = set()
+        for d in found:
+            rule = rules_by_code().get(d.code)
+            if rule is None or d.code in shown or not overlaps(doc, d, at):
+                continue
+            shown.add(d.code)
+            pages.append(render(rule))
+        if not pages:
+            return None
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
+                                                        value="\n---\n\n".join(pages)))
+
+    return server
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(run(argparse.Namespace()))

@@ -1,0 +1,366 @@
+"""Fill in the accuracy checklist for a code base (Markdown, JSON or HTML).
+
+``msacclint report [PATHS...] [--format md|json|html] [-o FILE]`` concludes every item of
+rules/checklist.toml:
+
+- "Problem found": findings with that checklist id, each as file:line and message;
+- "N/A": nothing in the files read that the item applies to (no mixed precision, no
+  distributed setup, no MindSpore dataset, ...), decided from the files' resolved names;
+- "No problem": the rules that cover the item ran and found nothing (they are named);
+- "Check by hand": code cannot decide it (the dataset itself, the epoch count) or its
+  rules are switched off; the item's ``manual`` text says what to do.
+
+The header records the msacclint version, the MindSpore version and the files read.
+The exit status is 0 when the report was written, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from msacclint import __version__
+from msacclint.data import checklist
+from msacclint.diagnostics import Diagnostic
+
+PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND = "Problem found", "No problem", "N/A", "Check by hand"
+CONCLUSIONS = (PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from msacclint.frontends.cli import add_check_arguments
+
+    add_check_arguments(parser)
+    parser.add_argument("--format", choices=["md", "json", "html"], default="md",
+                        help="md (to paste into an issue), json, or html (one self-contained page)")
+    parser.add_argument("-o", "--output-file", default=None, metavar="FILE", help="write the report here")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write .msacclint_cache")
+
+
+# -- what the code uses: names resolved through each file's imports ---------------------------
+class _Uses(cst.CSTVisitor):
+    """Resolved names of calls, attribute chains and class bases, keyword names
+    (``kw:amp_level``) and method names (``method:to_float``)."""
+
+    def __init__(self, imports) -> None:
+        super().__init__()
+        self.imports = imports
+        self.names: Set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.imports.resolve(node.func)
+        if name:
+            self.names.add(name)
+        elif isinstance(node.func, cst.Attribute):
+            self.names.add("method:" + node.func.attr.value)
+        for arg in node.args:
+            if arg.keyword is not None:
+                self.names.add("kw:" + arg.keyword.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        name = self.imports.resolve(node)
+        if name:
+            self.names.add(name)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        name = self.imports.resolve(node)
+        if name:
+            self.names.add(name)
+
+
+def uses_of(text: str) -> FrozenSet[str]:
+    """What one file uses; empty when it does not use MindSpore or does not parse."""
+    from msacclint.analysis.imports import ImportTable
+
+    if "mindspore" not in text:
+        return frozenset()
+    try:
+        module = cst.parse_module(text)
+    except Exception:
+        return frozenset()
+    imports = ImportTable.from_module(module)
+    if not imports.mentions("mindspore"):
+        return frozenset()
+    visitor = _Uses(imports)
+    module.visit(visitor)
+    return frozenset(visitor.names | {"mindspore"})
+
+
+def _has(names: Iterable[str], *needles: str) -> bool:
+    return any(needle in name for name in names for needle in needles)
+
+
+def _mindspore(names: Iterable[str], *parts: str) -> bool:
+    return any(name.startswith("mindspore") and any(p in name for p in parts) for name in names)
+
+
+def uses_mixed_precision(n: FrozenSet[str]) -> bool:
+    return (_mindspore(n, ".amp", "float16", "bfloat16", "LossScale", "loss_scale", "auto_mixed_precision",
+                       "build_train_network")
+            or _has(n, "kw:amp_level", "kw:loss_scale_manager", "kw:keep_batchnorm_fp32", "method:to_float"))
+
+
+def uses_loss_scale(n: FrozenSet[str]) -> bool:
+    return _mindspore(n, "LossScale", "loss_scale", "LossScaler", "all_finite") or \
+        _has(n, "kw:loss_scale_manager", "kw:scale_sense", "kw:loss_scale")
+
+
+def uses_distribution(n: FrozenSet[str]) -> bool:
+    return _mindspore(n, "communication", "set_auto_parallel_context", "ParallelMode", "DistributedGradReducer",
+                      "get_group_size", "get_rank") or _has(n, "kw:parallel_mode", "kw:device_num")
+
+
+def uses_dataset(n: FrozenSet[str]) -> bool:
+    return any(name.startswith("mindspore.dataset") for name in n)
+
+
+def uses_networks(n: FrozenSet[str]) -> bool:
+    return any(name.startswith(("mindspore.nn", "mindspore.ops", "mindspore.mint")) for name in n)
+
+
+def uses_training(n: FrozenSet[str]) -> bool:
+    return _mindspore(n, "value_and_grad", "mindspore.grad", "GradOperation", "TrainOneStep", "Model",
+                      "optim", "Optimizer", "SGD", "Adam", "Momentum", "RMSProp", "Lamb", "LARS")
+
+
+def loads_checkpoint(n: FrozenSet[str]) -> bool:
+    return _mindspore(n, "load_checkpoint", "load_param_into_net")
+
+
+#: item prefix or id -> (does the item apply?, why not when it does not)
+APPLIES: Dict[str, Tuple[Callable[[FrozenSet[str]], bool], str]] = {
+    "dp.05": (uses_distribution, "nothing in the files read sets up distributed training (mindspore.communication, parallel context)"),
+    "dp": (uses_dataset, "nothing in the files read builds a mindspore.dataset pipeline"),
+    "hp.01": (uses_training, "nothing in the files read builds an optimizer or a training step"),
+    "hp.03": (uses_training, "nothing in the files read builds an optimizer or a training step"),
+    "api": (uses_networks, "nothing in the files read calls mindspore.nn, ops or mint"),
+    "cg": (uses_networks, "nothing in the files read builds a network from mindspore.nn, ops or mint"),
+    "wi.01": (uses_networks, "nothing in the files read builds a network from mindspore.nn, ops or mint"),
+    "wi.02": (loads_checkpoint, "nothing in the files read loads a checkpoint (load_checkpoint, load_param_into_net)"),
+    "mp.03": (uses_loss_scale, "nothing in the files read scales the loss (loss scale manager, scaler, scale_sense)"),
+    "mp.04": (uses_loss_scale, "nothing in the files read scales the loss (loss scale manager, scaler, scale_sense)"),
+    "mp": (uses_mixed_precision, "nothing in the files read uses mixed precision (amp, float16, loss scale, to_float)"),
+    "dist": (uses_distribution, "nothing in the files read sets up distributed training (mindspore.communication, parallel context)"),
+}
+
+
+def applicability(item_id: str) -> Optional[Tuple[Callable[[FrozenSet[str]], bool], str]]:
+    return APPLIES.get(item_id) or APPLIES.get(item_id.split(".")[0])
+
+
+# -- the report ---------------------------------------------------------------------------------
+@dataclass
+class ItemResult:
+    id: str
+    area: str
+    title: str
+    conclusion: str
+    #: why: the rules that ran, what the code does not use, or what to check by hand
+    detail: str = ""
+    rules: List[str] = field(default_factory=list)
+    findings: List[Diagnostic] = field(default_factory=list)
+    #: for an item the rules only partly decide: what else to look at by hand
+    also_check: str = ""
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "area": self.area, "title": self.title, "conclusion": self.conclusion,
+                "detail": self.detail, "rules": self.rules, "also_check": self.also_check,
+                "findings": [d.to_json() for d in self.findings]}
+
+
+@dataclass
+class Report:
+    msacclint_version: str
+    mindspore_version: str
+    files: List[str]
+    items: List[ItemResult]
+    areas: Dict[str, str]
+    generated: str = ""
+
+    def counts(self) -> Dict[str, int]:
+        return {c: sum(1 for i in self.items if i.conclusion == c) for c in CONCLUSIONS}
+
+    def to_json(self) -> dict:
+        return {"msacclint_version": self.msacclint_version, "mindspore_version": self.mindspore_version,
+                "generated": self.generated, "files": self.files, "summary": self.counts(),
+                "items": [i.to_json() for i in self.items]}
+
+
+def conclude(items: Sequence[dict], diagnostics: Sequence[Diagnostic], uses: FrozenSet[str],
+             enabled: FrozenSet[str], rules_by_item: Dict[str, List[str]]) -> List[ItemResult]:
+    by_item: Dict[str, List[Diagnostic]] = {}
+    for d in diagnostics:
+        by_item.setdefault(d.checklist, []).append(d)
+    results = []
+    for item in items:
+        item_id = item["id"]
+        area = item_id.split(".")[0]
+        manual = item.get("manual", "").strip()
+        covering = sorted(rules_by_item.get(item_id, []))
+        ran = [c for c in covering if c in enabled]
+        result = ItemResult(item_id, area, item["title"], BY_HAND, rules=ran)
+        decidable = not item.get("reach", "").startswith("none")
+        applies = applicability(item_id)
+        if by_item.get(item_id):
+            result.conclusion = PROBLEM
+            result.findings = sorted(by_item[item_id], key=Diagnostic.sort_key)
+            result.detail = f"{len(result.findings)} finding{'s' if len(result.findings) != 1 else ''}"
+        elif not uses or (applies is not None and not applies[0](uses)):
+            result.conclusion = NOT_APPLICABLE
+            result.detail = applies[1] if applies and uses else "none of the files read uses MindSpore"
+        elif ran and decidable:
+            result.conclusion = NO_PROBLEM
+            result.detail = "checked by " + ", ".join(ran) + "; nothing found"
+            if not item.get("reach", "").startswith("good"):
+                result.also_check = manual
+        else:
+            result.detail = manual or "no rule covers this item"
+            off = [c for c in covering if c not in enabled]
+            if off and decidable:
+                result.detail += f" (the rules {', '.join(off)} are switched off in this run)"
+        results.append(result)
+    return results
+
+
+def build(paths: Sequence[str], args: argparse.Namespace) -> Report:
+    from msacclint.config import ConfigError, resolve
+    from msacclint.engine import registry
+    from msacclint.engine.batch import check_files, read
+    from msacclint.engine.discovery import MissingPath, discover
+    from msacclint.engine.runner import decode
+    from msacclint.frontends.cli import options_from
+
+    settings, _ = resolve(paths, options_from(args))
+    try:
+        files = discover(paths, settings.exclude, settings.root)
+    except MissingPath as exc:
+        raise ConfigError(f"path does not exist: {exc}") from None
+    diagnostics = check_files(files, settings, jobs=None, use_cache=not args.no_cache)
+    uses: Set[str] = set()
+    for path in files:
+        data, _ = read(path)
+        if data is not None:
+            text, problem = decode(data)
+            if problem is None:
+                uses |= uses_of(text)
+    rules_by_item: Dict[str, List[str]] = {}
+    for rule in registry.all_rules():
+        rules_by_item.setdefault(rule.checklist, []).append(rule.code)
+    data = checklist()
+    items = conclude(data["item"], diagnostics, frozenset(uses), settings.enabled, rules_by_item)
+    return Report(__version__, mindspore_description(args, settings), list(files), items, dict(data["areas"]),
+                  generated=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+
+
+def mindspore_description(args: argparse.Namespace, settings) -> str:
+    """The MindSpore version the findings assume, and where that number comes from."""
+    from msacclint.config import installed_mindspore
+
+    snapshot = snapshot_version(settings.defaults) if settings.defaults else None
+    if args.mindspore_version:
+        text = f"{args.mindspore_version} (given with --mindspore-version)"
+    elif settings.mindspore_version and settings.mindspore_version != installed_mindspore():
+        text = f"{settings.mindspore_version} (configured in pyproject.toml)"
+    elif settings.mindspore_version:
+        text = f"{settings.mindspore_version} (installed; from package metadata)"
+    elif snapshot:
+        text = f"{snapshot} (from the probe snapshot {settings.defaults})"
+        snapshot = None
+    else:
+        text = "unknown (not installed here and not configured; findings assume MindSpore 2.10)"
+    if snapshot:
+        text += f"; probe snapshot {settings.defaults} was taken on {snapshot}"
+    return text
+
+
+def snapshot_version(path: str) -> Optional[str]:
+    """The MindSpore version a probe snapshot (JSON) records, when it can be found."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    for key in ("mindspore_version", "mindspore"):
+        value = data.get(key)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, dict) and isinstance(value.get("version"), str):
+            return value["version"]
+    for key in ("environment", "meta", "metadata"):
+        value = data.get(key)
+        if isinstance(value, dict):
+            for inner in ("mindspore_version", "mindspore"):
+                if isinstance(value.get(inner), str):
+                    return value[inner]
+    return data.get("version") if isinstance(data.get("version"), str) else None
+
+
+# -- Markdown and JSON ------------------------------------------------------------------------
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def finding_line(d: Diagnostic) -> str:
+    return f"{d.path}:{d.line}: {d.code} {d.message}"
+
+
+def markdown(report: Report) -> str:
+    counts = report.counts()
+    out = ["# MindSpore accuracy checklist, filled in by msacclint", ""]
+    out.append(f"- msacclint: {report.msacclint_version}")
+    out.append(f"- MindSpore: {report.mindspore_version}")
+    out.append(f"- Generated: {report.generated}")
+    out.append(f"- Files read: {len(report.files)}")
+    out.append("- Summary: " + " · ".join(f"{n} {c}" for c, n in counts.items()))
+    out.append("")
+    for area, title in report.areas.items():
+        items = [i for i in report.items if i.area == area]
+        if not items:
+            continue
+        out += [f"## {title} ({area}.*)", "", "| Item | Conclusion | Evidence / what to do |", "|---|---|---|"]
+        for item in items:
+            if item.findings:
+                evidence = "<br>".join(f"`{_cell(d.path)}:{d.line}` {d.code} {_cell(d.message)}" for d in item.findings)
+            else:
+                evidence = _cell(item.detail)
+                if item.also_check:
+                    evidence += "<br>Also check by hand: " + _cell(item.also_check)
+            mark = "**" + item.conclusion + "**" if item.conclusion in (PROBLEM, BY_HAND) else item.conclusion
+            out.append(f"| {item.id} {_cell(item.title)} | {mark} | {evidence} |")
+        out.append("")
+    out += ["<details><summary>Files read</summary>", ""]
+    out += [f"- `{path}`" for path in report.files] or ["- (none)"]
+    out += ["", "</details>", ""]
+    return "\n".join(out)
+
+
+def render(report: Report, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(report.to_json(), indent=2) + "\n"
+    if fmt == "html":
+        from msacclint.frontends.report_html import html_page
+
+        return html_page(report)
+    return markdown(report)
+
+
+def run(args: argparse.Namespace) -> int:
+    report = build(args.paths or ["."], args)
+    text = render(report, args.format)
+    if args.output_file:
+        with open(args.output_file, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        counts = report.counts()
+        print(f"msacclint: report written to {args.output_file} ("
+              + ", ".join(f"{n} {c}" for c, n in counts.items()) + ")", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,379 @@
+"""MS-CONV-02 and MS-CONV-04: convolutions ported with PyTorch's defaults in mind.
+
+- MSA108 (warning): ``nn.Conv*d`` without ``has_bias`` (MindSpore: no bias, PyTorch:
+  bias) whose output provably does not go into a normalisation layer. Conv followed by
+  BatchNorm/GroupNorm/LayerNorm/InstanceNorm is the idiom (the norm's shift replaces the
+  bias) and is never reported; neither is any conv whose output this linter cannot
+  follow (built in a helper, handed to another class, returned, used in arithmetic).
+- MSA110 (warning): ``nn.Conv*Transpose`` without ``pad_mode`` and ``has_bias`` whose
+  kernel size differs from its stride: MindSpore's 'same' gives ``in * stride``,
+  PyTorch's padding=0 gives ``(in - 1) * stride + kernel``.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from msacclint.analysis.calls import argument, has_star_args, has_star_kwargs, literal
+from msacclint.analysis.cells import SEQUENTIAL, cells
+from msacclint.diagnostics import Applicability, Severity
+from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.api.table import add_keywords, called
+from msacclint.rules.api.versions import TableRuleMixin
+
+_CONV = ("in_channels", "out_channels", "kernel_size", "stride", "pad_mode", "padding", "dilation", "group")
+#: positional order of the MindSpore 2.10 signatures (verified with inspect.signature)
+SIGNATURES: Dict[str, Tuple[str, ...]] = {
+    "mindspore.nn.Conv1d": _CONV + ("has_bias", "weight_init", "bias_init", "dtype"),
+    "mindspore.nn.Conv2d": _CONV + ("has_bias", "weight_init", "bias_init", "data_format", "dtype"),
+    "mindspore.nn.Conv3d": _CONV + ("has_bias", "weight_init", "bias_init", "data_format", "dtype"),
+    "mindspore.nn.Conv1dTranspose": _CONV + ("has_bias", "weight_init", "bias_init", "dtype"),
+    "mindspore.nn.Conv2dTranspose": _CONV[:6] + ("output_padding", "dilation", "group", "has_bias",
+                                                 "weight_init", "bias_init", "dtype"),
+    "mindspore.nn.Conv3dTranspose": _CONV + ("output_padding", "has_bias", "weight_init", "bias_init",
+                                             "data_format", "dtype"),
+}
+TRANSPOSED = frozenset(name for name in SIGNATURES if name.endswith("Transpose"))
+
+#: layers after which a lost conv bias matters (resolved names under mindspore.nn.)
+_ACTIVATIONS = ("ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "HSwish", "HSigmoid",
+                "PReLU", "ELU", "CELU", "SeLU", "Mish", "Softplus", "Softsign", "Hardtanh", "Softmax",
+                "LogSoftmax")
+#: layers that carry a per-channel shift through to what follows (a later norm absorbs it)
+_SHIFT_PRESERVING = ("MaxPool", "AvgPool", "AdaptiveAvgPool", "AdaptiveMaxPool", "Dropout", "Flatten",
+                     "Upsample")
+DENSE = "mindspore.nn.Dense"
+_HDR = "import mindspore.nn as nn\n"
+
+
+def is_norm(name: Optional[str]) -> bool:
+    return name is not None and name.startswith("mindspore.") and "Norm" in name.rsplit(".", 1)[-1]
+
+
+def _nn_member(name: Optional[str]) -> Optional[str]:
+    if name is None or not name.startswith("mindspore.nn.") or "." in name[len("mindspore.nn."):]:
+        return None
+    return name[len("mindspore.nn."):]
+
+
+def _has_bias(call: cst.Call, name: str) -> Optional[bool]:
+    """Whether a conv/Dense call has a bias; None when it cannot be told."""
+    if has_star_kwargs(call) or has_star_args(call):
+        return None
+    signature = SIGNATURES.get(name, ("in_channels", "out_channels", "weight_init", "bias_init", "has_bias"))
+    arg = argument(call, "has_bias", signature)
+    if arg is None:
+        return name == DENSE
+    value = literal(arg.value)
+    return value if isinstance(value, bool) else None
+
+
+def step_kind(name: Optional[str], call: Optional[cst.BaseExpression]) -> str:
+    """What a layer after a bias-less conv does with the missing bias: "act" (it matters:
+    report), "through" (a shift passes on to the next layer: look further) or "stop"
+    (a norm absorbs it, a biased linear layer can compensate, or the layer is unknown)."""
+    member = _nn_member(name)
+    if member is None or "Norm" in member:
+        return "stop"
+    if member in _ACTIVATIONS:
+        return "act"
+    if member.startswith(_SHIFT_PRESERVING):
+        return "through"
+    if name in SIGNATURES or name == DENSE:
+        if not isinstance(call, cst.Call):
+            return "stop"
+        return "through" if _has_bias(call, name) is False else "stop"
+    return "stop"
+
+
+def conv_name(ctx, call: cst.BaseExpression) -> Optional[str]:
+    if not isinstance(call, cst.Call):
+        return None
+    name = called(ctx, call)
+    return name if name in SIGNATURES else None
+
+
+def _given(call: cst.Call, param: str, name: str) -> bool:
+    return argument(call, param, SIGNATURES[name]) is not None
+
+
+def _bias_left_default(call: cst.Call, name: str) -> bool:
+    if has_star_kwargs(call) or has_star_args(call):
+        return False
+    return not _given(call, "has_bias", name)
+
+
+def _sizes(value) -> Optional[Tuple[int, ...]]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value,)
+    if isinstance(value, tuple) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return value
+    return None
+
+
+def transpose_size_differs(call: cst.Call, name: str) -> bool:
+    """A transposed conv left at pad_mode/has_bias defaults whose output size differs
+    from PyTorch's (kernel != stride, both literal)."""
+    if name not in TRANSPOSED or has_star_kwargs(call) or has_star_args(call):
+        return False
+    signature = SIGNATURES[name]
+    if _given(call, "pad_mode", name) or _given(call, "has_bias", name) or _given(call, "padding", name):
+        return False
+    kernel_arg = argument(call, "kernel_size", signature)
+    stride_arg = argument(call, "stride", signature)
+    if kernel_arg is None:
+        return False
+    kernel = _sizes(literal(kernel_arg.value))
+    stride = _sizes(literal(stride_arg.value)) if stride_arg is not None else (1,)
+    if kernel is None or stride is None:
+        return False
+    if len(kernel) == 1 and len(stride) > 1:
+        kernel = kernel * len(stride)
+    if len(stride) == 1 and len(kernel) > 1:
+        stride = stride * len(kernel)
+    return kernel != stride
+
+
+def _fixes(call: cst.Call, safe: Dict[str, str], unsafe: Dict[str, str]) -> Sequence[FixSpec]:
+    describe = lambda adds: ", ".join(f"{k}={v}" for k, v in adds.items())  # noqa: E731
+    return (FixSpec("make the default explicit: " + describe(safe), Applicability.SAFE,
+                    [(call, add_keywords(call, safe))]),
+            FixSpec(describe(unsafe) + ", as in PyTorch", Applicability.UNSAFE,
+                    [(call, add_keywords(call, unsafe))]))
+
+
+class ConvBiasDefault(TableRuleMixin, Rule):
+    code = "MSA108"
+    name = "conv-bias-default"
+    checklist = "api.01"
+    severity = Severity.WARNING
+    entry_id = "MS-CONV-02"
+    message = "conv without has_bias: MindSpore's conv has no bias (PyTorch's has one) and no norm layer follows"
+    what = ("Reports `nn.Conv1d/2d/3d` and `nn.Conv*Transpose` calls without `has_bias` whose output "
+            "this linter can follow and which does not go into a normalisation layer: in `construct` "
+            "(`self.act(self.conv(x))`, `x = self.conv(x); x = self.act(x)`) or as the next element of "
+            "a list/`SequentialCell`. Conv followed by BatchNorm/GroupNorm/LayerNorm/InstanceNorm is "
+            "never reported, nor is a conv whose output goes anywhere the linter cannot follow.")
+    why = ("`has_bias` defaults to False in MindSpore and `bias` to True in PyTorch. Before a norm "
+           "layer the bias is redundant, but a conv feeding an activation, a pooling or the output "
+           "(detection and segmentation heads, generators) silently loses capacity, and a PyTorch "
+           "checkpoint's conv.bias is silently not loaded.")
+    example = (_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+               "        self.conv = nn.Conv2d(256, 256, 3)\n        self.act = nn.ReLU()\n\n"
+               "    def construct(self, x):\n        return self.act(self.conv(x))\n")
+    use_instead = _HDR + "self.conv = nn.Conv2d(256, 256, 3, has_bias=True)\n"
+    fix_safety = ("Safe fix: `has_bias=False` (the current behaviour, made explicit). Unsafe fix: "
+                  "`has_bias=True`, the PyTorch meaning; it adds parameters.")
+    versions = "has_bias=False is the default in every MindSpore version checked (1.5 to 2.10)."
+    VALID = (
+        Valid(_HDR + "class Block(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.conv = nn.Conv2d(64, 64, 3)\n        self.bn = nn.BatchNorm2d(64)\n"
+              "        self.relu = nn.ReLU()\n\n    def construct(self, x):\n"
+              "        return self.relu(self.bn(self.conv(x)))\n", note="conv -> BatchNorm: the idiom"),
+        Valid(_HDR + "class Block(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.conv = nn.Conv2d(64, 64, 3)\n        self.gn = nn.GroupNorm(8, 64)\n"
+              "        self.act = nn.ReLU()\n\n    def construct(self, x):\n        x = self.conv(x)\n"
+              "        x = self.gn(x)\n        return self.act(x)\n"),
+        Valid(_HDR + "layers = nn.SequentialCell([nn.Conv2d(3, 64, 3), nn.BatchNorm2d(64), nn.ReLU()])\n"),
+        Valid(_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.conv = nn.Conv2d(256, 80, 1, has_bias=True)\n        self.act = nn.Sigmoid()\n\n"
+              "    def construct(self, x):\n        return self.act(self.conv(x))\n"),
+        Valid("import torch.nn as nn\nclass Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.conv = nn.Conv2d(256, 80, 1)\n        self.act = nn.ReLU()\n\n"
+              "    def forward(self, x):\n        return self.act(self.conv(x))\n"),
+        Valid("from mindspore import mint, nn\nclass Head(nn.Cell):\n    def __init__(self):\n"
+              "        super().__init__()\n        self.conv = mint.nn.Conv2d(256, 80, 1)\n"
+              "        self.act = nn.ReLU()\n\n    def construct(self, x):\n        return self.act(self.conv(x))\n"),
+        Valid(_HDR + "class Head(nn.Cell):\n    def __init__(self, norm_layer):\n        super().__init__()\n"
+              "        self.conv = nn.Conv2d(256, 256, 3)\n        self.norm = norm_layer(256)\n\n"
+              "    def construct(self, x):\n        return self.norm(self.conv(x))\n",
+              note="the norm layer comes from a parameter: cannot tell, stay silent"),
+        Valid(_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.conv = nn.Conv2d(256, 80, 1)\n\n    def construct(self, x):\n"
+              "        return self.conv(x)\n", note="returned: the caller may normalise it"),
+        Valid(_HDR + "def conv3x3(cin, cout):\n    return nn.Conv2d(cin, cout, 3)\n",
+              note="built in a helper: the flow is not visible here"),
+        Valid(_HDR + "class SeparableConv(nn.Cell):\n    def __init__(self, c):\n        super().__init__()\n"
+              "        self.depthwise = nn.Conv2d(c, c, 3, group=c)\n        self.pointwise = nn.Conv2d(c, c, 1)\n\n"
+              "    def construct(self, x):\n        return self.pointwise(self.depthwise(x))\n",
+              note="depthwise -> pointwise -> returned: the caller may normalise"),
+        Valid(_HDR + "class SeparableConv(nn.Cell):\n    def __init__(self, c):\n        super().__init__()\n"
+              "        self.depthwise = nn.Conv2d(c, c, 3, group=c)\n        self.pointwise = nn.Conv2d(c, c, 1, has_bias=True)\n"
+              "        self.act = nn.ReLU()\n\n    def construct(self, x):\n"
+              "        return self.act(self.pointwise(self.depthwise(x)))\n",
+              note="the next linear layer's bias absorbs the missing shift"),
+        Valid(_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.conv = nn.Conv2d(256, 256, 3, has_bias=cfg.bias)\n        self.act = nn.ReLU()\n\n"
+              "    def construct(self, x):\n        return self.act(self.conv(x))\n"),
+    )
+    INVALID = (
+        Invalid(_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.conv = nn.Conv2d(256, 256, 3)\n        self.act = nn.ReLU()\n\n"
+                "    def construct(self, x):\n        return self.act(self.conv(x))\n", line=5,
+                fixed=_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.conv = nn.Conv2d(256, 256, 3, has_bias=False)\n        self.act = nn.ReLU()\n\n"
+                "    def construct(self, x):\n        return self.act(self.conv(x))\n",
+                unsafe_fixed=_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.conv = nn.Conv2d(256, 256, 3, has_bias=True)\n        self.act = nn.ReLU()\n\n"
+                "    def construct(self, x):\n        return self.act(self.conv(x))\n",
+                note="a PyTorch head ported line by line"),
+        Invalid("from mindspore import nn\nclass Stem(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.conv1 = nn.Conv2d(3, 32, 3, pad_mode='pad', padding=1)\n"
+                "        self.pool = nn.MaxPool2d(2, 2)\n        self.act = nn.SiLU()\n\n    def construct(self, x):\n"
+                "        x = self.conv1(x)\n        x = self.pool(x)\n        x = self.act(x)\n        return x\n",
+                line=5, note="conv -> pool -> activation: the pool passes the missing shift on"),
+        Invalid(_HDR + "head = nn.SequentialCell([nn.Conv2d(64, 64, 3), nn.ReLU(), nn.Conv2d(64, 1, 1)])\n",
+                line=2),
+    )
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        #: ``self.x = nn.Conv2d(...)`` calls without has_bias; the Cell map is only built for them
+        self._attr_convs = set()
+        self._parallel = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if not isinstance(node.value, cst.Call) or not any(
+                isinstance(t.target, cst.Attribute) for t in node.targets):
+            return
+        name = conv_name(self.ctx, node.value)
+        if name is not None and self._candidate(node.value, name):
+            self._attr_convs.add(node.value)
+
+    def finish(self) -> None:
+        if not self._attr_convs:
+            return
+        for info in cells(self.ctx).classes.values():
+            for attr in info.attrs.values():
+                if attr.value not in self._attr_convs:
+                    continue
+                name = conv_name(self.ctx, attr.value)
+                activation = self._attr_fate(info, attr.name, {attr.name})
+                if activation is not None:
+                    self._report(attr.value, name, activation)
+
+    def _attr_fate(self, info, attr_name: str, seen) -> Optional[str]:
+        """The activation the output of ``self.<attr_name>`` reaches before any norm, when
+        every path is known; None when any path is unknown or normalised."""
+        consumers = info.consumers(attr_name)
+        if not consumers or attr_name in info.escapes:
+            return None
+        found = None
+        for consumer in sorted(consumers):
+            attr = info.attrs.get(consumer)
+            if attr is None:
+                return None
+            if attr.callee in SEQUENTIAL:
+                reached = self._sequence_fate(attr.element_nodes, 0)
+            else:
+                kind = step_kind(attr.callee, attr.value)
+                if kind == "act":
+                    reached = f"self.{consumer}"
+                elif kind == "through" and consumer not in seen:
+                    reached = self._attr_fate(info, consumer, seen | {consumer})
+                else:
+                    reached = None
+            if reached is None:
+                return None
+            found = found or reached
+        return found
+
+    def _sequence_fate(self, items, start: int) -> Optional[str]:
+        for item in items[start:]:
+            if not isinstance(item, cst.Call):
+                return None
+            callee = called(self.ctx, item)
+            kind = step_kind(callee, item)
+            if kind == "act":
+                return callee.replace("mindspore.", "", 1)
+            if kind == "stop":
+                return None
+        return None
+
+    def visit_List(self, node: cst.List) -> None:
+        if node not in self._parallel:
+            self._sequence([e.value for e in node.elements if isinstance(e, cst.Element)])
+
+    def visit_Tuple(self, node: cst.Tuple) -> None:
+        if node not in self._parallel:
+            self._sequence([e.value for e in node.elements if isinstance(e, cst.Element)])
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = called(self.ctx, node)
+        if callee == "mindspore.nn.SequentialCell":
+            self._sequence([a.value for a in node.args if a.keyword is None and not a.star])
+        elif callee == "mindspore.nn.CellList" and node.args:
+            self._parallel.add(node.args[0].value)  # CellList elements need not run in order
+
+    def _sequence(self, items) -> None:
+        for index, current in enumerate(items):
+            name = conv_name(self.ctx, current)
+            if name is None or not self._candidate(current, name):
+                continue
+            activation = self._sequence_fate(items, index + 1)
+            if activation is not None:
+                self._report(current, name, activation)
+
+    def _candidate(self, call: cst.Call, name: str) -> bool:
+        return _bias_left_default(call, name) and not transpose_size_differs(call, name)
+
+    def _report(self, call: cst.Call, name: str, consumer: str) -> None:
+        # a sequence inside a SequentialCell attr is seen both as a list and as an attr
+        if any(r.node is call for r in self.reports):
+            return
+        short = name.replace("mindspore.", "", 1)
+        self.report(call, f"{short} without has_bias has no bias in MindSpore (PyTorch's conv has one), and its "
+                    f"output reaches {consumer} before any norm layer; write has_bias=True to keep the "
+                    f"PyTorch layer, or has_bias=False if no bias is intended",
+                    _fixes(call, {"has_bias": "False"}, {"has_bias": "True"}))
+
+
+class ConvTransposeDefaults(TableRuleMixin, Rule):
+    code = "MSA110"
+    name = "conv-transpose-defaults"
+    checklist = "api.01"
+    severity = Severity.WARNING
+    entry_id = "MS-CONV-04"
+    message = "Conv*Transpose without pad_mode and has_bias: output size and bias differ from PyTorch's"
+    what = ("Reports `nn.Conv1dTranspose/Conv2dTranspose/Conv3dTranspose` calls that give neither "
+            "`pad_mode`, `padding` nor `has_bias` and whose literal kernel size differs from the stride.")
+    why = ("MindSpore's defaults are pad_mode='same' (output = in * stride) and no bias; PyTorch's "
+           "ConvTranspose2d has padding=0 (output = (in - 1) * stride + kernel) and a bias. A decoder "
+           "or generator ported as is produces a different size (8x8 instead of 10x10 for k=4, s=2 "
+           "on 4x4) without bias; silent when a crop or resize aligns the sizes afterwards.")
+    example = _HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2)\n"
+    use_instead = _HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='pad', padding=1, has_bias=True)\n"
+    fix_safety = ("Safe fix: `pad_mode='same', has_bias=False` (the current behaviour, explicit). Unsafe "
+                  "fix: `pad_mode='pad', has_bias=True`, PyTorch's geometry (padding 0) and bias.")
+    versions = "Defaults unchanged from 1.x to 2.10."
+    VALID = (
+        Valid(_HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='pad', padding=1, has_bias=True)\n"),
+        Valid(_HDR + "up = nn.Conv2dTranspose(64, 32, 2, 2)\n", note="kernel == stride: same size as PyTorch"),
+        Valid(_HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2, has_bias=True)\n", note="an explicit choice"),
+        Valid("import torch.nn as nn\nup = nn.ConvTranspose2d(64, 32, 4, 2)\n"),
+        Valid("from mindspore import mint\nup = mint.nn.ConvTranspose2d(64, 32, 4, 2)\n"),
+        Valid(_HDR + "up = nn.Conv2dTranspose(64, 32, cfg.kernel, cfg.stride)\n", note="values not guessed"),
+    )
+    INVALID = (
+        Invalid(_HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2)\n", line=2,
+                fixed=_HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='same', has_bias=False)\n",
+                unsafe_fixed=_HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='pad', has_bias=True)\n",
+                note="ConvTranspose2d(64, 32, 4, 2) ported by renaming"),
+        Invalid("from mindspore import nn\nclass Gen(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.up = nn.Conv1dTranspose(16, 8, kernel_size=3, stride=2)\n", line=5),
+        Invalid(_HDR + "up = nn.Conv3dTranspose(8, 8, kernel_size=(3, 3, 3))\n", line=2),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = conv_name(self.ctx, node)
+        if name is None or not transpose_size_differs(node, name):
+            return
+        short = name.replace("mindspore.", "", 1)
+        self.report(node, f"{short} without pad_mode and has_bias: MindSpore pads 'same' (output = in * stride) "
+                    f"and adds no bias, PyTorch's ConvTranspose has padding=0 (output = (in - 1) * stride + "
+                    f"kernel) and a bias; write pad_mode='pad', padding=..., has_bias=True to match a PyTorch "
+                    f"reference, or state the MindSpore defaults explicitly",
+                    _fixes(node, {"pad_mode": "'same'", "has_bias": "False"},
+                           {"pad_mode": "'pad'", "has_bias": "True"}))

@@ -1,0 +1,96 @@
+"""The flake8 plugin, run by the real flake8 in a subprocess."""
+
+import subprocess
+import sys
+
+import pytest
+
+from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, triples
+
+
+@pytest.fixture
+def flake8(tmp_path):
+    def run(*args, cwd=None):
+        return subprocess.run([sys.executable, "-m", "flake8", *map(str, args)], cwd=cwd or tmp_path,
+                              capture_output=True, text=True, timeout=300)
+
+    return run
+
+
+def positions(output):
+    return [(line, col, code) for _, line, col, code in triples(output)]
+
+
+def test_plugin_is_registered(flake8):
+    result = flake8("--version")
+    assert result.returncode == 0
+    assert "msacclint" in result.stdout
+
+
+def test_same_lines_and_columns_as_the_cli(flake8, run_cli, write):
+    write("faulty.py", FAULTY)
+    result = flake8("--select", "MSA", "faulty.py")
+    assert result.returncode == 1, result.stderr
+    assert positions(result.stdout) == FAULTY_FINDINGS
+    cli = run_cli("check", "--no-cache", "faulty.py")
+    # not only the positions: every line is the same text, `path:line:col: MSA104 [api.01] message`
+    assert result.stdout == cli.stdout
+
+
+def test_off_by_default_codes_need_extend_select(flake8, write):
+    write("faulty.py", FAULTY)
+    assert positions(flake8("--select", "MSA", "faulty.py").stdout) == FAULTY_FINDINGS
+    assert positions(flake8("faulty.py").stdout) == FAULTY_FINDINGS  # flake8's own default selection
+    one = flake8("--select", "MSA", "--extend-select", "MSA111", "faulty.py")
+    assert positions(one.stdout) == sorted(FAULTY_FINDINGS + [(9, 19, "MSA111")])
+    both = flake8("--select", "MSA", "--extend-select", "MSA111,MSA103", "faulty.py")
+    assert positions(both.stdout) == sorted(FAULTY_FINDINGS + FAULTY_OPT_IN)
+    only = flake8("--select", "MSA103", "faulty.py")
+    assert positions(only.stdout) == [(10, 21, "MSA103")]
+
+
+def test_flake8_ignore_and_noqa(flake8, write):
+    write("faulty.py", FAULTY)
+    ignored = flake8("--select", "MSA", "--ignore", "MSA104", "faulty.py")
+    assert positions(ignored.stdout) == FAULTY_FINDINGS[1:]
+    write("noqa.py", "import mindspore.nn as nn\n"
+                     "a = nn.MaxPool2d(2)  # noqa: MSA104\n"
+                     "b = nn.MaxPool2d(2)  # noqa: MSA999\n"
+                     "c = nn.MaxPool2d(2)  # noqa\n")
+    result = flake8("--select", "MSA", "noqa.py")
+    assert positions(result.stdout) == [(3, 5, "MSA104")]
+
+
+def test_files_without_mindspore_are_silent(flake8, write):
+    write("torch_model.py", "import torch.nn as nn\npool = nn.MaxPool2d(2)\ndrop = nn.Dropout(0.1)\n")
+    write("clean.py", CLEAN)
+    result = flake8("--select", "MSA", "torch_model.py", "clean.py")
+    assert (result.returncode, result.stdout) == (0, "")
+
+
+def test_options_come_from_flake8_config_files(flake8, write, tmp_path):
+    # flake8 reads the first of setup.cfg, tox.ini, .flake8 that has a [flake8] section
+    write("faulty.py", FAULTY)
+    write(".flake8", "[flake8]\nextend-select = MSA111\nmsacclint-mindspore-version = 2.10.0\n")
+    result = flake8("--select", "MSA", "faulty.py")
+    assert positions(result.stdout) == sorted(FAULTY_FINDINGS + [(9, 19, "MSA111")]), result.stderr
+
+    # the plugin's option is really read: a value that is no version is refused, naming it
+    write("setup.cfg", "[flake8]\nmsacclint-mindspore-version = banana\n")
+    refused = flake8("--select", "MSA", "faulty.py")
+    assert refused.returncode != 0
+    assert "msacclint-mindspore-version" in refused.stdout and "banana" in refused.stdout
+    (tmp_path / "setup.cfg").unlink()
+
+    write("tox.ini", "[flake8]\nmsacclint-defaults = snapshots/missing.json\n")
+    missing = flake8("--select", "MSA", "faulty.py")
+    assert missing.returncode != 0
+    assert "msacclint-defaults" in missing.stdout
+    assert str(tmp_path / "snapshots" / "missing.json") in missing.stdout  # relative to the config file
+
+
+def test_flake8_never_reads_pyproject(flake8, write):
+    write("faulty.py", FAULTY)
+    write("pyproject.toml", '[tool.msacclint]\nignore = ["MSA1"]\n\n[tool.flake8]\nselect = ["E"]\n')
+    result = flake8("--select", "MSA", "faulty.py")
+    assert positions(result.stdout) == FAULTY_FINDINGS

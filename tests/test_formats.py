@@ -1,0 +1,185 @@
+"""The four output formats of `msacclint check --format`, from the real command line.
+
+SARIF is validated against the official SARIF 2.1.0 JSON schema, taken from the npm
+package @microsoft/jest-sarif (the schema file SARIF's own tooling tests with).
+"""
+
+import json
+import re
+import shutil
+import subprocess
+import tarfile
+
+import pytest
+
+from helpers import FAULTY, FAULTY_FINDINGS
+from msacclint.diagnostics import Applicability, Diagnostic, Fix, Severity
+from msacclint.frontends import formats
+
+JSON_KEYS = ["code", "checklist", "severity", "path", "line", "column", "end_line", "end_column",
+             "message", "fix"]
+SCHEMA_MEMBER = "package/lib/schemas/sarif-2.1.0-rtm.5.json"
+
+
+@pytest.fixture
+def faulty(write):
+    write("src/faulty.py", FAULTY)
+    return "src/faulty.py"
+
+
+def run_format(run_cli, name, *paths):
+    result = run_cli("check", "--format", name, *paths)
+    assert result.returncode == 1, result.stderr
+    return result.stdout
+
+
+def test_text_lines_are_path_line_col_code_checklist_message(run_cli, faulty):
+    out = run_format(run_cli, "text", faulty)
+    as_json = json.loads(run_format(run_cli, "json", faulty))
+    expected = [f"{d['path']}:{d['line']}:{d['column']}: {d['code']} [{d['checklist']}] {d['message']}"
+                for d in as_json]
+    assert out.splitlines() == expected
+    assert [tuple(int(x) for x in line.split(":")[1:3]) + (line.split()[1],) for line in expected] == FAULTY_FINDINGS
+    first = out.splitlines()[0]
+    assert re.fullmatch(r"src/faulty\.py:7:21: MSA104 \[api\.01\] nn\.MaxPool2d without stride: .+", first)
+
+
+def test_json_contract(run_cli, faulty):
+    data = json.loads(run_format(run_cli, "json", faulty))
+    assert isinstance(data, list) and len(data) == len(FAULTY_FINDINGS)
+    for item, (line, column, code) in zip(data, FAULTY_FINDINGS):
+        assert list(item) == JSON_KEYS
+        assert (item["line"], item["column"], item["code"]) == (line, column, code)
+        assert item["path"] == "src/faulty.py"
+        assert item["checklist"] == "api.01" and item["severity"] == "error"
+        assert item["end_line"] >= item["line"] >= 1 and item["column"] >= 1
+        assert isinstance(item["message"], str) and item["message"]
+    maxpool = data[0]
+    # 1-based: `nn.MaxPool2d(2)` starts at the 21st character and ends after the 35th
+    line_text = FAULTY.splitlines()[maxpool["line"] - 1]
+    assert line_text[maxpool["column"] - 1:maxpool["end_column"] - 1] == "nn.MaxPool2d(2)"
+    assert maxpool["fix"] == {"description": maxpool["fix"]["description"], "applicability": "safe"}
+    assert data[1]["fix"]["applicability"] == "unsafe"
+
+
+def test_json_fix_is_null_without_a_fix():
+    d = Diagnostic("MSA104", "api.01", Severity.ERROR, "a.py", 1, 1, 1, 2, "m")
+    assert json.loads(formats.json_format([d]))[0]["fix"] is None
+    assert json.loads(formats.json_format([])) == []
+
+
+def test_github_annotations(run_cli, faulty):
+    out = run_format(run_cli, "github", faulty).splitlines()
+    assert len(out) == len(FAULTY_FINDINGS)
+    assert out[0].startswith("::error file=src/faulty.py,line=7,col=21,endLine=7,endColumn=36,"
+                             "title=MSA104::[api.01] nn.MaxPool2d without stride")
+    for line, (lineno, column, code) in zip(out, FAULTY_FINDINGS):
+        assert re.fullmatch(rf"::error file=src/faulty\.py,line={lineno},col={column},endLine=\d+,"
+                            rf"endColumn=\d+,title={code}::\[api\.01\] .+", line)
+
+
+def test_github_escaping_and_levels():
+    def diag(severity, path, message):
+        return Diagnostic("MSA104", "api.01", severity, path, 3, 4, 3, 9, message)
+
+    out = formats.github([
+        diag(Severity.ERROR, "we,ird:dir/100%.py", "50% of\nthe rest\r"),
+        diag(Severity.WARNING, "a.py", "w: x, y"),
+        diag(Severity.INFO, "a.py", "i"),
+    ]).splitlines()
+    assert out[0] == ("::error file=we%2Cird%3Adir/100%25.py,line=3,col=4,endLine=3,endColumn=9,"
+                      "title=MSA104::[api.01] 50%25 of%0Athe rest%0D")
+    assert out[1].startswith("::warning file=a.py,") and out[1].endswith("::[api.01] w: x, y")
+    assert out[2].startswith("::notice file=a.py,")
+
+
+# -- SARIF -----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def sarif_schema(tmp_path_factory):
+    """The official SARIF 2.1.0 schema, downloaded once per session with npm."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail("npm is needed to fetch the official SARIF 2.1.0 schema "
+                    "(npm pack @microsoft/jest-sarif); install Node.js/npm and run again")
+    folder = tmp_path_factory.mktemp("sarif-schema")
+    result = subprocess.run([npm, "pack", "--silent", "@microsoft/jest-sarif"], cwd=folder,
+                            capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, f"npm pack @microsoft/jest-sarif failed:\n{result.stderr}"
+    [archive] = folder.glob("*.tgz")
+    with tarfile.open(archive) as tar:
+        handle = tar.extractfile(SCHEMA_MEMBER)
+        assert handle is not None, f"{SCHEMA_MEMBER} not in {archive.name}"
+        schema = json.load(handle)
+    assert "2.1.0" in schema["title"]
+    return schema
+
+
+def validate_sarif(log, schema):
+    from jsonschema.validators import validator_for
+
+    cls = validator_for(schema)
+    cls.check_schema(schema)
+    errors = sorted(cls(schema, format_checker=cls.FORMAT_CHECKER).iter_errors(log), key=str)
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:10])
+
+
+def test_sarif_is_valid_and_has_what_code_scanning_needs(run_cli, faulty, tmp_path, sarif_schema):
+    log = json.loads(run_format(run_cli, "sarif", faulty))
+    validate_sarif(log, sarif_schema)
+    assert log["version"] == "2.1.0"
+    [run] = log["runs"]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "msacclint" and driver["version"]
+    rule_ids = [rule["id"] for rule in driver["rules"]]
+    assert sorted(rule_ids) == sorted({code for _, _, code in FAULTY_FINDINGS})
+    for rule in driver["rules"]:
+        assert rule["shortDescription"]["text"] and rule["properties"]["checklist"] == "api.01"
+    assert len(run["results"]) == len(FAULTY_FINDINGS)
+    for result, (line, column, code) in zip(run["results"], FAULTY_FINDINGS):
+        assert result["ruleId"] == code
+        assert rule_ids[result["ruleIndex"]] == code
+        assert result["level"] == "error"
+        assert result["message"]["text"]
+        physical = result["locations"][0]["physicalLocation"]
+        assert physical["artifactLocation"]["uri"] == "src/faulty.py"  # relative, as GitHub wants
+        assert physical["region"]["startLine"] == line
+        assert physical["region"]["startColumn"] == column
+    base = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+    assert base.startswith("file:///") and base.endswith("/")
+
+
+def test_sarif_uri_is_relative_for_absolute_paths(run_cli, faulty, tmp_path, sarif_schema):
+    log = json.loads(run_format(run_cli, "sarif", str(tmp_path / faulty)))
+    validate_sarif(log, sarif_schema)
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]}
+    assert uris == {"src/faulty.py"}
+
+
+def test_sarif_without_findings_is_valid(run_cli, write, sarif_schema):
+    write("clean.py", "import mindspore\n")
+    result = run_cli("check", "--format", "sarif", "clean.py")
+    assert result.returncode == 0
+    log = json.loads(result.stdout)
+    validate_sarif(log, sarif_schema)
+    assert log["runs"][0]["results"] == [] and log["runs"][0]["tool"]["driver"]["rules"] == []
+
+
+def test_sarif_levels_and_odd_file_names(sarif_schema):
+    fix = Fix("explicit stride", Applicability.SAFE)
+    diagnostics = [
+        Diagnostic("MSA104", "api.01", Severity.ERROR, "dir with space/a#b.py", 2, 1, 2, 5, "e", (fix,)),
+        Diagnostic("MSA102", "api.01", Severity.WARNING, "b.py", 1, 1, 1, 2, "w"),
+        Diagnostic("MSA111", "api.01", Severity.INFO, "b.py", 1, 1, 1, 2, "i"),
+    ]
+    log = json.loads(formats.sarif(diagnostics))
+    validate_sarif(log, sarif_schema)
+    results = log["runs"][0]["results"]
+    assert [r["level"] for r in results] == ["error", "warning", "note"]
+    assert results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "dir%20with%20space/a%23b.py"
+
+
+def test_output_file(run_cli, faulty, tmp_path):
+    result = run_cli("check", "--format", "json", "-o", "report.json", faulty)
+    assert result.returncode == 1 and result.stdout == ""
+    assert len(json.loads((tmp_path / "report.json").read_text())) == len(FAULTY_FINDINGS)

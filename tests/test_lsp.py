@@ -1,0 +1,188 @@
+"""``msacclint lsp`` driven end to end by a real LSP client (pytest-lsp) over stdio."""
+
+import subprocess
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+SOURCE = """\
+import mindspore.nn as nn
+
+pool = nn.MaxPool2d(2)  # as in the reference
+drop = nn.Dropout(0.1)
+"""
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    return tmp_path_factory.mktemp("workspace")
+
+
+# one server for the module: starting it is most of the cost
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "msacclint", "lsp"]),
+                    scope="module")
+async def client(lsp_client: LanguageClient, workspace):
+    tmp_path = workspace
+    params = types.InitializeParams(capabilities=client_capabilities("visual-studio-code"),
+                                    root_uri=tmp_path.as_uri(),
+                                    workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="w")])
+    await lsp_client.initialize_session(params)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def _open(client, path, text, version=1):
+    uri = path.as_uri()
+    path.write_text(text)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return uri
+
+
+def _apply(text, edits):
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(p):
+        return starts[p.line] + p.character
+
+    for edit in sorted(edits, key=lambda e: offset(e.range.start), reverse=True):
+        text = text[:offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end):]
+    return text
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_open_publishes_diagnostics_with_lsp_ranges(client: LanguageClient, workspace):
+    tmp_path = workspace
+    uri = await _open(client, tmp_path / "open.py", SOURCE)
+    found = sorted(client.diagnostics[uri], key=lambda d: d.range.start.line)
+    assert [d.code for d in found] == ["MSA104", "MSA101"]
+    pool, drop = found
+    # `nn.MaxPool2d(2)` on the third line: 0-based line 2, characters 7..22
+    assert (pool.range.start.line, pool.range.start.character) == (2, 7)
+    assert (pool.range.end.line, pool.range.end.character) == (2, 22)
+    assert pool.severity == types.DiagnosticSeverity.Error and pool.source == "msacclint"
+    assert "[api.01]" in pool.message
+    assert (drop.range.start.line, drop.range.start.character, drop.range.end.character) == (3, 7, 22)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_change_updates_the_diagnostics(client: LanguageClient, workspace):
+    tmp_path = workspace
+    uri = await _open(client, tmp_path / "change.py", SOURCE)
+    assert len(client.diagnostics[uri]) == 2
+    # replace "(2)" on line 2 by "(2, stride=2)"
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(start=types.Position(line=2, character=19), end=types.Position(line=2, character=22)),
+            text="(2, stride=2)")]))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert [d.code for d in client.diagnostics[uri]] == ["MSA101"]
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(
+            text="import mindspore.nn as nn\nx = '\U0001F600'; drop = nn.Dropout(0.1)\n")]))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    (only,) = client.diagnostics[uri]
+    # the emoji is one code point but two UTF-16 units: the call starts at UTF-16 character 17
+    assert (only.code, only.range.start.line, only.range.start.character) == ("MSA101", 1, 17)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_save_publishes_and_config_is_respected(client: LanguageClient, workspace):
+    tmp_path = workspace
+    text = "import mindspore.nn as nn\nbn = nn.BatchNorm2d(64, momentum=0.1)\n"
+    project = tmp_path / "configured"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.msacclint]\nignore = [\"MSA107\"]\n")
+    uri = await _open(client, project / "bn.py", text)
+    assert list(client.diagnostics[uri]) == []  # MSA107 is ignored by the workspace's pyproject.toml
+    (project / "pyproject.toml").write_text("[tool.msacclint]\nignore = []\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert [d.code for d in client.diagnostics[uri]] == ["MSA107"]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_code_actions_fix_the_finding(client: LanguageClient, workspace):
+    tmp_path = workspace
+    uri = await _open(client, tmp_path / "action.py", SOURCE)
+    pool = next(d for d in client.diagnostics[uri] if d.code == "MSA104")
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=pool.range,
+        context=types.CodeActionContext(diagnostics=[pool], only=[types.CodeActionKind.QuickFix])))
+    titles = [a.title for a in actions]
+    assert titles == ["MSA104: make the default explicit: stride=1 (safe fix)",
+                      "MSA104: stride=2, as in PyTorch (unsafe fix)"], titles
+    assert all(a.kind == types.CodeActionKind.QuickFix for a in actions)
+    assert actions[0].is_preferred and not actions[1].is_preferred
+    new_text = _apply(SOURCE, actions[1].edit.changes[uri])
+    assert "pool = nn.MaxPool2d(2, stride=2)  # as in the reference\n" in new_text
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=new_text)]))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert [d.code for d in client.diagnostics[uri]] == ["MSA101"]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_fix_all_applies_the_safe_fixes(client: LanguageClient, workspace):
+    tmp_path = workspace
+    uri = await _open(client, tmp_path / "fixall.py", SOURCE)
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
+        context=types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll])))
+    (fix_all,) = actions
+    assert fix_all.title == "msacclint: apply all safe fixes (1)"
+    assert _apply(SOURCE, fix_all.edit.changes[uri]) == SOURCE.replace("MaxPool2d(2)", "MaxPool2d(2, stride=1)")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_hover_shows_the_rule_page(client: LanguageClient, workspace):
+    tmp_path = workspace
+    uri = await _open(client, tmp_path / "hover.py", SOURCE)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=3, character=12)))
+    assert hover.contents.kind == types.MarkupKind.Markdown
+    assert hover.contents.value.startswith("# MSA101: dropout-wrong-probability")
+    assert "## Why is this bad?" in hover.contents.value
+    nothing = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=3)))
+    assert nothing is None
+
+
+def test_without_pygls_the_command_says_what_to_install(tmp_path):
+    # a site-packages directory without pygls: hide it with a sitecustomize that blocks the import
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class _Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('pygls', 'lsprotocol'):\n"
+        "            raise ImportError('blocked: ' + name)\n"
+        "sys.meta_path.insert(0, _Block())\n")
+    import os
+
+    env = {**os.environ, "PYTHONPATH": str(tmp_path) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    result = subprocess.run([sys.executable, "-m", "msacclint", "lsp"], env=env, capture_output=True, text=True,
+                            timeout=120, stdin=subprocess.DEVNULL)
+    assert result.returncode == 2
+    assert "pip install 'msacclint[lsp]'" in result.stderr
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_broken_configuration_is_shown_once_and_nothing_published(client: LanguageClient, workspace):
+    project = workspace / "broken-config"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.msacclint]\nselect = [\"NOPE999\"]\n")
+    uri = await _open(client, project / "net.py", SOURCE)
+    assert list(client.diagnostics[uri]) == []
+    errors = [m for m in client.messages if "NOPE999" in m.message]
+    assert len(errors) == 1 and errors[0].type == types.MessageType.Error

@@ -1,0 +1,73 @@
+"""The pre-commit hook, run for real with `pre-commit try-repo` on a temporary git repository.
+
+try-repo clones this repository at HEAD (plus a shadow commit of uncommitted changes to
+tracked files, so commit or `git add` new files first) and installs it into a fresh hook
+environment of its own on every call; this also checks that the package installs from a
+clean checkout. PRE_COMMIT_HOME points at a temporary folder so nothing of the user's
+pre-commit cache is touched.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import CLEAN, FAULTY
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def git(repo, *args):
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def target(tmp_path):
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--git-dir"], capture_output=True).returncode:
+        pytest.fail(f"{ROOT} is not a git checkout: pre-commit try-repo needs one")
+    repo = tmp_path / "target"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    return repo
+
+
+def try_repo(repo, home, hook="msacclint"):
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    env.pop("VIRTUAL_ENV", None)
+    return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), hook,
+                           "--all-files", "--verbose"],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+
+
+def test_hook_fails_on_the_faulty_file_and_passes_on_the_clean_one(target, tmp_path):
+    home = tmp_path / "pre-commit-home"
+    (target / "models").mkdir()
+    (target / "models" / "faulty.py").write_text(FAULTY)
+    (target / "clean.py").write_text(CLEAN)
+    git(target, "add", ".")
+    result = try_repo(target, home)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "- hook id: msacclint" in output and "Failed" in output
+    assert "models/faulty.py:7:21: MSA104 [api.01]" in output
+    assert "models/faulty.py:11:22: MSA101 [api.01]" in output
+    assert "clean.py:" not in output.replace("models/faulty.py", "")
+
+    git(target, "rm", "-q", "-f", "models/faulty.py")
+    clean = try_repo(target, home)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "Passed" in clean.stdout
+
+
+def test_hooks_are_declared():
+    import yaml
+
+    hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert set(hooks) == {"msacclint", "msacclint-fix"}
+    assert hooks["msacclint"]["entry"] == "msacclint check"
+    assert hooks["msacclint-fix"]["entry"] == "msacclint check --fix"
+    for hook in hooks.values():
+        assert hook["language"] == "python" and hook["types"] == ["python"]
+    assert hooks["msacclint-fix"]["require_serial"] is True  # two fixers must not write one file

@@ -1,0 +1,176 @@
+"""``msacclint report``: the filled-in checklist, through the real command line; the HTML
+page rendered by headless Chromium as a person would open it."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from msacclint import __version__
+from msacclint.data import checklist
+from msacclint.frontends.report import (BY_HAND, NO_PROBLEM, NOT_APPLICABLE, PROBLEM, conclude, snapshot_version,
+                                        uses_of)
+
+from conftest import ROOT
+
+ITEM_IDS = [item["id"] for item in checklist()["item"]]
+
+
+@pytest.fixture
+def msacclint(tmp_path, monkeypatch, capsys):
+    """The command line run in this process (the entry point itself is exercised as a
+    subprocess by the tests that use ``run_cli``): much faster for many small runs."""
+    from types import SimpleNamespace
+
+    from msacclint.frontends.cli import main
+
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args):
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+
+    return run
+
+
+def _row(markdown, item_id):
+    (row,) = [line for line in markdown.splitlines() if line.startswith(f"| {item_id} ")]
+    return row
+
+
+@pytest.fixture(scope="module")
+def example_markdown():
+    result = subprocess.run([sys.executable, "-m", "msacclint", "report", "examples", "--no-cache"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_markdown_report_on_examples_reads_as_a_filled_checklist(example_markdown):
+    md = example_markdown
+    assert md.startswith("# MindSpore accuracy checklist")
+    assert f"- msacclint: {__version__}" in md
+    assert "- MindSpore: " in md and "- Files read: 1" in md and "`examples/train.py`" in md
+    for item_id in ITEM_IDS:  # every item, once, with a conclusion
+        row = _row(md, item_id)
+        assert any(f"| {c} |" in row or f"| **{c}** |" in row for c in (PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND)), row
+    api = _row(md, "api.01")
+    assert "**Problem found**" in api
+    assert "`examples/train.py:16` MSA104" in api and "`examples/train.py:20` MSA101" in api
+    assert "**Check by hand**" in _row(md, "ds.04") and "checksums" in _row(md, "ds.04")
+    assert "**Check by hand**" in _row(md, "hp.02")
+    assert "| N/A |" in _row(md, "mp.01") and "mixed precision" in _row(md, "mp.01")
+    assert "| N/A |" in _row(md, "dist.01")
+    assert "| No problem |" in _row(md, "tool.01") and "MSA001" in _row(md, "tool.01")
+
+
+def test_json_report(tmp_path, msacclint):
+    (tmp_path / "train.py").write_text("import mindspore.nn as nn\npool = nn.MaxPool2d(2)\n")
+    out = tmp_path / "report.json"
+    result = msacclint("report", ".", "--format", "json", "-o", out, "--no-cache")
+    assert result.returncode == 0, result.stderr
+    assert "report written to" in result.stderr
+    data = json.loads(out.read_text())
+    assert data["msacclint_version"] == __version__ and data["files"] == ["train.py"]
+    assert [i["id"] for i in data["items"]] == ITEM_IDS
+    assert sum(data["summary"].values()) == len(ITEM_IDS)
+    api = next(i for i in data["items"] if i["id"] == "api.01")
+    assert api["conclusion"] == PROBLEM and api["findings"][0]["code"] == "MSA104"
+
+
+def test_switched_off_rules_leave_the_item_to_a_person(tmp_path, msacclint):
+    (tmp_path / "train.py").write_text("import mindspore.nn as nn\nbn = nn.BatchNorm2d(64)\n")
+    md = msacclint("report", ".", "--ignore", "MSA119,MSA001", "--no-cache").stdout
+    assert "**Check by hand**" in _row(md, "tool.01") and "switched off" in _row(md, "tool.01")
+
+
+def test_a_file_that_does_not_parse_is_a_problem_of_tool01(tmp_path, msacclint):
+    (tmp_path / "broken.py").write_text("import mindspore\nx = (\n")
+    md = msacclint("report", ".", "--no-cache").stdout
+    assert "**Problem found**" in _row(md, "tool.01") and "`broken.py:" in _row(md, "tool.01")
+
+
+@pytest.mark.parametrize("code,item,applies", [
+    ("import mindspore.nn as nn\nx = nn.Dense(2, 2)\n", "mp.01", False),
+    ("from mindspore import amp\nnet = amp.auto_mixed_precision(net, 'O2')\n", "mp.01", True),
+    ("import mindspore as ms\nmodel = ms.Model(net, loss, opt, amp_level='O2')\n", "mp.02", True),
+    ("import mindspore as ms\nx = ms.Tensor(1, ms.float16)\n", "mp.01", True),
+    ("from mindspore import amp\nnet = amp.auto_mixed_precision(net, 'O2')\n", "mp.03", False),
+    ("from mindspore.amp import DynamicLossScaler\ns = DynamicLossScaler(1024, 2, 1000)\n", "mp.03", True),
+    ("from mindspore.communication import init\ninit()\n", "dist.01", True),
+    ("import mindspore.nn as nn\nx = nn.Dense(2, 2)\n", "dist.02", False),
+    ("import mindspore.dataset as ds\nd = ds.MnistDataset('x')\n", "dp.03", True),
+    ("import mindspore.nn as nn\nx = nn.Dense(2, 2)\n", "dp.03", False),
+    ("import mindspore as ms\nms.load_checkpoint('a.ckpt')\n", "wi.02", True),
+    ("import numpy as np\nimport mindspore\n", "wi.02", False),
+])
+def test_not_applicable_is_decided_from_what_the_code_uses(code, item, applies):
+    items = [i for i in checklist()["item"] if i["id"] == item]
+    (result,) = conclude(items, [], uses_of(code), frozenset(), {})
+    assert (result.conclusion != NOT_APPLICABLE) == applies, (result.conclusion, result.detail)
+
+
+def test_torch_code_is_not_applicable_at_all():
+    assert uses_of("import torch\nx = torch.nn.Dropout(0.1)\n") == frozenset()
+    (result,) = conclude([checklist()["item"][0]], [], frozenset(), frozenset(), {})
+    assert result.conclusion == NOT_APPLICABLE
+
+
+def test_snapshot_version_is_read_from_a_probe_snapshot(tmp_path):
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps({"mindspore_version": "2.10.0", "entries": []}))
+    assert snapshot_version(str(path)) == "2.10.0"
+    path.write_text(json.dumps({"environment": {"mindspore": "2.9.1"}}))
+    assert snapshot_version(str(path)) == "2.9.1"
+    path.write_text("not json")
+    assert snapshot_version(str(path)) is None
+
+
+# -- the HTML page, as a browser shows it ---------------------------------------------------------
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+def _chromium(profile, *args):
+    return subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}", *args],
+        capture_output=True, text=True, timeout=180)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
+def test_html_report_renders_in_headless_chromium(tmp_path):
+    page = tmp_path / "report.html"
+    result = subprocess.run([sys.executable, "-m", "msacclint", "report", "examples", "--format", "html",
+                             "-o", str(page), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    html = page.read_text(encoding="utf-8")
+    # one self-contained page: nothing fetched from anywhere
+    assert not re.search(r"<(script|link|img|iframe)\b", html, re.I)
+    assert "http://" not in html and "https://" not in html and "url(" not in html
+
+    dom = _chromium(tmp_path / "profile-dom", "--dump-dom", page.as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    text = re.sub(r"<[^>]+>", "", dom.stdout)
+    for conclusion in (PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND):
+        assert conclusion in text
+    assert "examples/train.py:16" in text and "MSA104" in text
+    assert re.search(r"ds\.04\s*the dataset in the training environment", text)
+
+    shot = tmp_path / "report.png"
+    render = _chromium(tmp_path / "profile-shot", "--window-size=1200,2000", "--hide-scrollbars",
+                       f"--screenshot={shot}", page.as_uri())
+    assert render.returncode == 0, render.stderr[-2000:]
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (1200, 2000)
+    # a blank page of that size compresses to a few kilobytes; text, tables and badges do not
+    assert len(data) > 60_000, len(data)
+    keep = os.environ.get("MSACCLINT_KEEP_SCREENSHOT")
+    if keep:
+        shutil.copy(shot, keep)
