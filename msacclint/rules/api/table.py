@@ -11,6 +11,9 @@ A call rule fires on a call to one of ``apis`` (resolved names) when
   (``kernel_size=(1, 3)`` counts as > 1, ``(1, 1)`` as == 1). With ``value_arg`` the
   comparison is against another argument's literal (``value`` when that one is absent;
   a non-literal one counts as ``unknown``).
+``unless_handled`` (missing parameter -> "onehot_labels" | "reduced") silences a loss
+built as a sub-cell whose ``construct`` feeds it one-hot labels / reduces its output, so
+that the default is what the code needs (analysis.loss_use).
 ``unless_attribute`` lists attribute names whose mention anywhere in the file silences
 the rule (``cell.embedding_table.set_data(...)`` re-initialises what the call left at its
 default); such rules report at the end of the file.
@@ -61,6 +64,9 @@ class CallRule(TableRuleMixin, Rule):
     fix_safe: Optional[Dict[str, Any]] = None
     fix_unsafe: Optional[Dict[str, Any]] = None
     unless_attribute: frozenset = frozenset()
+    #: missing parameter -> what makes its default right when the call is a loss sub-cell
+    #: (analysis.loss_use: "onehot_labels" or "reduced"); all missing ones handled -> silent
+    unless_handled: Dict[str, str] = {}
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -89,6 +95,12 @@ class CallRule(TableRuleMixin, Rule):
                 return
             if self.missing_mode == "all" and len(absent) != len(self.missing):
                 return
+            if self.unless_handled and absent and all(p in self.unless_handled for p in absent):
+                from msacclint.analysis.loss_use import handling
+
+                handled = handling(self.ctx, node)
+                if handled is not None and all(handled[self.unless_handled[p]] for p in absent):
+                    return
         for cond in self.require:
             arg = argument(node, cond["arg"], signature)
             if arg is None:
@@ -239,6 +251,7 @@ def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = Ca
             fix_safe=spec.get("fix_safe"),
             fix_unsafe=spec.get("fix_unsafe"),
             unless_attribute=frozenset(spec.get("unless_attribute", ())),
+            unless_handled=dict(spec.get("unless_handled", {})),
         )
         if not spec.get("fix_safety") and (spec.get("fix_safe") or spec.get("fix_unsafe")):
             attrs["fix_safety"] = " ".join(

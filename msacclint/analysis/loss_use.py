@@ -1,0 +1,141 @@
+"""How a Cell uses a loss it builds in ``__init__``: one-hot labels? reduced output?
+
+For ``self.ce = nn.SoftmaxCrossEntropyWithLogits()`` in a Cell's ``__init__``, the calls
+``self.ce(logits, labels)`` in that Cell's ``construct`` answer two questions:
+- ``onehot_labels``: the labels argument is a one-hot op's result (``ops.OneHot()(...)``,
+  ``ops.one_hot(...)``, ``self.onehot(...)`` with ``self.onehot = ops.OneHot()``), directly
+  or through a local name assigned from one;
+- ``reduced``: the loss output reaches a reduction (``ReduceMean``/``ReduceSum``/
+  ``ops.mean``/``ops.sum`` as a call or a ``self.<op>``, or ``.mean()``/``.sum()``) in
+  ``construct``, directly or through local names (``x = out * mask; s = self.sum(x)``).
+This is the model-zoo idiom (label smoothing, masked detection and segmentation losses) in
+which a loss's defaults — ``sparse=False``, ``reduction='none'`` — are exactly right.
+``handling(ctx, call)`` is None when the call is not such a sub-cell; an answer is False
+when it cannot be shown.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set
+
+import libcst as cst
+
+from msacclint.analysis.cells import CellInfo, _self_attr, cells
+from msacclint.analysis.flow import flow
+
+_REDUCTIONS = frozenset({"ReduceMean", "ReduceSum", "mean", "sum", "reduce_mean", "reduce_sum"})
+_ONEHOTS = frozenset({"OneHot", "one_hot"})
+
+
+def _last(qualname: Optional[str]) -> Optional[str]:
+    if not qualname or not qualname.startswith("mindspore."):
+        return None
+    return qualname.rsplit(".", 1)[-1]
+
+
+def _op_name(ctx, info: CellInfo, call: cst.Call) -> Optional[str]:
+    """The last part of the MindSpore op a call runs: ``ops.ReduceSum()(x)``,
+    ``ops.reduce_sum(x)``, ``self.sum(x)`` with ``self.sum = ops.ReduceSum()``."""
+    func = call.func
+    attr = _self_attr(func)
+    if attr is not None:
+        held = info.attrs.get(attr)
+        return _last(held.callee) if held is not None else None
+    if isinstance(func, cst.Call):  # P.ReduceSum(False)(x)
+        return _last(ctx.resolve(func.func))
+    return _last(ctx.resolve(func))
+
+
+def _is_reduction(ctx, info: CellInfo, call: cst.Call) -> bool:
+    if _op_name(ctx, info, call) in _REDUCTIONS:
+        return True
+    func = call.func
+    return (isinstance(func, cst.Attribute) and func.attr.value in ("mean", "sum")
+            and _self_attr(func) is None)
+
+
+def _is_onehot(ctx, info: CellInfo, expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Call) and _op_name(ctx, info, expr) in _ONEHOTS
+
+
+def _mentions(expr: cst.CSTNode, names: Set[str], nodes: Set[int]) -> bool:
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if id(node) in nodes or (isinstance(node, cst.Name) and node.value in names):
+                found.append(node)
+                return False
+            return not found
+
+    expr.visit(Finder())
+    return bool(found)
+
+
+def _contains_onehot(ctx, info: CellInfo, expr: cst.CSTNode) -> bool:
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> bool:
+            if _is_onehot(ctx, info, node):
+                found.append(node)
+            return not found
+
+    expr.visit(Finder())
+    return bool(found)
+
+
+def _labels(call: cst.Call) -> Optional[cst.BaseExpression]:
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if len(positional) >= 2:
+        return positional[1].value
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in ("labels", "label", "target"):
+            return arg.value
+    return None
+
+
+def handling(ctx, call: cst.Call) -> Optional[Dict[str, bool]]:
+    """{"onehot_labels": ..., "reduced": ...} for a loss built as ``self.x = <call>`` in a
+    Cell's ``__init__`` and called in its ``construct``; None otherwise."""
+    for info in cells(ctx).classes.values():
+        for attr in info.attrs.values():
+            if attr.value is call:
+                return _handling(ctx, info, attr.name)
+    return None
+
+
+def _handling(ctx, info: CellInfo, name: str) -> Optional[Dict[str, bool]]:
+    construct = info.construct
+    if construct is None:
+        return None
+    fl = flow(ctx, construct)
+    uses: List[cst.Call] = [e.node for e in fl.calls() if _self_attr(e.node.func) == name]
+    if not uses:
+        return None
+    onehot = True
+    for use in uses:
+        labels = _labels(use)
+        if labels is None:
+            onehot = False
+        elif not _is_onehot(ctx, info, labels):
+            order = fl.order(use)
+            defs = [d for d in fl.defs.get(labels.value, ()) if order is None or d.order < order] \
+                if isinstance(labels, cst.Name) else []
+            if not any(_contains_onehot(ctx, info, d.value) for d in defs):
+                onehot = False
+    holders: Set[str] = set()
+    outputs = {id(u) for u in uses}
+    reduced = False
+    for event in fl.events:
+        node = event.node
+        if isinstance(node, cst.Call):
+            if _is_reduction(ctx, info, node) and any(_mentions(a.value, holders, outputs) for a in node.args) \
+                    or (_is_reduction(ctx, info, node) and isinstance(node.func, cst.Attribute)
+                        and _self_attr(node.func) is None and _mentions(node.func.value, holders, outputs)):
+                reduced = True
+        elif isinstance(node, cst.Assign) and _mentions(node.value, holders, outputs):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    holders.add(target.target.value)
+    return {"onehot_labels": onehot, "reduced": reduced}
