@@ -1,9 +1,11 @@
-"""What every rule backed by a table entry shares: the entry's id and version range."""
+"""What every rule backed by a table entry shares: the entry's id and version range, and
+the observed defaults of a probe snapshot to quote."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Optional
+from typing import ClassVar, Iterable, Optional
 
+from msacclint.analysis.snapshot import for_settings
 from msacclint.analysis.versions import in_range
 from msacclint.data import api_defaults
 
@@ -21,3 +23,14 @@ class TableRuleMixin:
     @classmethod
     def applies_to(cls, ctx) -> bool:
         return in_range(target_version(ctx), cls.since, cls.until)
+
+    def observed_note(self, api: str, parameters: Iterable[str]) -> str:
+        """" (in MindSpore 2.10.0 on CPU, MaxPool2d's stride defaults to 1)" when the run
+        has a probe snapshot that observed these defaults, else ""."""
+        snapshot = for_settings(self.ctx.settings)
+        if snapshot is None:
+            return ""
+        said = [s for s in (snapshot.describe(api, p) for p in parameters) if s]
+        if not said:
+            return ""
+        return " (" + "; ".join([said[0]] + [s.split(", ", 1)[1] for s in said[1:]]) + ")"
