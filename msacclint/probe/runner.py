@@ -76,9 +76,27 @@ def signature_defaults(obj: Any) -> Dict[str, Any]:
         signature = inspect.signature(obj)
     except (TypeError, ValueError):
         signature = inspect.signature(obj.__init__)
+    if _catch_all(signature):
+        original = _decorated(obj.__init__) if inspect.isclass(obj) else _decorated(obj, obj.__name__)
+        if original is not None:
+            signature = inspect.signature(original)
     return {name: plain(p.default) if p.default is not inspect.Parameter.empty else REQUIRED
             for name, p in signature.parameters.items()
             if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+
+
+def _catch_all(signature: inspect.Signature) -> bool:
+    kinds = {p.kind for name, p in signature.parameters.items() if name != "self"}
+    return bool(kinds) and kinds <= {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}
+
+
+def _decorated(function: Any, name: str = "__init__") -> Optional[Any]:
+    """The function a decorator without functools.wraps closed over (MindSpore's
+    optimizers register their arguments that way), or None."""
+    inner = [c.cell_contents for c in getattr(function, "__closure__", None) or ()
+             if inspect.isfunction(c.cell_contents) and c.cell_contents is not function]
+    named = [f for f in inner if f.__name__ == name]
+    return named[0] if named else inner[0] if len(inner) == 1 else None
 
 
 def select_backend(backend: str) -> None:
