@@ -207,10 +207,18 @@ def observed_defaults(checks: Iterable[Dict[str, Any]]) -> Dict[str, Dict[str, A
     return found
 
 
+def _forget_working_folder() -> None:
+    """Under ``python -m msacclint`` the working folder is on sys.path, so a user's
+    ``mindspore.py`` or ``numpy.py`` there would be imported: take it off first."""
+    here = os.path.realpath(os.getcwd())
+    sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) != here]
+
+
 def probe(backend: str = "CPU", table: Optional[str] = None) -> Tuple[Dict[str, Any], List[Row]]:
     """(header, rows) for the checks of ``table`` (default: the shipped rules/probe.toml).
     Raises ImportError without MindSpore and BackendUnavailable for an unusable backend."""
     os.environ.setdefault("GLOG_v", "3")  # MindSpore's C++ log: errors only
+    _forget_working_folder()
     import mindspore  # noqa: F401 - ImportError here means: not installed
 
     select_backend(backend)

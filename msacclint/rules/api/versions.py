@@ -3,11 +3,11 @@ the observed defaults of a probe snapshot to quote."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Iterable, Optional
+from typing import ClassVar, Iterable, Optional, Tuple
 
 from msacclint.analysis.snapshot import for_settings
 from msacclint.analysis.versions import in_range
-from msacclint.data import api_defaults
+from msacclint.data import api_defaults, entry
 
 
 def target_version(ctx) -> str:
@@ -22,7 +22,20 @@ class TableRuleMixin:
 
     @classmethod
     def applies_to(cls, ctx) -> bool:
-        return in_range(target_version(ctx), cls.since, cls.until)
+        since, until = cls.version_range()
+        return in_range(target_version(ctx), since, until)
+
+    @classmethod
+    def version_range(cls) -> Tuple[Optional[str], Optional[str]]:
+        """[since, until): the class's own, else its table entry's (custom rules such as the
+        Dropout ones read them from rules/api_defaults.toml like the generated ones)."""
+        if cls.since is not None or cls.until is not None or not cls.entry_id:
+            return cls.since, cls.until
+        try:
+            item = entry(cls.entry_id)
+        except KeyError:
+            return None, None
+        return item.get("since"), item.get("until")
 
     def observed_note(self, api: str, parameters: Iterable[str]) -> str:
         """" (in MindSpore 2.10.0 on CPU, MaxPool2d's stride defaults to 1)" when the run
