@@ -145,3 +145,11 @@ def test_probe_without_mindspore_exits_2_with_the_install_line(tmp_path):
 def test_snapshot_folder_holds_only_snapshots():
     for path in snapshots_dir().iterdir():
         assert path.name.startswith("mindspore-") and path.suffix == ".json", path
+
+
+def test_docs_table_of_changed_defaults_is_current():
+    from msacclint.probe.history import markdown, releases
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "probe.md").read_text()
+    block = text.split("<!-- changes:start -->\n", 1)[1].split("<!-- changes:end -->", 1)[0]
+    assert block == markdown(releases()), "run: python -m msacclint.probe.history --update-docs"
