@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from msacclint.analysis.snapshot import snapshots_dir
 from msacclint.analysis.versions import parse
@@ -16,7 +16,7 @@ from msacclint.analysis.versions import parse
 ABSENT = "(absent)"
 
 
-def releases(folder: Path = None) -> List[Tuple[str, Dict[str, Any]]]:
+def releases(folder: Optional[Path] = None) -> List[Tuple[str, Dict[str, Any]]]:
     """(version, snapshot data) of every shipped CPU snapshot, oldest first."""
     found = []
     for path in (folder or snapshots_dir()).glob("mindspore-*-cpu.json"):
