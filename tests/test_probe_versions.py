@@ -153,3 +153,16 @@ def test_docs_table_of_changed_defaults_is_current():
     text = (Path(__file__).resolve().parents[1] / "docs" / "probe.md").read_text()
     block = text.split("<!-- changes:start -->\n", 1)[1].split("<!-- changes:end -->", 1)[0]
     assert block == markdown(releases()), "run: python -m msacclint.probe.history --update-docs"
+
+
+def test_a_snapshot_that_contradicts_the_rule_silences_it(tmp_path):
+    data = json.loads(shipped("2.10.0").read_text())
+    data["mindspore"] = "9.9.0"
+    data["defaults"]["mindspore.nn.MaxPool2d"]["stride"] = None  # as PyTorch: stride = kernel_size
+    data["defaults"]["mindspore.nn.Dropout"] = {"p": 0.5, "inplace": False}  # keep_prob removed
+    (tmp_path / "future.json").write_text(json.dumps(data))
+    future = str(tmp_path / "future.json")
+    assert check(POOL, ["MSA104"], defaults=future) == []
+    assert check(DROP, ["MSA101"], defaults=future) == []
+    pool1d = "import mindspore.nn as nn\npool = nn.MaxPool1d(2)\n"  # its own default still says 1
+    assert "in MindSpore 9.9.0 on CPU, MaxPool1d's stride defaults to 1" in check(pool1d, ["MSA104"], defaults=future)[0].message

@@ -66,6 +66,8 @@ class _DropoutRule(TableRuleMixin, Rule):
         self.check(node, keep_arg, keywords.get("p"), by_position=bool(positional))
 
     def report(self, node, message=None, fix=None) -> None:
+        if self.contradicted(DROPOUT, ["keep_prob"]):
+            return  # the snapshot's release has no keep_prob default of 0.5 (e.g. it was removed)
         super().report(node, (message or self.message) + self._observed(), fix)
 
     def _observed(self) -> str:

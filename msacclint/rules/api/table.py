@@ -86,6 +86,8 @@ class CallRule(TableRuleMixin, Rule):
                              for kind, spec in (("safe", self.fix_safe), ("unsafe", self.fix_unsafe)) if spec)
                  if f is not None]
         quoted = absent or [c["arg"] for c in self.require[:1]]
+        if self.contradicted(name, quoted):
+            return
         message = self.format_message(short=short, missing_list=" and ".join(absent), **values)
         self.report(node, message + self.observed_note(name, quoted), fixes)
 

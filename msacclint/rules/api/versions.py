@@ -7,12 +7,21 @@ from typing import ClassVar, Iterable, Optional, Tuple
 
 from msacclint.analysis.snapshot import for_settings
 from msacclint.analysis.versions import in_range
-from msacclint.data import api_defaults, entry
+from msacclint.data import api_defaults, entry, load_toml
 
 
 def target_version(ctx) -> str:
     """The configured or installed MindSpore version, else the one the table was verified on."""
     return ctx.mindspore_version or api_defaults()["verified_on"]["mindspore"]
+
+
+def expected_default(api: str, parameter: str) -> Optional[str]:
+    """The default rules/probe.toml expects for ``api``'s ``parameter`` (literal text), or None."""
+    for check in load_toml("probe.toml").get("check", ()):
+        if check.get("api") == api and check.get("parameter") == parameter \
+                and "behaviour" not in check and "attribute" not in check:
+            return check.get("expected")
+    return None
 
 
 class TableRuleMixin:
@@ -36,6 +45,24 @@ class TableRuleMixin:
         except KeyError:
             return None, None
         return item.get("since"), item.get("until")
+
+    def contradicted(self, api: str, parameters: Iterable[str]) -> bool:
+        """Whether the run's probe snapshot observed a default of these parameters that
+        differs from what the probe table expects, i.e. the rule's premise is false for
+        that release: the rule then stays silent rather than state it."""
+        snapshot = for_settings(self.ctx.settings)
+        if snapshot is None:
+            return False
+        from msacclint.probe.values import agrees
+
+        seen = snapshot.defaults.get(api)
+        if seen is None:
+            return False  # the snapshot did not look at this API
+        for parameter in parameters:
+            expected = expected_default(api, parameter)
+            if expected is not None and (parameter not in seen or not agrees(expected, seen[parameter])):
+                return True
+        return False
 
     def observed_note(self, api: str, parameters: Iterable[str]) -> str:
         """" (in MindSpore 2.10.0 on CPU, MaxPool2d's stride defaults to 1)" when the run
