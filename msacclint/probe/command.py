@@ -55,9 +55,13 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
     if args.write:
-        with open(args.write, "w", encoding="utf-8") as handle:
-            json.dump(runner.snapshot(head, rows, args.table), handle, indent=1, sort_keys=False)
-            handle.write("\n")
+        try:
+            with open(args.write, "w", encoding="utf-8") as handle:
+                json.dump(runner.snapshot(head, rows, args.table), handle, indent=1)
+                handle.write("\n")
+        except OSError as exc:
+            print(f"msacclint: error: cannot write the snapshot {args.write}: {exc.strerror}", file=sys.stderr)
+            return EXIT_USAGE
     if args.format == "json":
         json.dump({"header": head, "rows": [r.as_dict() for r in rows]}, sys.stdout, indent=1)
         sys.stdout.write("\n")
