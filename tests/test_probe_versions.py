@@ -166,3 +166,23 @@ def test_a_snapshot_that_contradicts_the_rule_silences_it(tmp_path):
     assert check(DROP, ["MSA101"], defaults=future) == []
     pool1d = "import mindspore.nn as nn\npool = nn.MaxPool1d(2)\n"  # its own default still says 1
     assert "in MindSpore 9.9.0 on CPU, MaxPool1d's stride defaults to 1" in check(pool1d, ["MSA104"], defaults=future)[0].message
+
+
+def test_probe_table_refers_to_real_entries_and_behaviours():
+    import ast
+
+    from msacclint.data import load_toml
+    from msacclint.probe.values import parse_expected
+
+    root = Path(__file__).resolve().parents[1]
+    tree = ast.parse((root / "msacclint" / "probe" / "behaviour.py").read_text())
+    behaviours = {f.name for f in tree.body if isinstance(f, ast.FunctionDef)
+                  and any(getattr(d, "id", None) == "behaviour" for d in f.decorator_list)}
+    ids = {e["id"] for e in api_defaults()["entry"]}
+    checks = load_toml("probe.toml")["check"]
+    assert {c["entry"] for c in checks} == ids  # every entry is probed
+    for c in checks:
+        assert c["entry"] in ids and c["api"].startswith("mindspore")
+        assert "behaviour" not in c or c["behaviour"] in behaviours, c
+        literal, _ = parse_expected(c["expected"])
+        assert literal or c["expected"] in ("<required>", "Shuffle.GLOBAL"), c
