@@ -186,3 +186,13 @@ def test_probe_table_refers_to_real_entries_and_behaviours():
         assert "behaviour" not in c or c["behaviour"] in behaviours, c
         literal, _ = parse_expected(c["expected"])
         assert literal or c["expected"] in ("<required>", "Shuffle.GLOBAL"), c
+
+
+def test_rewriting_the_snapshot_invalidates_the_cache(tmp_path):
+    import os
+
+    snap = tmp_path / "snap.json"
+    snap.write_text(shipped("2.10.0").read_text())
+    before = settings(["MSA104"], defaults=str(snap)).cache_key()
+    os.utime(snap, ns=(1, 1))
+    assert settings(["MSA104"], defaults=str(snap)).cache_key() != before

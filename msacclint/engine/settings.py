@@ -9,6 +9,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from typing import FrozenSet, Optional, Tuple
 
@@ -46,6 +47,12 @@ class Settings:
     def cache_key(self) -> str:
         data = asdict(self)
         data["enabled"] = sorted(self.enabled)
+        if self.defaults:  # a re-written probe snapshot changes the messages
+            try:
+                stat = os.stat(self.defaults)
+                data["defaults_stamp"] = [stat.st_mtime_ns, stat.st_size]
+            except OSError:
+                pass
         return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
 
 
