@@ -79,7 +79,24 @@ def uint8_source(ctx) -> bool:
 def rescales(ctx) -> bool:
     if vision_calls(ctx, "Rescale", "ToTensor", "NormalizePad", "ToType"):
         return True
-    return "255" in ctx.source
+    return ctx.fact("has_255", lambda: _has_255(ctx.module))
+
+
+def _has_255(module: cst.Module) -> bool:
+    """A numeric literal 255 (or 255.0, 256) anywhere: the file scales pixels itself."""
+    found = []
+
+    class Numbers(cst.CSTVisitor):
+        def visit_Integer(self, node: cst.Integer) -> None:
+            if node.value in ("255", "256"):
+                found.append(node)
+
+        def visit_Float(self, node: cst.Float) -> None:
+            if node.value.rstrip("0").rstrip(".") in ("255", "256"):
+                found.append(node)
+
+    module.visit(Numbers())
+    return bool(found)
 
 
 # -- train/eval flags ------------------------------------------------------------------
