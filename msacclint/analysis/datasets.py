@@ -23,8 +23,9 @@ from typing import Iterable, List, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.calls import literal
+from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import FunctionFlow
-from msacclint.analysis.scopes import contains, names_in, says_eval, says_train, scopes
+from msacclint.analysis.scopes import names_in, says_eval, says_train, scopes
 from msacclint.analysis.training import training
 
 TRAIN = "train"
@@ -50,12 +51,14 @@ class Build:
 class Datasets:
     def __init__(self, ctx) -> None:
         self.ctx = ctx
-        self.scopes = scopes(ctx)
         self.builds: List[Build] = []
+        if not any(is_dataset_class(name) for name in facts(ctx).calls):
+            return
+        self.scopes = scopes(ctx)
         for fl in self.scopes.flows:
             for e in fl.calls():
                 if is_dataset_class(e.callee):
-                    self.builds.append(Build(e.node, fl, e.callee, _bound_name(fl, e.node)))
+                    self.builds.append(Build(e.node, fl, e.callee, _bound_name(fl, e.node, self.scopes)))
 
     # -- role -----------------------------------------------------------------------
     def role(self, build: Build) -> Optional[str]:
@@ -102,7 +105,7 @@ class Datasets:
         step_names = {s.name for s in info.steps if s.name} | info.step_functions
 
         def mentions(node: cst.CSTNode) -> bool:
-            return bool(names_in(node) & derived) or (expr is not None and contains(node, expr))
+            return bool(names_in(node) & derived) or (expr is not None and self.scopes.within(fl, node, expr))
 
         for e in fl.calls():
             call = e.node
@@ -122,7 +125,7 @@ class Datasets:
         if not any(mentions(r) for r in _returns(fl.root)):
             return
         for caller, e in self.scopes.callers(fl.root):
-            bound = _bound_name(caller, e.node)
+            bound = _bound_name(caller, e.node, self.scopes)
             self._local_evidence(caller, e.node, bound, out)
             self._use_evidence(caller, bound, e.node, out, depth + 1)
 
@@ -135,7 +138,7 @@ class Datasets:
                 for d in defs:
                     if isinstance(d.node, cst.For):
                         continue
-                    if names_in(d.value) & derived or (expr is not None and d.value is expr):
+                    if names_in(d.value) & derived or d.value is expr:
                         derived.add(target)
             if len(derived) == before:
                 break
@@ -151,7 +154,7 @@ class Datasets:
         return any(fl.method_calls("shuffle") for fl in flows)
 
 
-def _bound_name(fl: FunctionFlow, call: cst.Call) -> Optional[str]:
+def _bound_name(fl: FunctionFlow, call: cst.Call, sc=None) -> Optional[str]:
     for defs in fl.defs.values():
         for d in defs:
             if d.value is call and d.index is None:
@@ -159,7 +162,7 @@ def _bound_name(fl: FunctionFlow, call: cst.Call) -> Optional[str]:
     # ``ds = ds_class(...).map(...)`` style: the name whose value holds the call
     for defs in fl.defs.values():
         for d in defs:
-            if d.index is None and not isinstance(d.node, cst.For) and contains(d.value, call):
+            if d.index is None and not isinstance(d.node, cst.For) and sc is not None and sc.within(fl, d.value, call):
                 return d.name
     return None
 

@@ -21,7 +21,6 @@ import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.facts import facts
-from msacclint.analysis.imports import dotted
 
 INIT = "mindspore.communication.init"
 SET_SEED = "mindspore.set_seed"
@@ -77,17 +76,9 @@ class Distributed:
 
 
 def plain_name_calls(ctx, word: str) -> List[cst.Call]:
-    """Calls of plain (unresolved, e.g. local) functions whose name contains ``word``."""
-    out: List[cst.Call] = []
-
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            name = dotted(node.func)
-            if name and word in name.rsplit(".", 1)[-1].lower() and ctx.resolve(node.func) is None:
-                out.append(node)
-
-    ctx.module.visit(Calls())
-    return out
+    """Calls of functions that do not resolve from the imports (local helpers, methods)
+    whose name contains ``word``."""
+    return [c for name, calls in facts(ctx).unresolved.items() if word in name.lower() for c in calls]
 
 
 def mentions_rank(node: cst.CSTNode) -> bool:

@@ -84,6 +84,7 @@ class Scopes:
         for fl in self.flows:
             for node in fl.order_of:
                 self._owner[node] = fl
+        self._parents: Dict[cst.CSTNode, Dict[cst.CSTNode, cst.CSTNode]] = {}
         self.by_name: Dict[str, List[cst.FunctionDef]] = {}
         for f in self.functions:
             self.by_name.setdefault(f.name.value, []).append(f)
@@ -149,12 +150,51 @@ class Scopes:
                     out.append((fl, e))
         return out
 
+    def parents(self, fl: FunctionFlow) -> Dict[cst.CSTNode, cst.CSTNode]:
+        """Child -> parent for the code of one flow, recorded on first use."""
+        parents = self._parents.get(fl.root)
+        if parents is None:
+            parents = self._parents[fl.root] = _parents(fl.root)
+        return parents
+
+    def within(self, fl: FunctionFlow, outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+        """Whether ``inner`` is ``outer`` or inside it, both in the code of flow ``fl``
+        (parents are recorded once per flow, on first use)."""
+        parents = self.parents(fl)
+        node: Optional[cst.CSTNode] = inner
+        while node is not None:
+            if node is outer:
+                return True
+            node = parents.get(node)
+        return False
+
     def module_function(self, name: str) -> Optional[cst.FunctionDef]:
         """A function of that name that is not a method (module level or nested)."""
         for f in self.functions_named(name):
             if self.method_of.get(f) is None:
                 return f
         return None
+
+
+def _parents(root: cst.CSTNode) -> Dict[cst.CSTNode, cst.CSTNode]:
+    parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+    stack: List[cst.CSTNode] = []
+
+    class Parents(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if stack:
+                parents[node] = stack[-1]
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node is not root:
+                return False
+            stack.append(node)
+            return True
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            if stack and stack[-1] is original_node:
+                stack.pop()
+
+    root.visit(Parents())
+    return parents
 
 
 def scopes(ctx) -> Scopes:
@@ -177,7 +217,14 @@ def contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
     return bool(found)
 
 
+_NAMES: Dict[int, Tuple[cst.CSTNode, Set[str]]] = {}
+
+
 def names_in(node: cst.CSTNode) -> Set[str]:
+    """Every Name in an expression (memoised: the rules ask about the same nodes often)."""
+    cached = _NAMES.get(id(node))
+    if cached is not None and cached[0] is node:
+        return cached[1]
     found: Set[str] = set()
 
     class Names(cst.CSTVisitor):
@@ -185,4 +232,7 @@ def names_in(node: cst.CSTNode) -> Set[str]:
             found.add(n.value)
 
     node.visit(Names())
+    if len(_NAMES) > 50000:
+        _NAMES.clear()
+    _NAMES[id(node)] = (node, found)
     return found

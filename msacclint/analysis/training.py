@@ -63,15 +63,22 @@ class Step:
 class Training:
     def __init__(self, ctx) -> None:
         self.ctx = ctx
-        self.scopes: Scopes = scopes(ctx)
         self.facts = facts(ctx)
         self.step_classes = self._step_classes()
-        self.steps: List[Step] = self._steps()
-        self.step_functions: Set[str] = self._step_functions()
-        self.loops: List[Tuple[FunctionFlow, Event]] = self._loops()
+        self.steps: List[Step] = []
+        self.step_functions: Set[str] = set()
+        self.loops: List[Tuple[FunctionFlow, Event]] = []
+        if self.step_classes or self.facts.calls_any(*GRAD_BUILDERS, *STEP_CELLS, GRAD_OPERATION):
+            self.steps = self._steps()
+            self.step_functions = self._step_functions()
+            self.loops = self._loops()
         self.set_train: List[Tuple[cst.Call, Optional[bool]]] = [
             (call, _mode(call)) for call in self.facts.method_calls("set_train")]
         self.uses_model_train = bool(self.facts.called(MODEL)) and bool(self.facts.method_calls("train"))
+
+    @property
+    def scopes(self) -> Scopes:
+        return scopes(self.ctx)
 
     # -- building -------------------------------------------------------------------
     def _step_classes(self) -> Set[str]:

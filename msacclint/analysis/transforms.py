@@ -13,6 +13,7 @@ of them are reachable when a pipeline function is not training.
 
 from __future__ import annotations
 
+import re
 from typing import List, Optional, Set
 
 import libcst as cst
@@ -21,7 +22,7 @@ from msacclint.analysis.calls import literal
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import FunctionFlow
 from msacclint.analysis.imports import dotted
-from msacclint.analysis.scopes import contains, names_in, says_eval, says_train, scopes
+from msacclint.analysis.scopes import names_in, says_eval, says_train, scopes
 
 VISION = ("mindspore.dataset.vision.", "mindspore.dataset.transforms.")
 UINT8_DATASETS = frozenset({"mindspore.dataset.Cifar10Dataset", "mindspore.dataset.Cifar100Dataset",
@@ -79,24 +80,15 @@ def uint8_source(ctx) -> bool:
 def rescales(ctx) -> bool:
     if vision_calls(ctx, "Rescale", "ToTensor", "NormalizePad", "ToType"):
         return True
-    return ctx.fact("has_255", lambda: _has_255(ctx.module))
+    return ctx.fact("has_255", lambda: _has_255(ctx.source))
 
 
-def _has_255(module: cst.Module) -> bool:
-    """A numeric literal 255 (or 255.0, 256) anywhere: the file scales pixels itself."""
-    found = []
+_PIXEL_SCALE = re.compile(r"(?<![\w.])25[56](?:\.0*)?(?![\w.])")
 
-    class Numbers(cst.CSTVisitor):
-        def visit_Integer(self, node: cst.Integer) -> None:
-            if node.value in ("255", "256"):
-                found.append(node)
 
-        def visit_Float(self, node: cst.Float) -> None:
-            if node.value.rstrip("0").rstrip(".") in ("255", "256"):
-                found.append(node)
-
-    module.visit(Numbers())
-    return bool(found)
+def _has_255(source: str) -> bool:
+    """A number 255 (or 255.0, 256) in the code, comments aside: the file scales pixels itself."""
+    return any(_PIXEL_SCALE.search(line.split("#", 1)[0]) for line in source.splitlines())
 
 
 # -- train/eval flags ------------------------------------------------------------------
@@ -128,15 +120,15 @@ def runs_when_not_training(ctx, fl: FunctionFlow, call: cst.Call) -> bool:
     event = sc.event(call)
     if event is None or any(_mentions_flag(t, flags) for t, _ in event.guards):
         return False
-    if _in_flag_ifexp(fl.root, call, flags) or _early_flag_exit(fl.root, call, flags):
+    if _in_flag_ifexp(sc, fl, call, flags) or _early_flag_exit(sc, fl, call, flags):
         return False
     holders: Set[str] = set()
     for name, defs in fl.defs.items():
         for d in defs:
-            if not isinstance(d.node, cst.For) and contains(d.value, call):
+            if not isinstance(d.node, cst.For) and sc.within(fl, d.value, call):
                 holders.add(name)
     for e in fl.method_calls("append") + fl.method_calls("extend") + fl.method_calls("insert"):
-        if any(contains(a.value, call) for a in e.node.args):
+        if any(sc.within(fl, a.value, call) for a in e.node.args):
             receiver = e.node.func.value
             if isinstance(receiver, cst.Name):
                 holders.add(receiver.value)
@@ -152,28 +144,28 @@ def runs_when_not_training(ctx, fl: FunctionFlow, call: cst.Call) -> bool:
     for e in fl.method_calls("map"):
         if any(_mentions_flag(t, flags) for t, _ in e.guards):
             continue
-        if any(contains(a.value, call) or names_in(a.value) & holders for a in e.node.args):
+        if any(sc.within(fl, a.value, call) or names_in(a.value) & holders for a in e.node.args):
             return not _mentions_flag(e.node, flags)
     return False
 
 
-def _in_flag_ifexp(root: cst.CSTNode, call: cst.Call, flags: Set[str]) -> bool:
-    found = []
+def _in_flag_ifexp(sc, fl: FunctionFlow, call: cst.Call, flags: Set[str]) -> bool:
+    """The call sits in ``a if do_train else b``."""
+    parents = sc.parents(fl)
+    node = parents.get(call)
+    while node is not None and not isinstance(node, cst.BaseStatement):
+        if isinstance(node, cst.IfExp) and _mentions_flag(node.test, flags):
+            return True
+        node = parents.get(node)
+    return False
 
-    class IfExps(cst.CSTVisitor):
-        def visit_IfExp(self, node: cst.IfExp) -> None:
-            if _mentions_flag(node.test, flags) and (contains(node.body, call) or contains(node.orelse, call)):
-                found.append(node)
 
-    root.visit(IfExps())
-    return bool(found)
-
-
-def _early_flag_exit(function: cst.FunctionDef, call: cst.Call, flags: Set[str]) -> bool:
+def _early_flag_exit(sc, fl: FunctionFlow, call: cst.Call, flags: Set[str]) -> bool:
     """``if not do_train: return eval_pipeline`` before the statement holding the call."""
+    function = fl.root
     body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
     for stmt in body:
-        if contains(stmt, call):
+        if sc.within(fl, stmt, call):
             return False
         if isinstance(stmt, cst.If) and _mentions_flag(stmt.test, flags) and _exits(stmt):
             return True

@@ -114,7 +114,8 @@ class DecodedNotNormalised(Rule):
     )
 
     def finish(self) -> None:
-        if rescales(self.ctx) or vision_calls(self.ctx, "Normalize") or _imports_relative_or_local(self.ctx):
+        decodes = vision_calls(self.ctx, "Decode") or "decode" in self.ctx.source
+        if not decodes or rescales(self.ctx) or vision_calls(self.ctx, "Normalize") or _imports_relative_or_local(self.ctx):
             return
         for call in vision_calls(self.ctx, "Decode"):
             self.report(call, "images are decoded but never normalised or rescaled: add Normalize (mean/std on the "
