@@ -12,7 +12,8 @@ import libcst as cst
 from msacclint.analysis.calls import argument, has_star_kwargs
 from msacclint.analysis.datasets import EVAL, datasets
 from msacclint.analysis.distributed import distributed
-from msacclint.analysis.scopes import names_in, scopes
+from msacclint.analysis.scopes import names_in, says_train, scopes
+from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
 
@@ -100,19 +101,23 @@ class NumpySeedWithoutMindSporeSeed(Rule):
     severity = Severity.INFO
     uses_facts = True
     message = "np.random.seed/random.seed without mindspore.set_seed"
-    what = ("Reports `np.random.seed(...)`/`random.seed(...)` in a file that never calls "
-            "`mindspore.set_seed` (nor a seed helper of its own).")
+    what = ("Reports `np.random.seed(...)`/`random.seed(...)` at the top level or in the main/training "
+            "function of a training script (Model.train or a hand-written step) that never calls "
+            "`mindspore.set_seed` (nor a seed helper of its own). Seeds inside data workers or numpy "
+            "initialisers are their own business and not reported.")
     why = ("`np.random.seed` does not seed MindSpore's initializers, random ops or dataset shuffling; "
            "`mindspore.set_seed` seeds all of them and numpy (MS-SEED-01). A port that keeps only the numpy "
            "seed is not reproducible, and run-to-run differences get blamed on the model.")
-    example = "import numpy as np\nimport mindspore as ms\nnp.random.seed(1)\n"
-    use_instead = "import numpy as np\nimport mindspore as ms\nms.set_seed(1)\n"
+    example = "import numpy as np\nimport mindspore as ms\nnp.random.seed(1)\nmodel = ms.Model(net, loss, opt)\nmodel.train(10, data)\n"
+    use_instead = "import numpy as np\nimport mindspore as ms\nms.set_seed(1)\nmodel = ms.Model(net, loss, opt)\nmodel.train(10, data)\n"
     fix_safety = "No automatic fix."
     versions = "All MindSpore 1.x and 2.x releases (the dataset coupling observed on 2.10)."
     references = ("shared/api_defaults.md MS-SEED-01",)
     VALID = (
         Valid(use_instead, note="idiomatic"),
-        Valid("import numpy as np\nimport mindspore as ms\nnp.random.seed(1)\nms.set_seed(1)\n"),
+        Valid("import numpy as np\nimport mindspore as ms\nnp.random.seed(1)\nms.set_seed(1)\nmodel.train(1, d)\nx = ms.Model(n)\n"),
+        Valid("import numpy as np\nimport mindspore as ms\ndef worker_init(i):\n    np.random.seed(i)\n"
+              "model = ms.Model(net, loss, opt)\nmodel.train(10, data)\n", note="a data worker seeds numpy for itself"),
         Valid("import numpy as np\nimport mindspore as ms\nfrom src.utils import set_seed\nnp.random.seed(1)\nset_seed(1)\n",
               note="a project's seed helper"),
         Valid("import numpy as np\nimport torch\nimport mindspore\nnp.random.seed(1)\ntorch.manual_seed(1)\n",
@@ -120,7 +125,8 @@ class NumpySeedWithoutMindSporeSeed(Rule):
     )
     INVALID = (
         Invalid(example, line=3, note="the PyTorch habit minus torch.manual_seed"),
-        Invalid("import random\nimport mindspore\nfrom mindspore import nn\nrandom.seed(0)\n", line=4),
+        Invalid("import random\nimport mindspore as ms\nfrom mindspore import nn\ndef main():\n    random.seed(0)\n"
+                "    step = nn.TrainOneStepCell(nn.WithLossCell(Net(), loss), opt)\n", line=5),
     )
 
     def finish(self) -> None:
@@ -129,5 +135,14 @@ class NumpySeedWithoutMindSporeSeed(Rule):
             return
         if "torch" in self.ctx.imports.bindings.values() or "manual_seed" in self.ctx.source:
             return
-        self.report(dist.py_seed_calls[0], "np.random.seed/random.seed does not seed MindSpore: call "
+        info = training(self.ctx)
+        if not (info.uses_model_train or info.steps):
+            return  # data workers and numpy initialisers seed numpy for themselves
+        sc = scopes(self.ctx)
+        for call in dist.py_seed_calls:
+            fl = sc.owner(call)
+            where = sc.function_name(fl) if fl is not None and fl is not sc.module_flow else None
+            if where is None or where in ("main", "run", "setup") or says_train(where):
+                self.report(call, "np.random.seed/random.seed does not seed MindSpore: call "
                     "mindspore.set_seed(...) to seed initializers, random ops and the dataset pipeline")
+                return
