@@ -4,8 +4,10 @@ gradient reduction and seeds.
 ``distributed(ctx)``:
 - ``init_calls``: ``mindspore.communication.init()`` calls;
 - ``parallel_mode``: "data" when ``set_auto_parallel_context(parallel_mode=...)`` says
-  data (or hybrid/auto/semi-auto) parallel, "stand_alone" when it says so, "unknown" when the
-  value cannot be read, None when the file never sets it;
+  data parallel, "auto" for semi-auto/auto/hybrid parallel or an ``AutoParallel(...)``
+  wrapper (the framework then slices data and reduces gradients its own way),
+  "stand_alone" when it says so, "unknown" when the value cannot be read, None when the
+  file never sets it; ``full_batch``: the context says every device loads the full batch;
 - ``parameter_broadcast``: the context is given ``parameter_broadcast`` (not literally False);
 - ``reduces_gradients``: the file builds ``DistributedGradReducer`` or all-reduces by hand;
 - ``set_seed_calls``: ``mindspore.set_seed(...)`` calls; ``seed_helpers``: other calls whose
@@ -41,22 +43,30 @@ class Distributed:
                     and name.endswith(".set_auto_parallel_context") for c in calls]
         self.parallel_mode: Optional[str] = None
         self.parameter_broadcast = False
+        self.full_batch = False
         for call in contexts:
             mode = argument(call, "parallel_mode", ())
             if mode is not None:
                 text = _code(mode.value).lower()
                 if "stand_alone" in text:
                     self.parallel_mode = self.parallel_mode or "stand_alone"
-                elif "parallel" in text:
-                    self.parallel_mode = "data"
+                elif "auto" in text or "hybrid" in text:
+                    self.parallel_mode = "auto"
+                elif "data_parallel" in text:
+                    self.parallel_mode = self.parallel_mode if self.parallel_mode == "auto" else "data"
                 else:
                     self.parallel_mode = "unknown"
+            full = argument(call, "full_batch", ())
+            if full is not None and literal(full.value) is not False:
+                self.full_batch = True
             if any(a.star == "**" for a in call.args):
-                self.parallel_mode = self.parallel_mode if self.parallel_mode == "data" else "unknown"
+                self.parallel_mode = "unknown"
                 self.parameter_broadcast = True
             broadcast = argument(call, "parameter_broadcast", ())
             if broadcast is not None and literal(broadcast.value) is not False:
                 self.parameter_broadcast = True
+        if any(name.rsplit(".", 1)[-1] == "AutoParallel" for name in f.calls) or f.unresolved.get("AutoParallel"):
+            self.parallel_mode = "auto"
         self.reduces_gradients = any(name.rsplit(".", 1)[-1] in REDUCERS for name in f.calls) or any(
             c for name in ("DistributedGradReducer", "all_reduce", "AllReduce") for c in f.methods.get(name, ()))
         self.reduces_gradients = self.reduces_gradients or "DistributedGradReducer" in ctx.source

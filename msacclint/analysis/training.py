@@ -241,12 +241,61 @@ class Training:
                 return True
         return False
 
+    def mode_cells_state(self, network: Network) -> Optional[bool]:
+        """For a network built in this file: see ``mode_cells_state``; wrappers such as
+        ``nn.WithLossCell(net, loss)`` are looked through."""
+        value = network.definition.value
+        while isinstance(value, cst.Call):
+            if isinstance(value.func, cst.Name) and value.func.value in cells(self.ctx).classes:
+                return mode_cells_state(self.ctx, value.func.value)
+            callee = self.ctx.resolve(value.func) or ""
+            if callee.startswith("mindspore.nn.") and value.args and isinstance(value.args[0].value, cst.Name):
+                inner = self.object_at(network.flow, value.args[0].value, network.definition.order)
+                if inner is None:
+                    return None
+                value = inner.definition.value
+                continue
+            return None
+        return None
+
     def holds_mode_cells(self, network: Network) -> bool:
         """The network's class (a class of this file) holds BatchNorm or Dropout cells."""
         value = network.definition.value
         if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
             return False
         return holds_mode_cells(self.ctx, value.func.value)
+
+
+def mode_cells_state(ctx, class_name: Optional[str], seen: Optional[Set[str]] = None) -> Optional[bool]:
+    """True: the class holds BatchNorm/Dropout; False: every sub-cell is known (MindSpore
+    classes or classes of this file) and none is; None: cannot tell (imported classes,
+    factories, a functional dropout in construct)."""
+    seen = seen if seen is not None else set()
+    info = cells(ctx).classes.get(class_name) if class_name else None
+    if info is None or class_name in seen:
+        return None if info is None else False
+    seen.add(class_name)
+    if holds_mode_cells(ctx, class_name):
+        return True
+    unknown = False
+    for attr in info.attrs.values():
+        values = attr.element_nodes if attr.elements else [attr.value]
+        for node in values:
+            if not isinstance(node, cst.Call):
+                continue
+            callee = ctx.resolve(node.func)
+            if callee and callee.startswith("mindspore."):
+                continue
+            inner = mode_cells_state(ctx, node.func.value, seen) if isinstance(node.func, cst.Name) else None
+            if inner is None:
+                unknown = True
+            elif inner:
+                return True
+    for method in info.methods.values():
+        text = cst.Module([]).code_for_node(method.body)
+        if "dropout" in text.lower() or "self.training" in text or "batch_norm" in text:
+            unknown = True
+    return None if unknown else False
 
 
 def holds_mode_cells(ctx, class_name: str, seen: Optional[Set[str]] = None) -> bool:

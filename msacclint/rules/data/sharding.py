@@ -29,7 +29,8 @@ class DatasetNotSharded(Rule):
     severity = Severity.WARNING
     uses_facts = True
     message = "data-parallel training, but the dataset is not sharded (num_shards/shard_id)"
-    what = ("In a file that calls `communication.init()` and sets a data-parallel context, reports a "
+    what = ("In a file that calls `communication.init()` and sets a data-parallel context (not semi-auto/auto "
+            "parallel, not `full_batch=True`, which slice the batch their own way), reports a "
             "dataset constructor without `num_shards` and `shard_id`, or with only one of them. Not "
             "reported for datasets that say eval, that get a `sampler=` (e.g. DistributedSampler), or "
             "that sit under a branch on the distribution setup (`if rank_size > 1`, `if run_distribute`).")
@@ -51,6 +52,8 @@ class DatasetNotSharded(Rule):
               note="every device may evaluate everything"),
         Valid("import mindspore as ms\nimport mindspore.dataset as ds\ndata = ds.ImageFolderDataset(train_dir, shuffle=True)\n",
               note="single device"),
+        Valid(_HDR.replace("DATA_PARALLEL", "SEMI_AUTO_PARALLEL") + "data = ds.MnistDataset(path)\n",
+              note="semi-auto parallel splits the batch by the sharding strategy"),
         Valid(_HDR + "sampler = ds.DistributedSampler(get_group_size(), get_rank(), shuffle=True)\n"
               "data = ds.ImageFolderDataset(train_dir, sampler=sampler)\n", note="a distributed sampler"),
         Valid("import mindspore\nimport torch.distributed as dist\nfrom torch.utils.data import DataLoader\n"
@@ -64,8 +67,8 @@ class DatasetNotSharded(Rule):
 
     def finish(self) -> None:
         dist = distributed(self.ctx)
-        if not dist.init_calls or not dist.data_parallel:
-            return
+        if not dist.init_calls or not dist.data_parallel or dist.full_batch:
+            return  # (semi-)auto parallel and full_batch slice the data their own way
         info = datasets(self.ctx)
         sc = scopes(self.ctx)
         for build in info.builds:

@@ -138,12 +138,32 @@ def _iterable_source(ctx, build) -> Optional[cst.CSTNode]:
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
         name = expr.func.value
         function = sc.module_function(name)
-        if function is not None and _yields(function):
+        if function is not None and _yields(function) and not _synthetic(function):
             return arg.value
         info = cells(ctx).classes.get(name)
         if info is not None and "__iter__" in info.methods and "__getitem__" not in info.methods:
             return arg.value
     return None
+
+
+def _synthetic(function: cst.FunctionDef) -> bool:
+    """A generator of made-up data (no parameters, loops only over range(), indexes
+    nothing): ``for _ in range(5): yield np.ones(...)``. Its order means nothing."""
+    if function.params.params or isinstance(function.params.star_arg, cst.Param) or function.params.kwonly_params:
+        return False
+    found = {"other_loop": False, "subscript": False}
+
+    class Body(cst.CSTVisitor):
+        def visit_For(self, node: cst.For) -> None:
+            it = node.iter
+            if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"):
+                found["other_loop"] = True
+
+        def visit_Subscript(self, node: cst.Subscript) -> None:
+            found["subscript"] = True
+
+    function.body.visit(Body())
+    return not found["other_loop"] and not found["subscript"]
 
 
 def _yields(function: cst.FunctionDef) -> bool:
@@ -169,7 +189,8 @@ class GeneratorDatasetNotShuffled(Rule):
     message = "training GeneratorDataset over a Python generator is never shuffled"
     what = ("Reports `GeneratorDataset(source)` where source is a Python generator (a generator "
             "function of this file, a generator expression, or a class with `__iter__` but no "
-            "`__getitem__`), used for training (as in MSA301) and never `.shuffle()`d.")
+            "`__getitem__`), used for training (as in MSA301) and never `.shuffle()`d. A generator of "
+            "made-up data (no parameters, loops only over `range()`, indexes nothing) is not reported.")
     why = ("A generator has no random access, so GeneratorDataset cannot shuffle it (verified on "
            "2.10: order = generator order, whatever `shuffle` says). Training then sees the file order "
            "every epoch (MS-DS-02).")
@@ -191,6 +212,9 @@ class GeneratorDatasetNotShuffled(Rule):
               note="a random-access source shuffles itself"),
         Valid(_HDR + _GEN + "eval_ds = ds.GeneratorDataset(samples(), ['image', 'label'])\nmodel.eval(eval_ds)\n",
               note="evaluation"),
+        Valid(_HDR + "import numpy as np\ndef fake():\n    for _ in range(8):\n        yield np.ones((2, 2)), np.ones(2)\n"
+              "train_ds = ds.GeneratorDataset(fake(), ['x', 'y'])\nmodel.train(1, train_ds)\n",
+              note="synthetic data: order means nothing"),
         Valid("import mindspore\nfrom torch.utils.data import DataLoader\n" + _GEN +
               "train_loader = DataLoader(samples(), batch_size=32)\n", note="PyTorch"),
     )

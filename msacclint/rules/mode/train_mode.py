@@ -37,7 +37,8 @@ class TrainLoopWithoutSetTrain(Rule):
     what = ("Reports a hand-written training loop — a step built with `value_and_grad`/`grad`/"
             "`GradOperation`, or a `TrainOneStepCell`/`TrainOneStepWithLossScaleCell` (or a step Cell of "
             "the file) called by hand in a loop — when the network it trains can be identified and the "
-            "file never calls `set_train()`/`set_train(True)` on any cell. Files that train through "
+            "file never calls `set_train()`/`set_train(True)` on any cell. Not reported when the network's "
+            "class is in the file and visibly holds no BatchNorm or Dropout, nor for files that train through "
             "`Model.train` are not reported: it sets the mode itself.")
     why = ("A new MindSpore Cell starts in inference mode (`training=False`, verified on 2.10; a "
            "PyTorch Module starts in training mode). A loop that never calls `set_train()` trains "
@@ -68,6 +69,13 @@ class TrainLoopWithoutSetTrain(Rule):
               "net = nn.WithLossCell(Net(), nn.MSELoss())\nstep = Step(net, nn.SGD(net.trainable_params()))\n"
               "for x, y in ds:\n    step(x, y)\n", note="the wrapper puts itself in training mode"),
     )
+    VALID = VALID + (
+        Valid(_HDR + "class Mlp(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.body = nn.SequentialCell(nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 2))\n"
+              "    def construct(self, x):\n        return self.body(x)\n"
+              + _FUNCTIONAL.replace("Net()", "Mlp()").format(set_train=""),
+              note="no BatchNorm or Dropout: the mode changes nothing"),
+    )
     INVALID = (
         Invalid(_HDR + _NET + _FUNCTIONAL.format(set_train=""), line=21,
                 note="a PyTorch loop ported as is (torch Modules start in train mode)"),
@@ -89,6 +97,8 @@ class TrainLoopWithoutSetTrain(Rule):
         for step in info.steps:
             if step.network is None or not info.runs_in_loop(step):
                 continue
+            if info.mode_cells_state(step.network) is False:
+                continue  # no BatchNorm or Dropout anywhere in it: the mode changes nothing
             loop = next(e for _, e in info.loops)
             self.report(loop.node, f"`{step.network.name}` is trained by a hand-written loop but never put in "
                         f"training mode: call {step.network.name}.set_train() before the loop (a new Cell starts "
