@@ -50,6 +50,7 @@ def evaluate(net, data):
 def main(train_dir, val_dir, epochs=90):
     np.random.seed(1)                                                 # does not seed MindSpore
     init()                                                            # no common seed for the replicas
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
     rank = get_rank()
     net = SmallNet()
     loss_fn = nn.CrossEntropyLoss()
@@ -58,7 +59,7 @@ def main(train_dir, val_dir, epochs=90):
     def forward(images, labels):
         return loss_fn(net(images), labels)
 
-    grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)  # gradients never all-reduced
+    grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
 
     def train_step(images, labels):
         loss, grads = grad_fn(images, labels)

@@ -73,6 +73,29 @@ class Datasets:
             return TRAIN
         return None
 
+    def training_use(self, build: Build) -> bool:
+        """Some use of the dataset is a training use: for a function that returns it, at
+        least one call site says train and nothing on that path says eval (a function used
+        for both the training and the evaluation set counts)."""
+        fl = build.flow
+        own: Set[str] = set()
+        self._local_evidence(fl, build.call, build.name, own)
+        if EVAL in own:
+            return False
+        if not isinstance(fl.root, cst.FunctionDef) or not self.scopes.callers(fl.root):
+            return self.role(build) == TRAIN
+        derived = self._derived(fl, build.name, build.call)
+        if not any(names_in(r) & derived or self.scopes.within(fl, r, build.call) for r in _returns(fl.root)):
+            return self.role(build) == TRAIN
+        for caller, e in self.scopes.callers(fl.root):
+            path = set(own)
+            bound = _bound_name(caller, e.node, self.scopes)
+            self._local_evidence(caller, e.node, bound, path)
+            self._use_evidence(caller, bound, e.node, path, depth=1)
+            if TRAIN in path and EVAL not in path:
+                return True
+        return False
+
     def _local_evidence(self, fl: FunctionFlow, call: cst.Call, name: Optional[str], out: Set[str]) -> None:
         """What the call's own words, the bound name, the function and the guards say."""
         if name is not None:

@@ -278,11 +278,20 @@ def mode_cells_state(ctx, class_name: Optional[str], seen: Optional[Set[str]] = 
     if holds_mode_cells(ctx, class_name):
         return True
     unknown = False
+    for base in info.node.bases:
+        value = base.value
+        if isinstance(value, cst.Name) and value.value in cells(ctx).classes:
+            inner = mode_cells_state(ctx, value.value, seen)
+            if inner:
+                return True
+            unknown = unknown or inner is None
+        elif not (ctx.resolve(value) or "").startswith("mindspore."):
+            unknown = True
     for attr in info.attrs.values():
         values = attr.element_nodes if attr.elements else [attr.value]
         for node in values:
-            if not isinstance(node, cst.Call):
-                continue
+            if not isinstance(node, cst.Call) or _on_self(node.func):
+                continue  # self.block.shard(...) re-uses a sub-cell that is checked already
             callee = ctx.resolve(node.func)
             if callee and callee.startswith("mindspore."):
                 continue
@@ -296,6 +305,12 @@ def mode_cells_state(ctx, class_name: Optional[str], seen: Optional[Set[str]] = 
         if "dropout" in text.lower() or "self.training" in text or "batch_norm" in text:
             unknown = True
     return None if unknown else False
+
+
+def _on_self(func: cst.BaseExpression) -> bool:
+    while isinstance(func, cst.Attribute):
+        func = func.value
+    return isinstance(func, cst.Name) and func.value == "self"
 
 
 def holds_mode_cells(ctx, class_name: str, seen: Optional[Set[str]] = None) -> bool:

@@ -86,7 +86,7 @@ class DatasetNotSharded(Rule):
             event = sc.event(call)
             if event is not None and any(_says_distribution(t) for t, _ in event.guards):
                 continue
-            if info.role(build) == EVAL:
+            if info.role(build) == EVAL and not info.training_use(build):
                 continue
             self.report(call, "data-parallel training, but this dataset has no num_shards/shard_id: every device "
                         "reads all samples in the same order")
