@@ -201,22 +201,6 @@ def scopes(ctx) -> Scopes:
     return ctx.fact("scopes", lambda: Scopes(ctx))
 
 
-def contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
-    """Whether ``inner`` is ``outer`` or one of its descendants."""
-    if outer is inner:
-        return True
-    found = []
-
-    class Finder(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if node is inner:
-                found.append(node)
-            return not found
-
-    outer.visit(Finder())
-    return bool(found)
-
-
 _NAMES: Dict[int, Tuple[cst.CSTNode, Set[str]]] = {}
 
 

@@ -17,11 +17,11 @@ train, and the mode (``set_train``) calls made on networks.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Set, Tuple
+from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
-from msacclint.analysis.calls import UNKNOWN, argument, literal
+from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.cells import cells
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import Definition, Event, FunctionFlow
