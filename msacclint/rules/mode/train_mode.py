@@ -88,6 +88,11 @@ class TrainLoopWithoutSetTrain(Rule):
                 "def train_step(x, y):\n    loss, grads = grad_fn(x, y)\n    opt(grads)\n    return loss\n"
                 "for x, y in ds:\n    train_step(x, y)\nnet.set_train(False)\n", line=23,
                 note="only set_train(False) in the file"),
+        Invalid("import mindspore as ms\nfrom mindspore import nn\nfrom mindcv.models import create_model\n"
+                "net = create_model('resnet50', num_classes=10)\nopt = nn.Momentum(net.trainable_params(), 0.1, 0.9)\n"
+                "loss_fn = nn.CrossEntropyLoss()\ndef forward(x, y):\n    return loss_fn(net(x), y)\n"
+                "grad_fn = ms.value_and_grad(forward, None, opt.parameters)\nfor x, y in ds:\n    grad_fn(x, y)\n",
+                line=11, note="a network from a model factory: its BatchNorm cannot be seen, the mistake still can"),
     )
 
     def finish(self) -> None:
