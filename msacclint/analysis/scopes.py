@@ -73,6 +73,7 @@ class _Nesting(cst.CSTVisitor):
 class Scopes:
     def __init__(self, ctx) -> None:
         self.ctx = ctx
+        _NAMES.clear()  # a new file: the previous file's nodes need not stay alive
         nesting = _Nesting()
         ctx.module.visit(nesting)
         self.parent = nesting.parent
