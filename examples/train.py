@@ -3,7 +3,6 @@ such ports tend to make. `msacclint check examples/` reports them."""
 
 import mindspore as ms
 import mindspore.nn as nn
-from mindspore import ops
 from mindspore.dataset import GeneratorDataset
 import numpy as np
 
@@ -16,7 +15,8 @@ class ConvNet(nn.Cell):
         self.pool = nn.MaxPool2d(2)                           # strides by 1 in MindSpore
         self.conv2 = nn.Conv2d(32, 64, 3, pad_mode="pad", padding=1)
         self.bn2 = nn.BatchNorm2d(64)
-        self.head = nn.Conv2d(64, num_classes, 1)             # no bias, no norm after it
+        self.head = nn.Conv2d(64, num_classes, 1)             # has_bias defaults to False
+        self.pool_all = nn.AdaptiveAvgPool2d(1)
         self.drop = nn.Dropout(drop_rate)                     # read as keep_prob
         self.relu = nn.ReLU()
         self.flatten = nn.Flatten()
@@ -25,8 +25,8 @@ class ConvNet(nn.Cell):
         x = self.pool(self.relu(self.bn1(self.conv1(x))))
         x = self.pool(self.relu(self.bn2(self.conv2(x))))
         x = self.drop(x)
-        x = self.head(x)
-        return ops.mean(self.flatten(x), axis=1, keep_dims=False) if False else x.mean(axis=(2, 3))
+        x = self.relu(self.head(x))                           # no norm after it: the bias is missing
+        return self.flatten(self.pool_all(x))
 
 
 def make_dataset(batch_size=32):

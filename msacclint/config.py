@@ -150,6 +150,18 @@ def resolve(paths: Sequence[str], options: Options) -> Tuple[Settings, Optional[
         defaults = str(root / defaults)
     if defaults and not Path(defaults).is_file():
         raise ConfigError(f"defaults snapshot not found: {defaults}")
+    if defaults:
+        from msacclint.analysis.snapshot import SnapshotError, load
+
+        try:
+            load(defaults)
+        except SnapshotError as exc:
+            raise ConfigError(str(exc)) from None
+    else:  # the shipped snapshot of the configured or installed release, if there is one
+        from msacclint.analysis.snapshot import shipped
+
+        found = shipped(version)
+        defaults = str(found) if found else None
     settings = Settings(
         enabled=frozenset(enabled),
         per_file_ignores=tuple(per_file),

@@ -22,12 +22,19 @@ class FileFacts(cst.BatchableCSTVisitor):
         self.calls: Dict[str, List[cst.Call]] = {}
         self.methods: Dict[str, List[cst.Call]] = {}
         self.functions: List[cst.FunctionDef] = []
+        #: calls whose callee does not resolve from the imports (local or unknown
+        #: functions, methods), by the callee's last name: ``unresolved["set_seed"]``
+        self.unresolved: Dict[str, List[cst.Call]] = {}
         self.complete = False
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.imports.resolve(node.func)
         if name is not None:
             self.calls.setdefault(name, []).append(node)
+        elif isinstance(node.func, cst.Name):
+            self.unresolved.setdefault(node.func.value, []).append(node)
+        elif isinstance(node.func, cst.Attribute):
+            self.unresolved.setdefault(node.func.attr.value, []).append(node)
         if isinstance(node.func, cst.Attribute):
             self.methods.setdefault(node.func.attr.value, []).append(node)
 

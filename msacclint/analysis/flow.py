@@ -32,6 +32,8 @@ class Event:
     #: the test expressions of the enclosing if/elif branches (innermost last), with
     #: True for the body and False for the else part
     guards: Tuple[Tuple[cst.BaseExpression, bool], ...] = ()
+    #: the enclosing for/while statements, outermost first
+    loops: Tuple[cst.CSTNode, ...] = ()
 
 
 @dataclass
@@ -66,6 +68,7 @@ class FunctionFlow(cst.CSTVisitor):
         self.order_of: Dict[cst.CSTNode, int] = {}
         self._loop = 0
         self._guards: List[Tuple[cst.BaseExpression, bool]] = []
+        self._loops: List[cst.CSTNode] = []
         body = node.body
         if isinstance(body, cst.BaseSuite):
             body.visit(self)
@@ -76,7 +79,7 @@ class FunctionFlow(cst.CSTVisitor):
     # -- walking ----------------------------------------------------------------------
     def _add(self, node: cst.CSTNode, callee: Optional[str] = None) -> int:
         order = len(self.events)
-        self.events.append(Event(order, node, callee, self._loop, tuple(self._guards)))
+        self.events.append(Event(order, node, callee, self._loop, tuple(self._guards), tuple(self._loops)))
         self.order_of[node] = order
         return order
 
@@ -92,10 +95,12 @@ class FunctionFlow(cst.CSTVisitor):
     def visit_For(self, node: cst.For) -> bool:
         node.iter.visit(self)
         self._loop += 1
+        self._loops.append(node)
         for name, index in target_names(node.target):
             self.defs.setdefault(name, []).append(Definition(len(self.events), name, node.iter, node, index))
         node.body.visit(self)
         self._loop -= 1
+        self._loops.pop()
         if node.orelse is not None:
             node.orelse.visit(self)
         return False
@@ -103,8 +108,10 @@ class FunctionFlow(cst.CSTVisitor):
     def visit_While(self, node: cst.While) -> bool:
         node.test.visit(self)
         self._loop += 1
+        self._loops.append(node)
         node.body.visit(self)
         self._loop -= 1
+        self._loops.pop()
         if node.orelse is not None:
             node.orelse.visit(self)
         return False

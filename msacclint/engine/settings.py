@@ -48,6 +48,12 @@ class Settings:
     def cache_key(self) -> str:
         data = asdict(self)
         data["enabled"] = sorted(self.enabled)
+        if self.defaults:  # a re-written probe snapshot changes the messages
+            try:
+                stat = os.stat(self.defaults)
+                data["defaults_stamp"] = [stat.st_mtime_ns, stat.st_size]
+            except OSError:
+                pass
         return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
 
 

@@ -69,14 +69,18 @@ class Flake8Plugin:
                                   if not rule.enabled_by_default() and any(rule.code.startswith(s) for s in specific))
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
+        from msacclint.analysis.snapshot import shipped
         from msacclint.config import installed_mindspore
 
         enabled = frozenset(rule.code for rule in registry.all_rules()
                             if rule.enabled_by_default() or rule.code in self._opted_in)
+        version = self._mindspore_version or installed_mindspore()
+        # as in the CLI: without a snapshot of its own, the shipped one of the release
+        defaults = self._defaults or (str(shipped(version)) if shipped(version) else None)
         settings = Settings(
             enabled=enabled,
-            mindspore_version=self._mindspore_version or installed_mindspore(),
-            defaults=self._defaults,
+            mindspore_version=version,
+            defaults=defaults,
             honour_noqa=False,
         )
         for d in check_source("".join(self.lines), self.filename, settings):

@@ -20,6 +20,7 @@ from msacclint.analysis.calls import UNKNOWN, is_number, literal
 from msacclint.analysis.edits import with_keyword
 from msacclint.analysis.flow import flow
 from msacclint.analysis.names import one_minus, says_drop, says_keep
+from msacclint.analysis.snapshot import for_settings
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
 from msacclint.rules.api.table import called
@@ -77,6 +78,21 @@ class _DropoutRule(TableRuleMixin, Rule):
         keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}
         keep_arg = positional[0] if positional else keywords.get("keep_prob")
         self.check(node, keep_arg, keywords.get("p"), by_position=bool(positional))
+
+    def report(self, node, message=None, fix=None) -> None:
+        if self.contradicted(DROPOUT, ["keep_prob"]):
+            return  # the snapshot's release has no keep_prob default of 0.5 (e.g. it was removed)
+        super().report(node, (message or self.message) + self._observed(), fix)
+
+    def _observed(self) -> str:
+        """What a probe snapshot saw of nn.Dropout's first parameter, quoted in the message."""
+        snapshot = for_settings(self.ctx.settings)
+        first = snapshot.first_parameter(DROPOUT) if snapshot else None
+        if first is None:
+            return ""
+        default = snapshot.describe(DROPOUT, first)
+        return f" ({snapshot.where()}, Dropout's first parameter is {first}" + \
+            (f", default {default.rsplit(' ', 1)[-1]})" if default and "defaults to" in default else ")")
 
     def check(self, call: cst.Call, keep: Optional[cst.Arg], p: Optional[cst.Arg], by_position: bool) -> None:
         raise NotImplementedError

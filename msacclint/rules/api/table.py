@@ -133,7 +133,11 @@ class CallRule(TableRuleMixin, Rule):
         fixes = [f for f in (self.build_fix(node, spec, Applicability(kind), signature)
                              for kind, spec in (("safe", self.fix_safe), ("unsafe", self.fix_unsafe)) if spec)
                  if f is not None]
-        self.report(node, self.format_message(short=short, missing_list=" and ".join(absent), **values), fixes)
+        quoted = absent or [c["arg"] for c in self.require[:1]]
+        if self.contradicted(name, quoted):
+            return
+        message = self.format_message(short=short, missing_list=" and ".join(absent), **values)
+        self.report(node, message + self.observed_note(name, quoted), fixes)
 
     def build_fix(self, node: cst.Call, spec: Dict[str, Any], applicability: Applicability,
                   signature: Optional[Sequence[str]] = None) -> Optional[FixSpec]:

@@ -1,16 +1,27 @@
-"""What every rule backed by a table entry shares: the entry's id and version range."""
+"""What every rule backed by a table entry shares: the entry's id and version range, and
+the observed defaults of a probe snapshot to quote."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Optional
+from typing import ClassVar, Iterable, Optional, Tuple
 
+from msacclint.analysis.snapshot import for_settings
 from msacclint.analysis.versions import in_range
-from msacclint.data import api_defaults
+from msacclint.data import api_defaults, entry, load_toml
 
 
 def target_version(ctx) -> str:
     """The configured or installed MindSpore version, else the one the table was verified on."""
     return ctx.mindspore_version or api_defaults()["verified_on"]["mindspore"]
+
+
+def expected_default(api: str, parameter: str) -> Optional[str]:
+    """The default rules/probe.toml expects for ``api``'s ``parameter`` (literal text), or None."""
+    for check in load_toml("probe.toml").get("check", ()):
+        if check.get("api") == api and check.get("parameter") == parameter \
+                and "behaviour" not in check and "attribute" not in check:
+            return check.get("expected")
+    return None
 
 
 class TableRuleMixin:
@@ -20,4 +31,46 @@ class TableRuleMixin:
 
     @classmethod
     def applies_to(cls, ctx) -> bool:
-        return in_range(target_version(ctx), cls.since, cls.until)
+        since, until = cls.version_range()
+        return in_range(target_version(ctx), since, until)
+
+    @classmethod
+    def version_range(cls) -> Tuple[Optional[str], Optional[str]]:
+        """[since, until): the class's own, else its table entry's (custom rules such as the
+        Dropout ones read them from rules/api_defaults.toml like the generated ones)."""
+        if cls.since is not None or cls.until is not None or not cls.entry_id:
+            return cls.since, cls.until
+        try:
+            item = entry(cls.entry_id)
+        except KeyError:
+            return None, None
+        return item.get("since"), item.get("until")
+
+    def contradicted(self, api: str, parameters: Iterable[str]) -> bool:
+        """Whether the run's probe snapshot observed a default of these parameters that
+        differs from what the probe table expects, i.e. the rule's premise is false for
+        that release: the rule then stays silent rather than state it."""
+        snapshot = for_settings(self.ctx.settings)
+        if snapshot is None:
+            return False
+        from msacclint.probe.values import agrees
+
+        seen = snapshot.defaults.get(api)
+        if seen is None:
+            return False  # the snapshot did not look at this API
+        for parameter in parameters:
+            expected = expected_default(api, parameter)
+            if expected is not None and (parameter not in seen or not agrees(expected, seen[parameter])):
+                return True
+        return False
+
+    def observed_note(self, api: str, parameters: Iterable[str]) -> str:
+        """" (in MindSpore 2.10.0 on CPU, MaxPool2d's stride defaults to 1)" when the run
+        has a probe snapshot that observed these defaults, else ""."""
+        snapshot = for_settings(self.ctx.settings)
+        if snapshot is None:
+            return ""
+        said = [s for s in (snapshot.describe(api, p) for p in parameters) if s]
+        if not said:
+            return ""
+        return " (" + "; ".join([said[0]] + [s.split(", ", 1)[1] for s in said[1:]]) + ")"

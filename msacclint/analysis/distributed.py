@@ -1,0 +1,100 @@
+"""Distributed-training facts of a file: ``communication.init()``, the parallel context,
+gradient reduction and seeds.
+
+``distributed(ctx)``:
+- ``init_calls``: ``mindspore.communication.init()`` calls;
+- ``parallel_mode``: "data" when ``set_auto_parallel_context(parallel_mode=...)`` says
+  data parallel, "auto" for semi-auto/auto/hybrid parallel or an ``AutoParallel(...)``
+  wrapper (the framework then slices data and reduces gradients its own way),
+  "stand_alone" when it says so, "unknown" when the value cannot be read, None when the
+  file never sets it; ``full_batch``: the context says every device loads the full batch;
+- ``parameter_broadcast``: the context is given ``parameter_broadcast`` (not literally False);
+- ``reduces_gradients``: the file builds ``DistributedGradReducer`` or all-reduces by hand;
+- ``set_seed_calls``: ``mindspore.set_seed(...)`` calls; ``seed_helpers``: other calls whose
+  name says seed (``set_seed`` from a utils module, ``seed_everything``) — their effect is
+  unknown, so seed rules stay silent when there are any.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import libcst as cst
+
+from msacclint.analysis.calls import argument, literal
+from msacclint.analysis.facts import facts
+
+INIT = "mindspore.communication.init"
+SET_SEED = "mindspore.set_seed"
+PY_SEEDS = frozenset({"numpy.random.seed", "random.seed"})
+REDUCERS = ("DistributedGradReducer", "AllReduce", "all_reduce")
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+class Distributed:
+    def __init__(self, ctx) -> None:
+        f = facts(ctx)
+        self.ctx = ctx
+        self.init_calls: List[cst.Call] = f.called(INIT)
+        contexts = [c for name, calls in f.calls.items() if name.startswith("mindspore.")
+                    and name.endswith(".set_auto_parallel_context") for c in calls]
+        self.parallel_mode: Optional[str] = None
+        self.parameter_broadcast = False
+        self.full_batch = False
+        for call in contexts:
+            mode = argument(call, "parallel_mode", ())
+            if mode is not None:
+                text = _code(mode.value).lower()
+                if "stand_alone" in text:
+                    self.parallel_mode = self.parallel_mode or "stand_alone"
+                elif "auto" in text or "hybrid" in text:
+                    self.parallel_mode = "auto"
+                elif "data_parallel" in text:
+                    self.parallel_mode = self.parallel_mode if self.parallel_mode == "auto" else "data"
+                else:
+                    self.parallel_mode = "unknown"
+            full = argument(call, "full_batch", ())
+            if full is not None and literal(full.value) is not False:
+                self.full_batch = True
+            if any(a.star == "**" for a in call.args):
+                self.parallel_mode = "unknown"
+                self.parameter_broadcast = True
+            broadcast = argument(call, "parameter_broadcast", ())
+            if broadcast is not None and literal(broadcast.value) is not False:
+                self.parameter_broadcast = True
+        if any(name.rsplit(".", 1)[-1] == "AutoParallel" for name in f.calls) or f.unresolved.get("AutoParallel"):
+            self.parallel_mode = "auto"
+        self.reduces_gradients = any(name.rsplit(".", 1)[-1] in REDUCERS for name in f.calls) or any(
+            c for name in ("DistributedGradReducer", "all_reduce", "AllReduce") for c in f.methods.get(name, ()))
+        self.reduces_gradients = self.reduces_gradients or "DistributedGradReducer" in ctx.source
+        self.set_seed_calls: List[cst.Call] = f.called(SET_SEED)
+        self.py_seed_calls: List[cst.Call] = f.called(*PY_SEEDS)
+        self.seed_helpers: List[cst.Call] = []
+        for name, calls in f.calls.items():
+            if name in PY_SEEDS or name == SET_SEED:
+                continue
+            if "seed" in name.rsplit(".", 1)[-1].lower():
+                self.seed_helpers.extend(calls)
+        self.seed_helpers.extend(plain_name_calls(ctx, "seed"))
+
+    @property
+    def data_parallel(self) -> bool:
+        return self.parallel_mode == "data"
+
+
+def plain_name_calls(ctx, word: str) -> List[cst.Call]:
+    """Calls of functions that do not resolve from the imports (local helpers, methods)
+    whose name contains ``word``."""
+    return [c for name, calls in facts(ctx).unresolved.items() if word in name.lower() for c in calls]
+
+
+def mentions_rank(node: cst.CSTNode) -> bool:
+    text = _code(node).lower()
+    return any(w in text for w in ("rank", "device_id", "local_rank"))
+
+
+def distributed(ctx) -> Distributed:
+    return ctx.fact("distributed", lambda: Distributed(ctx))

@@ -1,0 +1,363 @@
+"""Where a file trains by hand: training steps, the loops that run them, the network they
+train, and the mode (``set_train``) calls made on networks.
+
+``training(ctx)`` computes once per file:
+- ``steps``: each hand-built training step — ``value_and_grad``/``grad``/``GradOperation``
+  results, ``nn.TrainOneStepCell``/``TrainOneStepWithLossScaleCell`` (or a subclass, or a
+  hand-written step Cell of this file) constructed by hand — with the name it is bound to
+  and the network it trains when that can be identified (``Step.network``: the flow and
+  assignment of the network object, or None);
+- ``step_functions``: functions that call a step (``def train_step(x, y): ... grad_fn(x, y)``);
+- ``loops``: call events that run a step or a step function inside a loop;
+- ``set_train``: every ``x.set_train(...)`` call with its mode (True, False, or None when the
+  argument cannot be read);
+- ``uses_model_train``: the file builds ``mindspore.Model`` and calls ``.train(`` on something.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Set, Tuple
+
+import libcst as cst
+
+from msacclint.analysis.calls import argument, literal
+from msacclint.analysis.cells import cells
+from msacclint.analysis.facts import facts
+from msacclint.analysis.flow import Definition, Event, FunctionFlow
+from msacclint.analysis.scopes import Scopes, scopes
+
+GRAD_BUILDERS = {
+    "mindspore.value_and_grad": ("fn", "grad_position", "weights"),
+    "mindspore.grad": ("fn", "grad_position", "weights"),
+    "mindspore.ops.value_and_grad": ("fn", "grad_position", "weights"),
+    "mindspore.ops.grad": ("fn", "grad_position", "weights"),
+}
+GRAD_OPERATION = "mindspore.ops.GradOperation"
+STEP_CELLS = frozenset({"mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneStepWithLossScaleCell"})
+MODEL = "mindspore.Model"
+BN_OR_DROPOUT_PREFIXES = ("mindspore.nn.BatchNorm", "mindspore.nn.SyncBatchNorm", "mindspore.nn.Dropout",
+                          "mindspore.mint.nn.BatchNorm", "mindspore.mint.nn.Dropout")
+
+
+@dataclass
+class Network:
+    flow: FunctionFlow
+    definition: Definition
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+
+@dataclass
+class Step:
+    node: cst.Call
+    flow: FunctionFlow
+    #: the name the step is bound to (``grad_fn``, ``train_net``), None when not bound
+    name: Optional[str]
+    kind: str
+    network: Optional[Network] = None
+
+
+class Training:
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.facts = facts(ctx)
+        self.step_classes = self._step_classes()
+        self.steps: List[Step] = []
+        self.step_functions: Set[str] = set()
+        self.loops: List[Tuple[FunctionFlow, Event]] = []
+        if self.step_classes or self.facts.calls_any(*GRAD_BUILDERS, *STEP_CELLS, GRAD_OPERATION):
+            self.steps = self._steps()
+            self.step_functions = self._step_functions()
+            self.loops = self._loops()
+        self.set_train: List[Tuple[cst.Call, Optional[bool]]] = [
+            (call, _mode(call)) for call in self.facts.method_calls("set_train")]
+        self.uses_model_train = bool(self.facts.called(MODEL)) and bool(self.facts.method_calls("train"))
+
+    @property
+    def scopes(self) -> Scopes:
+        return scopes(self.ctx)
+
+    # -- building -------------------------------------------------------------------
+    def _step_classes(self) -> Set[str]:
+        """Classes of this file that are training-step cells."""
+        out: Set[str] = set()
+        for info in cells(self.ctx).classes.values():
+            if any(b in STEP_CELLS for b in info.bases):
+                out.add(info.name)
+                continue
+            callees = {a.callee for a in info.attrs.values()}
+            if GRAD_OPERATION in callees or callees & set(GRAD_BUILDERS):
+                if "construct" in info.methods:
+                    out.add(info.name)
+        return out
+
+    def _steps(self) -> List[Step]:
+        out: List[Step] = []
+        for fl in self.scopes.flows:
+            for e in fl.calls():
+                call = e.node
+                kind = self._step_kind(call, e.callee)
+                if kind is None:
+                    continue
+                name = _bound_name(fl, call)
+                step = Step(call, fl, name, kind)
+                step.network = self._network_of(step)
+                out.append(step)
+        return out
+
+    def _step_kind(self, call: cst.Call, callee: Optional[str]) -> Optional[str]:
+        if callee in GRAD_BUILDERS:
+            return "grad"
+        if callee in STEP_CELLS:
+            return "cell"
+        if isinstance(call.func, cst.Name) and call.func.value in self.step_classes:
+            return "cell"
+        if isinstance(call.func, cst.Call) and self.ctx.resolve(call.func.func) == GRAD_OPERATION:
+            return "gradop"  # ops.GradOperation(...)(net, weights)
+        return None
+
+    def _network_of(self, step: Step) -> Optional[Network]:
+        call = step.node
+        order = step.flow.order(call)
+        if step.kind == "cell" or step.kind == "gradop":
+            arg = argument(call, "network", ("network",))
+            return self.object_at(step.flow, arg.value, order) if arg is not None else None
+        weights = argument(call, "weights", GRAD_BUILDERS[self.ctx.resolve(call.func)])
+        if weights is not None:
+            net = self._owner_of_weights(step.flow, weights.value, order)
+            if net is not None:
+                return net
+        fn = argument(call, "fn", ("fn",))
+        if fn is None or not isinstance(fn.value, cst.Name):
+            return None
+        as_object = self.object_at(step.flow, fn.value, order)
+        if as_object is not None:
+            return as_object  # value_and_grad(net_with_loss, ...)
+        function = self.scopes.module_function(fn.value.value)
+        if function is None:
+            return None
+        return self._called_network(function)
+
+    def _owner_of_weights(self, fl: FunctionFlow, expr: cst.BaseExpression, order) -> Optional[Network]:
+        """``net.trainable_params()`` -> net; ``opt.parameters`` -> the net opt was built on."""
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            if expr.func.attr.value in ("trainable_params", "get_parameters", "parameters_dict"):
+                return self.object_at(fl, expr.func.value, order)
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "parameters" and isinstance(expr.value, cst.Name):
+            found = self.scopes.resolve(fl, expr.value.value, order)
+            if found is not None and isinstance(found[1].value, cst.Call) and found[1].value.args:
+                return self._owner_of_weights(found[0], found[1].value.args[0].value, found[1].order)
+        if isinstance(expr, cst.Name):
+            found = self.scopes.resolve(fl, expr.value, order)
+            if found is not None:
+                return self._owner_of_weights(found[0], found[1].value, found[1].order)
+        return None
+
+    def _called_network(self, function: cst.FunctionDef) -> Optional[Network]:
+        """The first object a forward function calls that was built by a call in this file and
+        is not a loss."""
+        from msacclint.analysis.flow import flow as flow_of
+
+        fl = flow_of(self.ctx, function)
+        for e in fl.calls():
+            if isinstance(e.node.func, cst.Name):
+                net = self.object_at(fl, e.node.func, e.order)
+                if net is None:
+                    continue
+                callee = self.ctx.resolve(net.definition.value.func) or ""
+                if "Loss" in callee or "loss" in net.name.lower():
+                    continue
+                return net
+        return None
+
+    def object_at(self, fl: FunctionFlow, expr: cst.BaseExpression, order=None) -> Optional[Network]:
+        """The object a Name refers to when it was built by a call (``net = Net()``); for a
+        wrapper built in place (``nn.WithLossCell(net, loss)``), the object it wraps."""
+        if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None:
+            return self.object_at(fl, expr.args[0].value, order)
+        if not isinstance(expr, cst.Name):
+            return None
+        found = self.scopes.resolve(fl, expr.value, order)
+        if found is None or found[1].index is not None or not isinstance(found[1].value, cst.Call):
+            return None
+        return Network(found[0], found[1])
+
+    def _step_functions(self) -> Set[str]:
+        step_names = {s.name for s in self.steps if s.name}
+        out: Set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for fl in self.scopes.flows[1:]:
+                fname = fl.root.name.value
+                if fname in out:
+                    continue
+                for e in fl.calls():
+                    func = e.node.func
+                    called = func.value if isinstance(func, cst.Name) else None
+                    if called in step_names or called in out or any(s.flow is fl for s in self.steps if s.kind == "gradop"):
+                        out.add(fname)
+                        changed = True
+                        break
+        return out
+
+    def runs_in_loop(self, step: Step) -> bool:
+        """The step is called in a loop, directly or through step functions."""
+        if step.name is None:
+            return False
+        callers = {step.name}
+        changed = True
+        while changed:
+            changed = False
+            for fl in self.scopes.flows[1:]:
+                fname = fl.root.name.value
+                if fname in callers:
+                    continue
+                if any(isinstance(e.node.func, cst.Name) and e.node.func.value in callers for e in fl.calls()):
+                    callers.add(fname)
+                    changed = True
+        return any(e.node.func.value in callers for _, e in self.loops)
+
+    def _loops(self) -> List[Tuple[FunctionFlow, Event]]:
+        step_names = {s.name for s in self.steps if s.name} | self.step_functions
+        out = []
+        for fl in self.scopes.flows:
+            for e in fl.calls():
+                if e.loop_depth and isinstance(e.node.func, cst.Name) and e.node.func.value in step_names:
+                    out.append((fl, e))
+        return out
+
+    # -- questions ------------------------------------------------------------------
+    def enables_training_mode(self) -> bool:
+        """Some ``set_train()`` in the file may switch a network to training mode."""
+        return any(mode is not False for _, mode in self.set_train)
+
+    def disables_training_mode(self, receiver: Optional[str] = None) -> bool:
+        for call, mode in self.set_train:
+            if mode is not True and (receiver is None or _receiver(call) == receiver):
+                return True
+        return False
+
+    def mode_cells_state(self, network: Network) -> Optional[bool]:
+        """For a network built in this file: see ``mode_cells_state``; wrappers such as
+        ``nn.WithLossCell(net, loss)`` are looked through."""
+        value = network.definition.value
+        while isinstance(value, cst.Call):
+            if isinstance(value.func, cst.Name) and value.func.value in cells(self.ctx).classes:
+                return mode_cells_state(self.ctx, value.func.value)
+            callee = self.ctx.resolve(value.func) or ""
+            if callee.startswith("mindspore.nn.") and value.args and isinstance(value.args[0].value, cst.Name):
+                inner = self.object_at(network.flow, value.args[0].value, network.definition.order)
+                if inner is None:
+                    return None
+                value = inner.definition.value
+                continue
+            return None
+        return None
+
+    def holds_mode_cells(self, network: Network) -> bool:
+        """The network's class (a class of this file) holds BatchNorm or Dropout cells."""
+        value = network.definition.value
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
+            return False
+        return holds_mode_cells(self.ctx, value.func.value)
+
+
+def mode_cells_state(ctx, class_name: Optional[str], seen: Optional[Set[str]] = None) -> Optional[bool]:
+    """True: the class holds BatchNorm/Dropout; False: every sub-cell is known (MindSpore
+    classes or classes of this file) and none is; None: cannot tell (imported classes,
+    factories, a functional dropout in construct)."""
+    seen = seen if seen is not None else set()
+    info = cells(ctx).classes.get(class_name) if class_name else None
+    if info is None or class_name in seen:
+        return None if info is None else False
+    seen.add(class_name)
+    if holds_mode_cells(ctx, class_name):
+        return True
+    unknown = False
+    for base in info.node.bases:
+        value = base.value
+        if isinstance(value, cst.Name) and value.value in cells(ctx).classes:
+            inner = mode_cells_state(ctx, value.value, seen)
+            if inner:
+                return True
+            unknown = unknown or inner is None
+        elif not (ctx.resolve(value) or "").startswith("mindspore."):
+            unknown = True
+    for attr in info.attrs.values():
+        values = attr.element_nodes if attr.elements else [attr.value]
+        for node in values:
+            if not isinstance(node, cst.Call) or _on_self(node.func):
+                continue  # self.block.shard(...) re-uses a sub-cell that is checked already
+            callee = ctx.resolve(node.func)
+            if callee and callee.startswith("mindspore."):
+                continue
+            inner = mode_cells_state(ctx, node.func.value, seen) if isinstance(node.func, cst.Name) else None
+            if inner is None:
+                unknown = True
+            elif inner:
+                return True
+    for method in info.methods.values():
+        text = cst.Module([]).code_for_node(method.body)
+        if "dropout" in text.lower() or "self.training" in text or "batch_norm" in text:
+            unknown = True
+    return None if unknown else False
+
+
+def _on_self(func: cst.BaseExpression) -> bool:
+    while isinstance(func, cst.Attribute):
+        func = func.value
+    return isinstance(func, cst.Name) and func.value == "self"
+
+
+def holds_mode_cells(ctx, class_name: str, seen: Optional[Set[str]] = None) -> bool:
+    seen = seen if seen is not None else set()
+    if class_name in seen:
+        return False
+    seen.add(class_name)
+    info = cells(ctx).classes.get(class_name)
+    if info is None:
+        return False
+    for attr in info.attrs.values():
+        for callee in [attr.callee, *attr.elements]:
+            if callee and callee.startswith(BN_OR_DROPOUT_PREFIXES):
+                return True
+        for node in [attr.value, *attr.element_nodes]:
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+                if holds_mode_cells(ctx, node.func.value, seen):
+                    return True
+    return False
+
+
+def _mode(call: cst.Call) -> Optional[bool]:
+    arg = argument(call, "mode", ("mode",))
+    if arg is None:
+        return True
+    value = literal(arg.value)
+    return value if isinstance(value, bool) else None
+
+
+def _receiver(call: cst.Call) -> Optional[str]:
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        if isinstance(func.value, cst.Name):
+            return func.value.value
+        if isinstance(func.value, cst.Attribute):
+            return func.value.attr.value
+    return None
+
+
+def _bound_name(fl: FunctionFlow, call: cst.Call) -> Optional[str]:
+    """The name a call's value is assigned to (``grad_fn = ms.value_and_grad(...)``)."""
+    for defs in fl.defs.values():
+        for d in defs:
+            if d.value is call and d.index is None:
+                return d.name
+    return None
+
+
+def training(ctx) -> Training:
+    return ctx.fact("training", lambda: Training(ctx))

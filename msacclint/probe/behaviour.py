@@ -1,0 +1,250 @@
+"""The behavioural checks rules/probe.toml names (``behaviour = "..."``).
+
+Each takes the resolved API object and its check table and returns a plain value that
+is compared with the check's ``expected``. They run on tiny tensors, seeded where random,
+and build only MindSpore's own cells and datasets: never user code.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Any, Callable, Dict, List
+
+import numpy as np
+
+import mindspore as ms
+
+BEHAVIOURS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {}
+
+
+def behaviour(fn: Callable[[Any, Dict[str, Any]], Any]) -> Callable[[Any, Dict[str, Any]], Any]:
+    BEHAVIOURS[fn.__name__] = fn
+    return fn
+
+
+def build(target: Any, check: Dict[str, Any]) -> Any:
+    return target(*check.get("args", ()), **check.get("kwargs", {}))
+
+
+def tensor(values: Any) -> "ms.Tensor":
+    return ms.Tensor(np.asarray(values, dtype=np.float32))
+
+
+def _rounded(values: Any, digits: int = 6) -> Any:
+    array = np.asarray(values, dtype=np.float64)
+    if array.ndim == 0:
+        return round(float(array), digits)
+    return [_rounded(v, digits) for v in array]
+
+
+@behaviour
+def output_shape(target, check):
+    cell = build(target, check)
+    cell.set_train(False)
+    return list(cell(ms.Tensor(np.ones(check["input_shape"], dtype=np.float32))).shape)
+
+
+@behaviour
+def function_output_shape(target, check):
+    x = ms.Tensor(np.ones(check["input_shape"], dtype=np.float32))
+    return list(target(x, *check.get("args", ()), **check.get("kwargs", {})).shape)
+
+
+@behaviour
+def parameter_names(target, check):
+    return [p.name for p in build(target, check).get_parameters()]
+
+
+@behaviour
+def weight_bound_ratio(target, check):
+    """max|w| divided by PyTorch's kaiming-uniform bound 1/sqrt(fan_in): about 1.0 when the
+    default initialisation matches PyTorch's."""
+    weight = build(target, check).weight.asnumpy()
+    fan_in = int(np.prod(weight.shape[1:]))
+    return round(float(np.abs(weight).max()) * math.sqrt(fan_in), 4)
+
+
+@behaviour
+def first_parameter(target, check):
+    names = [n for n in inspect.signature(target).parameters if n != "self"]
+    return names[0] if names else None
+
+
+def _zero_share(output: "ms.Tensor") -> float:
+    return round(float((output.asnumpy() == 0).mean()), 3)
+
+
+@behaviour
+def dropout_zero_share(target, check):
+    ms.set_seed(1)
+    cell = build(target, check)
+    cell.set_train(True)
+    return _zero_share(cell(ms.Tensor(np.ones((200, 500), dtype=np.float32))))
+
+
+@behaviour
+def ops_dropout_zero_share(target, check):
+    ms.set_seed(1)
+    return _zero_share(target(ms.Tensor(np.ones((200, 500), dtype=np.float32)), p=0.1))
+
+
+def _batch(mean: float = 10.0) -> np.ndarray:
+    return (np.random.RandomState(0).randn(8, 3, 4, 4) * 2 + mean).astype(np.float32)
+
+
+@behaviour
+def batchnorm_update_share(target, check):
+    """moving_mean after one training step from 0, divided by the batch mean: the weight
+    the update gives the NEW value."""
+    cell = target(3, **check.get("kwargs", {}))
+    cell.set_train(True)
+    x = _batch()
+    cell(ms.Tensor(x))
+    moving = cell.moving_mean.asnumpy()
+    return round(float(np.mean(moving / x.mean(axis=(0, 2, 3)))), 4)
+
+
+@behaviour
+def batchnorm_uses_batch_stats(target, check):
+    """After set_train(False): True when the output is normalised with the batch's own
+    statistics (mean about 0), False when with the moving ones (mean about 10)."""
+    cell = target(3, **check.get("kwargs", {}))
+    cell.set_train(False)
+    return bool(abs(float(cell(ms.Tensor(_batch())).asnumpy().mean())) < 1.0)
+
+
+@behaviour
+def layernorm_first_value(target, check):
+    cell = target((4,))
+    return round(float(cell(tensor([[0.0, 1e-3, 2e-3, 3e-3]])).asnumpy()[0, 0]), 5)
+
+
+@behaviour
+def cell_at_scalar(target, check):
+    return round(float(build(target, check)(tensor([check["value"]])).asnumpy()[0]), 6)
+
+
+@behaviour
+def loss_output_shape(target, check):
+    cell = build(target, check)
+    rng = np.random.RandomState(0)
+    if check.get("one_hot"):
+        logits = rng.randn(4, 3).astype(np.float32)
+        labels = np.eye(3, dtype=np.float32)[[0, 1, 2, 0]]
+        return list(cell(ms.Tensor(logits), ms.Tensor(labels)).shape)
+    return list(cell(tensor(rng.randn(4)), tensor(rng.randn(4))).shape)
+
+
+@behaviour
+def grad_of_vector_output(target, check):
+    return _rounded(target(lambda x: x * x)(tensor([1.0, 2.0, 3.0])).asnumpy())
+
+
+@behaviour
+def table_std(target, check):
+    return round(float(getattr(build(target, check), check["attribute"]).asnumpy().std()), 4)
+
+
+@behaviour
+def decayed_parameters(target, check):
+    class Net(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(2, 2)
+            self.bn = ms.nn.BatchNorm1d(2)
+
+        def construct(self, x):
+            return self.bn(self.fc(x))
+
+    net = Net()
+    optimizer = target(net.trainable_params(), weight_decay=0.1)
+    return [p.name for p, decayed in zip(optimizer.parameters, optimizer.decay_flags) if decayed]
+
+
+@behaviour
+def learning_rate_list_steps(target, check):
+    weight = ms.Parameter(tensor([1.0]), name="w")
+    optimizer = target([weight], learning_rate=[0.1, 0.1])
+    seen: List[float] = []
+    for _ in range(2):
+        optimizer((tensor([1.0]),))
+        seen.append(round(float(weight.asnumpy()[0]), 6))
+    return seen
+
+
+@behaviour
+def clip_by_global_norm_returns_new(target, check):
+    grads = (tensor([3.0, 4.0]), tensor([12.0]))
+    clipped = target(grads)
+    unchanged = grads[0].asnumpy().tolist() == [3.0, 4.0] and grads[1].asnumpy().tolist() == [12.0]
+    return bool(unchanged and abs(float(clipped[1].asnumpy()[0]) - 12.0 / 13.0) < 1e-4)
+
+
+@behaviour
+def clip_by_norm_values(target, check):
+    return _rounded(target()(tensor([3.0, 4.0]), tensor(1.0)).asnumpy())
+
+
+@behaviour
+def amp_keep_batchnorm_fp32(target, check):
+    from mindspore.train.amp import _config_level
+
+    return {level: bool(_config_level[level]["keep_batchnorm_fp32"]) for level in ("O2", "O3")}
+
+
+@behaviour
+def ascend_precision_mode(target, check):
+    return ms.get_context("ascend_config").get("precision_mode")
+
+
+@behaviour
+def load_mismatched_raises(target, check):
+    net = ms.nn.Dense(2, 2)
+    params = {"other.weight": ms.Parameter(tensor(np.zeros((2, 2))), name="other.weight")}
+    try:
+        target(net, params, strict_load=True)
+    except Exception:  # noqa: BLE001 - raising is the observation
+        return True
+    return False
+
+
+@behaviour
+def std_of_four(target, check):
+    return round(float(target(tensor([1.0, 2.0, 3.0, 4.0])).asnumpy()), 6)
+
+
+@behaviour
+def dataset_order_shuffled(target, check):
+    import mindspore.dataset as ds
+
+    class Source:
+        def __getitem__(self, index):
+            return (np.array([index], dtype=np.int32),)
+
+        def __len__(self):
+            return 12
+
+    def generate():
+        for index in range(12):
+            yield (np.array([index], dtype=np.int32),)
+
+    source = Source() if check.get("random_access") else generate
+    ds.config.set_seed(7)
+    dataset = target(source, ["x"])
+    order = [int(row[0][0]) for row in dataset.create_tuple_iterator(output_numpy=True, num_epochs=1)]
+    return order != list(range(12))
+
+
+@behaviour
+def normalize_raw_pixel(target, check):
+    op = target(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])
+    return round(float(op(np.full((2, 2, 3), 128, dtype=np.uint8))[0, 0, 0]), 3)
+
+
+@behaviour
+def dataset_seed_after_set_seed(target, check):
+    import mindspore.dataset as ds
+
+    target(1234)
+    return int(ds.config.get_seed())

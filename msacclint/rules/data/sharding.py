@@ -1,0 +1,151 @@
+"""dp.05 and seeds of the data pipeline.
+
+- MSA307 (dp.05): a data-parallel script builds a training dataset without
+  ``num_shards``/``shard_id`` (or with only one of them).
+- MSA308 (dp.03, MS-SEED-01, info): ``np.random.seed``/``random.seed`` but no ``ms.set_seed``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from msacclint.analysis.calls import argument, has_star_kwargs
+from msacclint.analysis.datasets import EVAL, datasets
+from msacclint.analysis.distributed import distributed
+from msacclint.analysis.scopes import names_in, says_train, scopes
+from msacclint.analysis.training import training
+from msacclint.diagnostics import Severity
+from msacclint.engine.rule import Invalid, Rule, Valid
+
+_HDR = ("import mindspore as ms\nimport mindspore.dataset as ds\nfrom mindspore.communication import init, get_rank, get_group_size\n"
+        "init()\nms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)\n")
+_DIST_WORDS = ("distribut", "rank", "device_num", "group_size", "shard", "parallel", "world", "multi", "device_id")
+
+
+class DatasetNotSharded(Rule):
+    code = "MSA307"
+    name = "dataset-not-sharded"
+    checklist = "dp.05"
+    severity = Severity.WARNING
+    uses_facts = True
+    message = "data-parallel training, but the dataset is not sharded (num_shards/shard_id)"
+    what = ("In a file that calls `communication.init()` and sets a data-parallel context (not semi-auto/auto "
+            "parallel, not `full_batch=True`, which slice the batch their own way), reports a "
+            "dataset constructor without `num_shards` and `shard_id`, or with only one of them. Not "
+            "reported for datasets that say eval, that get a `sampler=` (e.g. DistributedSampler), or "
+            "that sit under a branch on the distribution setup (`if rank_size > 1`, `if run_distribute`).")
+    why = ("Without sharding every device reads the whole dataset in the same order: an epoch is N "
+           "times longer than intended with the same samples in each global batch, and the data-parallel "
+           "gradient average gains nothing (checklist dp.05).")
+    example = _HDR + "data = ds.ImageFolderDataset(train_dir, shuffle=True)\nmodel.train(90, data)\n"
+    use_instead = (_HDR + "data = ds.ImageFolderDataset(train_dir, shuffle=True, num_shards=get_group_size(), "
+                   "shard_id=get_rank())\nmodel.train(90, data)\n")
+    fix_safety = "No automatic fix."
+    versions = "All MindSpore 1.x and 2.x releases."
+    VALID = (
+        Valid(use_instead, note="idiomatic"),
+        Valid(_HDR + "def create_dataset(path, rank_size=1, rank_id=0):\n    if rank_size == 1:\n"
+              "        return ds.Cifar10Dataset(path, shuffle=True)\n"
+              "    return ds.Cifar10Dataset(path, shuffle=True, num_shards=rank_size, shard_id=rank_id)\n",
+              note="the single-device branch"),
+        Valid(_HDR + "eval_ds = ds.ImageFolderDataset(val_dir, shuffle=False)\nmodel.eval(eval_ds)\n",
+              note="every device may evaluate everything"),
+        Valid("import mindspore as ms\nimport mindspore.dataset as ds\ndata = ds.ImageFolderDataset(train_dir, shuffle=True)\n",
+              note="single device"),
+        Valid(_HDR.replace("DATA_PARALLEL", "SEMI_AUTO_PARALLEL") + "data = ds.MnistDataset(path)\n",
+              note="semi-auto parallel splits the batch by the sharding strategy"),
+        Valid(_HDR + "sampler = ds.DistributedSampler(get_group_size(), get_rank(), shuffle=True)\n"
+              "data = ds.ImageFolderDataset(train_dir, sampler=sampler)\n", note="a distributed sampler"),
+        Valid("import mindspore\nimport torch.distributed as dist\nfrom torch.utils.data import DataLoader\n"
+              "dist.init_process_group('nccl')\nloader = DataLoader(train_set, shuffle=True)\n", note="PyTorch"),
+    )
+    INVALID = (
+        Invalid(example, line=6, note="torch DDP ports shard with a DistributedSampler, often forgotten"),
+        Invalid(_HDR + "data = ds.MindDataset(train_file, num_shards=get_group_size())\n", line=6,
+                message_contains="only num_shards"),
+    )
+
+    def finish(self) -> None:
+        dist = distributed(self.ctx)
+        if not dist.init_calls or not dist.data_parallel or dist.full_batch:
+            return  # (semi-)auto parallel and full_batch slice the data their own way
+        info = datasets(self.ctx)
+        sc = scopes(self.ctx)
+        for build in info.builds:
+            call = build.call
+            if has_star_kwargs(call) or argument(call, "sampler", ()) is not None:
+                continue
+            shards = argument(call, "num_shards", ()) is not None
+            shard_id = argument(call, "shard_id", ()) is not None
+            if shards and shard_id:
+                continue
+            if shards != shard_id:
+                given = "num_shards" if shards else "shard_id"
+                self.report(call, f"dataset gets only {given}: pass num_shards and shard_id together")
+                continue
+            event = sc.event(call)
+            if event is not None and any(_says_distribution(t) for t, _ in event.guards):
+                continue
+            if info.role(build) == EVAL and not info.training_use(build):
+                continue
+            self.report(call, "data-parallel training, but this dataset has no num_shards/shard_id: every device "
+                        "reads all samples in the same order")
+
+
+def _says_distribution(test: cst.CSTNode) -> bool:
+    text = cst.Module([]).code_for_node(test).lower()
+    return any(w in text for w in _DIST_WORDS) or bool(names_in(test) & {"distribute", "is_distributed"})
+
+
+class NumpySeedWithoutMindSporeSeed(Rule):
+    code = "MSA308"
+    name = "numpy-seed-without-set-seed"
+    checklist = "dp.03"
+    severity = Severity.INFO
+    uses_facts = True
+    message = "np.random.seed/random.seed without mindspore.set_seed"
+    what = ("Reports `np.random.seed(...)`/`random.seed(...)` at the top level or in the main/training "
+            "function of a training script (Model.train or a hand-written step) that never calls "
+            "`mindspore.set_seed` (nor a seed helper of its own). Seeds inside data workers or numpy "
+            "initialisers are their own business and not reported.")
+    why = ("`np.random.seed` does not seed MindSpore's initializers, random ops or dataset shuffling; "
+           "`mindspore.set_seed` seeds all of them and numpy (MS-SEED-01). A port that keeps only the numpy "
+           "seed is not reproducible, and run-to-run differences get blamed on the model.")
+    example = "import numpy as np\nimport mindspore as ms\nnp.random.seed(1)\nmodel = ms.Model(net, loss, opt)\nmodel.train(10, data)\n"
+    use_instead = "import numpy as np\nimport mindspore as ms\nms.set_seed(1)\nmodel = ms.Model(net, loss, opt)\nmodel.train(10, data)\n"
+    fix_safety = "No automatic fix."
+    versions = "All MindSpore 1.x and 2.x releases (the dataset coupling observed on 2.10)."
+    references = ("shared/api_defaults.md MS-SEED-01",)
+    VALID = (
+        Valid(use_instead, note="idiomatic"),
+        Valid("import numpy as np\nimport mindspore as ms\nnp.random.seed(1)\nms.set_seed(1)\nmodel.train(1, d)\nx = ms.Model(n)\n"),
+        Valid("import numpy as np\nimport mindspore as ms\ndef worker_init(i):\n    np.random.seed(i)\n"
+              "model = ms.Model(net, loss, opt)\nmodel.train(10, data)\n", note="a data worker seeds numpy for itself"),
+        Valid("import numpy as np\nimport mindspore as ms\nfrom src.utils import set_seed\nnp.random.seed(1)\nset_seed(1)\n",
+              note="a project's seed helper"),
+        Valid("import numpy as np\nimport torch\nimport mindspore\nnp.random.seed(1)\ntorch.manual_seed(1)\n",
+              note="PyTorch code next to MindSpore code"),
+    )
+    INVALID = (
+        Invalid(example, line=3, note="the PyTorch habit minus torch.manual_seed"),
+        Invalid("import random\nimport mindspore as ms\nfrom mindspore import nn\ndef main():\n    random.seed(0)\n"
+                "    step = nn.TrainOneStepCell(nn.WithLossCell(Net(), loss), opt)\n", line=5),
+    )
+
+    def finish(self) -> None:
+        dist = distributed(self.ctx)
+        if dist.set_seed_calls or dist.seed_helpers or not dist.py_seed_calls:
+            return
+        if "torch" in self.ctx.imports.bindings.values() or "manual_seed" in self.ctx.source:
+            return
+        info = training(self.ctx)
+        if not (info.uses_model_train or info.steps):
+            return  # data workers and numpy initialisers seed numpy for themselves
+        sc = scopes(self.ctx)
+        for call in dist.py_seed_calls:
+            fl = sc.owner(call)
+            where = sc.function_name(fl) if fl is not None and fl is not sc.module_flow else None
+            if where is None or where in ("main", "run", "setup") or says_train(where):
+                self.report(call, "np.random.seed/random.seed does not seed MindSpore: call "
+                    "mindspore.set_seed(...) to seed initializers, random ops and the dataset pipeline")
+                return

@@ -1,0 +1,237 @@
+"""dp.03: the training dataset is never shuffled.
+
+- MSA301: a training dataset built with ``shuffle=False`` (or a sequential sampler) and
+  never ``.shuffle()``d afterwards.
+- MSA302 (MS-DS-02): ``GeneratorDataset`` over a Python generator (no random access, so it
+  cannot shuffle) in training code, never ``.shuffle()``d.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from msacclint.analysis.calls import argument, has_star_kwargs, literal
+from msacclint.analysis.cells import cells
+from msacclint.analysis.datasets import TRAIN, datasets
+from msacclint.analysis.scopes import scopes
+from msacclint.diagnostics import Applicability, Severity
+from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
+
+GENERATOR_DATASET = "mindspore.dataset.GeneratorDataset"
+SEQUENTIAL = "mindspore.dataset.SequentialSampler"
+_HDR = "import mindspore as ms\nimport mindspore.dataset as ds\n"
+_LOOP = ("net = Net()\nnet.set_train()\ngrad_fn = ms.value_and_grad(forward, None, opt.parameters)\n"
+         "for x, y in {ds}.create_tuple_iterator():\n    grad_fn(x, y)\n")
+
+
+def _sampler_keeps_order(ctx, fl, expr: cst.BaseExpression, order) -> bool:
+    if isinstance(expr, cst.Name):
+        found = scopes(ctx).resolve(fl, expr.value, order)
+        if found is None:
+            return False
+        expr = found[1].value
+    if not isinstance(expr, cst.Call):
+        return False
+    callee = ctx.resolve(expr.func) or ""
+    if callee == SEQUENTIAL:
+        return True
+    if callee.startswith("mindspore.dataset.") and callee.endswith("Sampler"):
+        arg = argument(expr, "shuffle", ())
+        return arg is not None and literal(arg.value) is False
+    return False
+
+
+class TrainingDatasetNotShuffled(Rule):
+    code = "MSA301"
+    name = "training-dataset-not-shuffled"
+    checklist = "dp.03"
+    severity = Severity.WARNING
+    uses_facts = True
+    message = "training dataset built with shuffle=False and never shuffled"
+    what = ("Reports a `mindspore.dataset.*Dataset(...)` built with `shuffle=False` (or a "
+            "`SequentialSampler`, or a sampler given `shuffle=False`) that the code uses for training and "
+            "that is never `.shuffle()`d afterwards. Training is decided from the code: the dataset flows "
+            "into `Model.train` or a hand-written training loop, sits under `if do_train`/`is_training`, "
+            "says `usage=\"train\"`, or the function or file name says train. A dataset with any sign "
+            "of evaluation (its name, its arguments, an `else` of `if is_training`) is never reported: "
+            "`shuffle=False` is right there.")
+    why = ("Without shuffling every epoch sees the samples in the same order, often sorted by class "
+           "or by file: batches are not representative, BatchNorm statistics are biased and "
+           "convergence is slower and worse (checklist dp.03).")
+    example = _HDR + "train_ds = ds.ImageFolderDataset(train_dir, shuffle=False)\nmodel.train(10, train_ds)\n"
+    use_instead = _HDR + "train_ds = ds.ImageFolderDataset(train_dir, shuffle=True)\nmodel.train(10, train_ds)\n"
+    fix_safety = "Unsafe: `shuffle=False` becomes `shuffle=True`, which changes the data order on purpose."
+    versions = "All MindSpore 1.x and 2.x releases."
+    references = ("shared/api_defaults.md MS-DS-01",)
+    VALID = (
+        Valid(_HDR + "train_ds = ds.ImageFolderDataset(train_dir, shuffle=True)\nmodel.train(10, train_ds)\n",
+              note="idiomatic"),
+        Valid(_HDR + "eval_ds = ds.ImageFolderDataset(val_dir, shuffle=False)\nmodel.eval(eval_ds)\n",
+              note="evaluation keeps its order"),
+        Valid(_HDR + "def create_dataset(path, do_train):\n    if do_train:\n        data = ds.Cifar10Dataset(path, shuffle=True)\n"
+              "    else:\n        data = ds.Cifar10Dataset(path, shuffle=False)\n    return data\n"
+              "model.train(10, create_dataset(p, True))\n", note="the eval branch"),
+        Valid(_HDR + "def train_loader(path):\n    data = ds.MindDataset(path, shuffle=False)\n"
+              "    data = data.shuffle(buffer_size=10000)\n    return data.batch(32)\n", note="shuffled later"),
+        Valid(_HDR + "def create_dataset(path, training):\n    return ds.ImageFolderDataset(path, shuffle=training)\n",
+              note="shuffle follows the flag"),
+        Valid("import mindspore\nfrom torch.utils.data import DataLoader\ntrain_loader = DataLoader(train_set, shuffle=False)\n",
+              note="PyTorch"),
+        Valid(_HDR + "def create_dataset(path, is_training):\n    data = ds.ImageFolderDataset(path, shuffle=False)\n"
+              "    return data\ntrain_ds = create_dataset(p, is_training=True)\ntest_ds = create_dataset(q, is_training=False)\n",
+              note="used for both: the role cannot be told"),
+    )
+    INVALID = (
+        Invalid(_HDR + "train_ds = ds.ImageFolderDataset(train_dir, shuffle=False)\nmodel.train(10, train_ds)\n",
+                line=3, unsafe_fixed=_HDR + "train_ds = ds.ImageFolderDataset(train_dir, shuffle=True)\nmodel.train(10, train_ds)\n",
+                note="a DataLoader(shuffle=False) habit carried over"),
+        Invalid(_HDR + "def make_dataset():\n    data = ds.GeneratorDataset(list(zip(xs, ys)), ['x', 'y'], shuffle=False)\n"
+                "    return data.batch(32)\n" + _LOOP.format(ds="make_dataset()"), line=4,
+                note="flows into a hand-written training loop"),
+        Invalid(_HDR + "def create_dataset(path, do_train):\n    if do_train:\n"
+                "        data = ds.MnistDataset(path, sampler=ds.SequentialSampler())\n"
+                "    else:\n        data = ds.MnistDataset(path, shuffle=False)\n    return data\n", line=5),
+    )
+
+    def finish(self) -> None:
+        info = datasets(self.ctx)
+        for build in info.builds:
+            call = build.call
+            if has_star_kwargs(call) or _iterable_source(self.ctx, build) is not None:
+                continue
+            shuffle = argument(call, "shuffle", ())
+            sampler = argument(call, "sampler", ())
+            order = build.flow.order(call)
+            fix = None
+            if shuffle is not None and literal(shuffle.value) is False:
+                fix = FixSpec("shuffle the training dataset: shuffle=True", Applicability.UNSAFE,
+                              [(shuffle.value, cst.Name("True"))])
+                what = "shuffle=False"
+            elif sampler is not None and _sampler_keeps_order(self.ctx, build.flow, sampler.value, order):
+                what = "a sampler that keeps the file order"
+            else:
+                continue
+            if info.role(build) != TRAIN or info.shuffled_later(build):
+                continue
+            self.report(call, f"training dataset built with {what} and never .shuffle()d: every epoch sees the "
+                        f"samples in the same order", fix)
+
+
+def _iterable_source(ctx, build) -> Optional[cst.CSTNode]:
+    """The source of a GeneratorDataset when it is a Python generator/iterable (no __getitem__)."""
+    if build.callee != GENERATOR_DATASET:
+        return None
+    arg = argument(build.call, "source", ("source",))
+    if arg is None:
+        return None
+    expr = arg.value
+    sc = scopes(ctx)
+    if isinstance(expr, cst.Name):
+        found = sc.resolve(build.flow, expr.value, build.flow.order(build.call))
+        if found is None:
+            return None
+        expr = found[1].value
+    if isinstance(expr, cst.GeneratorExp):
+        return arg.value
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+        name = expr.func.value
+        function = sc.module_function(name)
+        if function is not None and _yields(function) and not _synthetic(function):
+            return arg.value
+        info = cells(ctx).classes.get(name)
+        if info is not None and "__iter__" in info.methods and "__getitem__" not in info.methods:
+            return arg.value
+    return None
+
+
+def _synthetic(function: cst.FunctionDef) -> bool:
+    """A generator of made-up data (no parameters, loops only over range(), indexes
+    nothing): ``for _ in range(5): yield np.ones(...)``. Its order means nothing."""
+    if function.params.params or isinstance(function.params.star_arg, cst.Param) or function.params.kwonly_params:
+        return False
+    found = {"other_loop": False, "subscript": False}
+
+    class Body(cst.CSTVisitor):
+        def visit_For(self, node: cst.For) -> None:
+            it = node.iter
+            if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"):
+                found["other_loop"] = True
+
+        def visit_Subscript(self, node: cst.Subscript) -> None:
+            found["subscript"] = True
+
+    function.body.visit(Body())
+    return not found["other_loop"] and not found["subscript"]
+
+
+def _yields(function: cst.FunctionDef) -> bool:
+    found = []
+
+    class Yields(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function
+
+        def visit_Yield(self, node: cst.Yield) -> None:
+            found.append(node)
+
+    function.visit(Yields())
+    return bool(found)
+
+
+class GeneratorDatasetNotShuffled(Rule):
+    code = "MSA302"
+    name = "generator-dataset-not-shuffled"
+    checklist = "dp.03"
+    severity = Severity.WARNING
+    uses_facts = True
+    message = "training GeneratorDataset over a Python generator is never shuffled"
+    what = ("Reports `GeneratorDataset(source)` where source is a Python generator (a generator "
+            "function of this file, a generator expression, or a class with `__iter__` but no "
+            "`__getitem__`), used for training (as in MSA301) and never `.shuffle()`d. A generator of "
+            "made-up data (no parameters, loops only over `range()`, indexes nothing) is not reported.")
+    why = ("A generator has no random access, so GeneratorDataset cannot shuffle it (verified on "
+           "2.10: order = generator order, whatever `shuffle` says). Training then sees the file order "
+           "every epoch (MS-DS-02).")
+    example = (_HDR + "def samples():\n    for path in files:\n        yield load(path)\n"
+               "train_ds = ds.GeneratorDataset(samples(), ['image', 'label'])\nmodel.train(10, train_ds)\n")
+    use_instead = (_HDR + "def samples():\n    for path in files:\n        yield load(path)\n"
+                   "train_ds = ds.GeneratorDataset(samples(), ['image', 'label']).shuffle(buffer_size=len(files))\n"
+                   "model.train(10, train_ds)\n")
+    fix_safety = "No automatic fix: the buffer size is a choice (at least the dataset size for a full shuffle)."
+    versions = "All MindSpore 1.x and 2.x releases."
+    references = ("shared/api_defaults.md MS-DS-02",)
+    _GEN = "def samples():\n    for path in files:\n        yield load(path)\n"
+    VALID = (
+        Valid(_HDR + _GEN + "train_ds = ds.GeneratorDataset(samples(), ['image', 'label'])\n"
+              "train_ds = train_ds.shuffle(buffer_size=50000)\nmodel.train(10, train_ds)\n", note="idiomatic"),
+        Valid(_HDR + "class Source:\n    def __getitem__(self, i):\n        return load(files[i])\n"
+              "    def __len__(self):\n        return len(files)\n"
+              "train_ds = ds.GeneratorDataset(Source(), ['image', 'label'], shuffle=True)\nmodel.train(10, train_ds)\n",
+              note="a random-access source shuffles itself"),
+        Valid(_HDR + _GEN + "eval_ds = ds.GeneratorDataset(samples(), ['image', 'label'])\nmodel.eval(eval_ds)\n",
+              note="evaluation"),
+        Valid(_HDR + "import numpy as np\ndef fake():\n    for _ in range(8):\n        yield np.ones((2, 2)), np.ones(2)\n"
+              "train_ds = ds.GeneratorDataset(fake(), ['x', 'y'])\nmodel.train(1, train_ds)\n",
+              note="synthetic data: order means nothing"),
+        Valid("import mindspore\nfrom torch.utils.data import DataLoader\n" + _GEN +
+              "train_loader = DataLoader(samples(), batch_size=32)\n", note="PyTorch"),
+    )
+    INVALID = (
+        Invalid(_HDR + _GEN + "train_ds = ds.GeneratorDataset(samples(), ['image', 'label'])\nmodel.train(10, train_ds)\n",
+                line=6),
+        Invalid(_HDR + "class Stream:\n    def __iter__(self):\n        return iter(records)\n"
+                "def train(net):\n    data = ds.GeneratorDataset(Stream(), ['x', 'y'])\n    model.train(1, data)\n",
+                line=7, note="an IterableDataset ported as is"),
+    )
+
+    def finish(self) -> None:
+        info = datasets(self.ctx)
+        for build in info.builds:
+            if has_star_kwargs(build.call) or _iterable_source(self.ctx, build) is None:
+                continue
+            if info.role(build) != TRAIN or info.shuffled_later(build):
+                continue
+            self.report(build.call, "training GeneratorDataset over a Python generator: it cannot shuffle (no random "
+                        "access) and is never .shuffle()d, so every epoch sees the generator's order")

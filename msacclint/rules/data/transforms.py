@@ -1,0 +1,286 @@
+"""dp.01/dp.02: image preprocessing.
+
+- MSA303 (dp.02): a Random* augmentation that also runs when the pipeline is not training.
+- MSA304 (dp.01, info): images are decoded but never normalised or rescaled.
+- MSA305 (dp.01, MS-VIS-01): Normalize with [0, 1]-scale mean on a uint8 pipeline.
+- MSA306 (dp.01, MS-VIS-02, info): ToTensor then Normalize without is_hwc=False.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import libcst as cst
+
+from msacclint.analysis.calls import argument, has_star_kwargs, is_number, literal
+from msacclint.analysis.facts import facts
+from msacclint.analysis.scopes import scopes
+from msacclint.analysis.transforms import (is_py_transform, rescales, runs_when_not_training, uint8_source,
+                                           vision_calls, vision_name)
+from msacclint.diagnostics import Applicability, Severity
+from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
+
+_HDR = "import mindspore.dataset as ds\nimport mindspore.dataset.vision as vision\n"
+_MEAN = "mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225]"
+_MEAN255 = "mean=[0.485 * 255, 0.456 * 255, 0.406 * 255], std=[0.229 * 255, 0.224 * 255, 0.225 * 255]"
+
+
+class RandomAugmentationInEval(Rule):
+    code = "MSA303"
+    name = "random-augmentation-in-eval"
+    checklist = "dp.02"
+    severity = Severity.WARNING
+    uses_facts = True
+    message = "random augmentation also runs when the pipeline is not training"
+    what = ("In a pipeline function with a train/eval parameter (`do_train`, `is_training`, `usage`, "
+            "`mode`, ...), reports a `vision.Random*`/`transforms.Random*` operation that is built outside "
+            "every branch on that parameter and reaches a `.map(...)` that the parameter does not choose "
+            "either: evaluation data then goes through the random augmentation too.")
+    why = ("Evaluation must see the same deterministic preprocessing every time (checklist dp.02). Random "
+           "crops, flips or colour jitter in the eval pipeline make the metric noisy and systematically "
+           "lower, and the difference from the reference goes unexplained.")
+    example = (_HDR + "def create_dataset(path, do_train):\n    data = ds.ImageFolderDataset(path, shuffle=do_train)\n"
+               "    trans = [vision.Decode(), vision.RandomCrop(224), vision.HWC2CHW()]\n"
+               "    return data.map(operations=trans, input_columns='image')\n")
+    use_instead = (_HDR + "def create_dataset(path, do_train):\n    data = ds.ImageFolderDataset(path, shuffle=do_train)\n"
+                   "    if do_train:\n        trans = [vision.Decode(), vision.RandomCrop(224), vision.HWC2CHW()]\n"
+                   "    else:\n        trans = [vision.Decode(), vision.CenterCrop(224), vision.HWC2CHW()]\n"
+                   "    return data.map(operations=trans, input_columns='image')\n")
+    fix_safety = "No automatic fix: the deterministic replacement (CenterCrop for RandomCrop, nothing for a flip) is a choice."
+    versions = "All MindSpore 1.x and 2.x releases."
+    VALID = (
+        Valid(use_instead, note="idiomatic"),
+        Valid(_HDR + "def create_dataset(path, do_train):\n    data = ds.ImageFolderDataset(path)\n"
+              "    train_trans = [vision.Decode(), vision.RandomHorizontalFlip()]\n    eval_trans = [vision.Decode()]\n"
+              "    trans = train_trans if do_train else eval_trans\n    return data.map(operations=trans)\n",
+              note="chosen by the flag"),
+        Valid(_HDR + "def create_dataset(path, is_training=True):\n    data = ds.ImageFolderDataset(path)\n"
+              "    if not is_training:\n        return data.map(operations=[vision.Decode()])\n"
+              "    return data.map(operations=[vision.Decode(), vision.RandomResizedCrop(224)])\n", note="early return"),
+        Valid(_HDR + "def train_pipeline(path):\n    data = ds.ImageFolderDataset(path)\n"
+              "    return data.map(operations=[vision.Decode(), vision.RandomCrop(224)])\n",
+              note="no flag: a training-only function"),
+        Valid("import mindspore\nimport torchvision.transforms as T\ndef build(train):\n"
+              "    return T.Compose([T.RandomCrop(224), T.ToTensor()])\n", note="torchvision"),
+    )
+    INVALID = (
+        Invalid(example, line=5, note="a torchvision Compose ported without its train/eval split"),
+        Invalid(_HDR + "def create_dataset(path, usage='train'):\n    data = ds.Cifar10Dataset(path, usage=usage)\n"
+                "    ops = [vision.RandomCrop(32, padding=4)]\n    if usage == 'train':\n"
+                "        ops.append(vision.RandomHorizontalFlip())\n    ops += [vision.Rescale(1 / 255, 0), vision.HWC2CHW()]\n"
+                "    return data.map(operations=ops, input_columns='image')\n", line=5),
+    )
+
+    def finish(self) -> None:
+        sc = scopes(self.ctx)
+        for callee, calls in facts(self.ctx).calls.items():
+            name = vision_name(callee)
+            if not name or not name.startswith("Random"):
+                continue
+            for call in calls:
+                fl = sc.owner(call)
+                if fl is not None and runs_when_not_training(self.ctx, fl, call):
+                    self.report(call, f"{name} also runs when this pipeline is not training: evaluation data gets "
+                                f"random augmentation; build it only in the training branch")
+
+
+class DecodedNotNormalised(Rule):
+    code = "MSA304"
+    name = "decoded-images-not-normalised"
+    checklist = "dp.01"
+    severity = Severity.INFO
+    uses_facts = True
+    message = "images are decoded but never normalised or rescaled"
+    what = ("Reports `vision.Decode()` (or a dataset read with `decode=True`) in a file that never "
+            "normalises or rescales images: no Normalize, NormalizePad, Rescale or ToTensor, and no 255 "
+            "anywhere. Silent when the operations come from another module.")
+    why = "Raw 0-255 inputs slow or stop convergence and do not match pretrained weights (checklist dp.01)."
+    example = _HDR + "trans = [vision.Decode(), vision.Resize(224), vision.HWC2CHW()]\n"
+    use_instead = _HDR + f"trans = [vision.Decode(), vision.Resize(224), vision.Normalize({_MEAN255}), vision.HWC2CHW()]\n"
+    fix_safety = "No automatic fix."
+    versions = "All MindSpore releases."
+    VALID = (
+        Valid(use_instead, note="idiomatic"),
+        Valid(_HDR + "trans = [vision.Decode(), vision.Rescale(1.0 / 255.0, 0.0), vision.HWC2CHW()]\n"),
+        Valid(_HDR + "from .transforms import build_transforms\n"
+              "data = data.map(operations=[vision.Decode()] + build_transforms(cfg))\n", note="another module"),
+        Valid("import mindspore\nimport torchvision.transforms as T\ntrans = T.Compose([T.Resize(224), T.ToTensor()])\n",
+              note="torchvision"),
+    )
+    INVALID = (
+        Invalid(example, line=3, note="ToTensor dropped in the port"),
+        Invalid(_HDR + "data = ds.ImageFolderDataset(path, decode=True)\ndata = data.map(operations=[vision.Resize(224)])\n",
+                line=3),
+    )
+
+    def finish(self) -> None:
+        decodes = vision_calls(self.ctx, "Decode") or "decode" in self.ctx.source
+        if not decodes or rescales(self.ctx) or vision_calls(self.ctx, "Normalize") or _imports_relative_or_local(self.ctx):
+            return
+        for call in vision_calls(self.ctx, "Decode"):
+            self.report(call, "images are decoded but never normalised or rescaled: add Normalize (mean/std on the "
+                        "0-255 scale) or Rescale(1/255)")
+            return
+        for callee, calls in facts(self.ctx).calls.items():
+            if callee.startswith("mindspore.dataset.") and callee.endswith("Dataset"):
+                for call in calls:
+                    decode = argument(call, "decode", ())
+                    if decode is not None and literal(decode.value) is True:
+                        self.report(call, "images are decoded but never normalised or rescaled")
+                        return
+
+
+def _imports_relative_or_local(ctx) -> bool:
+    """The file takes operations from its own project (relative or non-mindspore imports of
+    names that look like transforms): they may normalise."""
+    for module in ctx.module.body:
+        if isinstance(module, cst.SimpleStatementLine):
+            for small in module.body:
+                if isinstance(small, cst.ImportFrom) and (small.relative or not _is_library(small)):
+                    return True
+    return False
+
+
+def _is_library(node: cst.ImportFrom) -> bool:
+    from msacclint.analysis.imports import dotted
+
+    name = dotted(node.module) if node.module is not None else ""
+    return (name or "").split(".")[0] in ("mindspore", "numpy", "os", "sys", "math", "argparse", "time",
+                                           "random", "typing", "torch", "torchvision", "PIL", "cv2")
+
+
+def _literal_values(ctx, call: cst.Call, name: str, position: int) -> Optional[Tuple[float, ...]]:
+    arg = argument(call, name, ("mean", "std", "is_hwc")[: position + 1])
+    if arg is None:
+        return None
+    expr = arg.value
+    if isinstance(expr, cst.Name):
+        fl = scopes(ctx).owner(call)
+        found = scopes(ctx).resolve(fl, expr.value, fl.order(call)) if fl is not None else None
+        if found is None:
+            return None
+        expr = found[1].value
+    value = literal(expr)
+    if isinstance(value, tuple) and value and all(is_number(v) for v in value):
+        return value
+    return None
+
+
+class NormalizeOnPixelScale(Rule):
+    code = "MSA305"
+    name = "normalize-mean-on-wrong-scale"
+    checklist = "dp.01"
+    severity = Severity.ERROR
+    uses_facts = True
+    message = "vision.Normalize with [0, 1]-scale mean/std on a uint8 image pipeline"
+    what = ("Reports `vision.Normalize(mean, std)` whose mean values are all at most 1 (the torchvision "
+            "convention for inputs already in [0, 1]) in a file whose images are uint8 (Decode, Cifar/Mnist) "
+            "and that never rescales them (no Rescale, ToTensor or 255 anywhere).")
+    why = ("`vision.Normalize` has no implicit /255 (MS-VIS-01, verified on 2.10): torchvision's ImageNet "
+           "mean/std on raw pixels give inputs around +560 instead of around 0. The network still trains, "
+           "badly, and pretrained weights are useless.")
+    example = _HDR + f"trans = [vision.Decode(), vision.Normalize({_MEAN}), vision.HWC2CHW()]\n"
+    use_instead = _HDR + f"trans = [vision.Decode(), vision.Normalize({_MEAN255}), vision.HWC2CHW()]\n"
+    fix_safety = "No automatic fix: Rescale(1/255) before it and mean*255 are both right; the choice is the user's."
+    versions = "All MindSpore 1.x (c_transforms) and 2.x releases."
+    references = ("shared/api_defaults.md MS-VIS-01",)
+    VALID = (
+        Valid(use_instead, note="idiomatic: mean and std on the 0-255 scale"),
+        Valid(_HDR + f"trans = [vision.Decode(), vision.Rescale(1.0 / 255.0, 0.0), vision.Normalize({_MEAN}), vision.HWC2CHW()]\n",
+              note="rescaled first"),
+        Valid(_HDR + f"trans = [vision.Decode(to_pil=True), vision.ToTensor(), vision.Normalize({_MEAN}, is_hwc=False)]\n"),
+        Valid("import mindspore\nimport torchvision.transforms as T\n"
+              f"trans = T.Compose([T.ToTensor(), T.Normalize({_MEAN})])\n", note="torchvision"),
+        Valid(_HDR + "trans = [vision.Decode(), vision.Normalize(mean=cfg.mean, std=cfg.std)]\n", note="unknown values"),
+    )
+    INVALID = (
+        Invalid(example, line=3, note="torchvision's mean/std ported as is"),
+        Invalid(_HDR + "MEAN = [0.4914, 0.4822, 0.4465]\nSTD = [0.247, 0.243, 0.261]\n"
+                "def create_dataset(path):\n    data = ds.Cifar10Dataset(path)\n"
+                "    return data.map(operations=[vision.Normalize(MEAN, STD), vision.HWC2CHW()], input_columns='image')\n",
+                line=7),
+    )
+
+    def finish(self) -> None:
+        calls = [c for c in vision_calls(self.ctx, "Normalize") if not is_py_transform(self.ctx, c)]
+        if not calls or rescales(self.ctx) or not uint8_source(self.ctx):
+            return
+        for call in calls:
+            if has_star_kwargs(call):
+                continue
+            mean = _literal_values(self.ctx, call, "mean", 0)
+            if mean is None or max(mean) > 1 or max(mean) <= 0:
+                continue
+            self.report(call, f"vision.Normalize(mean={list(mean)}) on uint8 pixels (0-255): Normalize does not divide "
+                        f"by 255, so inputs end up in the hundreds; multiply mean and std by 255 or Rescale(1/255) first")
+
+
+class ToTensorThenNormalizeHwc(Rule):
+    code = "MSA306"
+    name = "totensor-then-normalize-hwc"
+    checklist = "dp.01"
+    severity = Severity.INFO
+    uses_facts = True
+    message = "vision.Normalize after vision.ToTensor without is_hwc=False"
+    what = ("Reports `vision.Normalize(...)` placed after `vision.ToTensor()` in the same list of operations "
+            "without `is_hwc=False`.")
+    why = ("ToTensor outputs CHW while Normalize assumes HWC by default (MS-VIS-02): it raises for most "
+           "images, and for images whose width equals the channel count it silently normalises the wrong axis.")
+    example = _HDR + f"trans = [vision.Decode(to_pil=True), vision.ToTensor(), vision.Normalize({_MEAN})]\n"
+    use_instead = _HDR + f"trans = [vision.Decode(to_pil=True), vision.ToTensor(), vision.Normalize({_MEAN}, is_hwc=False)]\n"
+    fix_safety = "Unsafe: adds `is_hwc=False`, which changes which axis is normalised (to the intended one)."
+    versions = "MindSpore 2.x vision API (is_hwc since 1.8)."
+    references = ("shared/api_defaults.md MS-VIS-02",)
+    VALID = (
+        Valid(use_instead, note="idiomatic"),
+        Valid(_HDR + f"trans = [vision.Decode(), vision.Normalize({_MEAN255}), vision.HWC2CHW()]\n",
+              note="Normalize before HWC2CHW"),
+        Valid("import mindspore\nimport torchvision.transforms as T\n"
+              f"trans = T.Compose([T.ToTensor(), T.Normalize({_MEAN})])\n", note="torchvision"),
+        Valid("import mindspore.dataset.vision.py_transforms as P\n"
+              f"trans = [P.Decode(), P.ToTensor(), P.Normalize({_MEAN})]\n", note="1.x py_transforms work on CHW"),
+    )
+    INVALID = (
+        Invalid(example, line=3, unsafe_fixed=use_instead, note="the torchvision order"),
+        Invalid("from mindspore.dataset.vision import ToTensor, Normalize\nfrom mindspore.dataset.transforms import Compose\n"
+                f"trans = Compose([ToTensor(), Normalize({_MEAN})])\n", line=3),
+    )
+
+    def finish(self) -> None:
+        for call in vision_calls(self.ctx, "Normalize"):
+            if is_py_transform(self.ctx, call) or argument(call, "is_hwc", ("mean", "std", "is_hwc")) is not None:
+                continue
+            if has_star_kwargs(call) or not self._after_to_tensor(call):
+                continue
+            new_arg = cst.Arg(value=cst.Name("False"), keyword=cst.Name("is_hwc"),
+                              equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                    whitespace_after=cst.SimpleWhitespace("")))
+            args = list(call.args)
+            if args:
+                args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            self.report(call, "vision.Normalize after ToTensor (CHW output) without is_hwc=False: Normalize assumes HWC",
+                        FixSpec("add is_hwc=False", Applicability.UNSAFE, [(call, call.with_changes(args=args + [new_arg]))]))
+
+    def _after_to_tensor(self, call: cst.Call) -> bool:
+        for seq in _sequences(self.ctx.module):
+            elements = [e.value for e in seq.elements]
+            if call not in elements:
+                continue
+            before = elements[: elements.index(call)]
+            return any(isinstance(e, cst.Call) and vision_name(self.ctx.resolve(e.func)) == "ToTensor"
+                       and not is_py_transform(self.ctx, e) for e in before)
+        return False
+
+
+def _sequences(module: cst.Module):
+    found = []
+
+    class Lists(cst.CSTVisitor):
+        def visit_List(self, node: cst.List) -> None:
+            found.append(node)
+
+        def visit_Tuple(self, node: cst.Tuple) -> None:
+            found.append(node)
+
+    module.visit(Lists())
+    return found

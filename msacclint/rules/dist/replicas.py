@@ -1,0 +1,124 @@
+"""dist.*: data-parallel replicas that drift apart.
+
+- MSA601 (dist.01): several devices and no common seed (none at all, or one that depends on
+  the rank) and no parameter broadcast: replicas start from different weights.
+- MSA602 (dist.02): a hand-written distributed training step without gradient reduction.
+"""
+
+from __future__ import annotations
+
+from msacclint.analysis.distributed import distributed, mentions_rank
+from msacclint.analysis.training import training
+from msacclint.diagnostics import Severity
+from msacclint.engine.rule import Invalid, Rule, Valid
+
+_HDR = "import mindspore as ms\nfrom mindspore import nn\nfrom mindspore.communication import init, get_rank\n"
+_DP = "ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)\n"
+_MODEL = "net = Net()\nmodel = ms.Model(net, loss, opt)\nmodel.train(90, data)\n"
+
+
+class ReplicasUnseeded(Rule):
+    code = "MSA601"
+    name = "distributed-without-common-seed"
+    checklist = "dist.01"
+    severity = Severity.WARNING
+    uses_facts = True
+    message = "distributed training without a common seed: replicas start from different weights"
+    what = ("In a file that calls `communication.init()`, sets a data-parallel context and trains "
+            "(`Model.train`, or a hand-written step), "
+            "reports the missing `mindspore.set_seed` (no call at all, nor a seed helper), or a "
+            "`set_seed`/seed helper given a value that depends on the rank, when the parallel context does "
+            "not set `parameter_broadcast`.")
+    why = ("Each device initialises its own copy of the network. Without the same seed the replicas "
+           "start from different weights; data-parallel averaging of gradients then updates different "
+           "models with the same step, and the result is worse than a single-device run. MindSpore's "
+           "own model repositories fixed exactly this more than once.")
+    example = _HDR + "init()\n" + _DP + _MODEL
+    use_instead = _HDR + "ms.set_seed(1)\ninit()\n" + _DP + _MODEL
+    fix_safety = "No automatic fix."
+    versions = "All MindSpore 1.x and 2.x releases."
+    VALID = (
+        Valid(use_instead, note="idiomatic"),
+        Valid(_HDR + "init()\nms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, "
+              "parameter_broadcast=True)\n" + _MODEL, note="weights broadcast from rank 0"),
+        Valid(_HDR + "from src.utils import seed_everything\nseed_everything(1)\ninit()\n" + _DP + _MODEL,
+              note="a project's seed helper"),
+        Valid(_HDR + "ms.set_seed(1)\n" + _MODEL, note="single device"),
+        Valid(_HDR + "init()\n" + _DP + "net = Net()\nms.load_checkpoint(path, net)\nmodel = ms.Model(net, loss, metrics={'acc'})\n"
+              "model.eval(data)\n", note="distributed evaluation of a loaded checkpoint"),
+        Valid("import mindspore\nimport torch.distributed as dist\ndist.init_process_group('nccl')\n"
+              "model = torch.nn.parallel.DistributedDataParallel(net)\n", note="PyTorch DDP broadcasts itself"),
+    )
+    INVALID = (
+        Invalid(example, line=4, note="torch DDP broadcasts rank 0's weights; MindSpore does not"),
+        Invalid(_HDR + "init()\nrank = get_rank()\nms.set_seed(1 + rank)\n" + _DP + _MODEL, line=6,
+                message_contains="rank"),
+    )
+
+    def finish(self) -> None:
+        dist = distributed(self.ctx)
+        if not dist.init_calls or dist.parameter_broadcast or dist.parallel_mode != "data":
+            return  # replicas exist in data parallel; (semi-)auto and manual parallel slice parameters
+        info = training(self.ctx)
+        if not (info.uses_model_train or info.steps):
+            return  # evaluation or inference on several devices loads its weights
+        rank_seeds = [c for c in dist.set_seed_calls + dist.seed_helpers if any(mentions_rank(a.value) for a in c.args)]
+        plain_seeds = [c for c in dist.set_seed_calls + dist.seed_helpers if c not in rank_seeds]
+        if rank_seeds and not plain_seeds:
+            self.report(rank_seeds[0], "the seed depends on the rank, so every replica starts from different weights; "
+                        "seed the network with the same value on every device (or set parameter_broadcast=True)")
+        elif not dist.set_seed_calls and not dist.seed_helpers:
+            self.report(dist.init_calls[0], "distributed training without mindspore.set_seed: every replica initialises "
+                        "different weights; call ms.set_seed(<same value>) before building the network")
+
+
+class StepWithoutGradReduction(Rule):
+    code = "MSA602"
+    name = "distributed-step-without-grad-reducer"
+    checklist = "dist.02"
+    severity = Severity.ERROR
+    uses_facts = True
+    message = "hand-written distributed training step without gradient all-reduce"
+    what = ("In a file that calls `communication.init()`, reports a hand-written training step "
+            "(`value_and_grad`/`grad`/`GradOperation`, a TrainOneStep cell called by hand) when the file "
+            "builds no `DistributedGradReducer`, all-reduces nothing itself, and sets no parallel "
+            "context (`set_auto_parallel_context(parallel_mode=DATA_PARALLEL...)`, semi-auto/auto parallel, "
+            "an `AutoParallel(...)` wrapper).")
+    why = ("Without an all-reduce of the gradients each device follows only its own shard of the data: "
+           "N independent models that never agree, and the checkpoint saved by rank 0 has seen 1/N of the "
+           "data (checklist dist.02).")
+    example = (_HDR + "init()\nnet = Net()\nopt = nn.SGD(net.trainable_params())\n"
+               "grad_fn = ms.value_and_grad(forward, None, opt.parameters)\n"
+               "def train_step(x, y):\n    loss, grads = grad_fn(x, y)\n    opt(grads)\n")
+    use_instead = (_HDR + "init()\nnet = Net()\nopt = nn.SGD(net.trainable_params())\n"
+                   "grad_fn = ms.value_and_grad(forward, None, opt.parameters)\n"
+                   "reducer = nn.DistributedGradReducer(opt.parameters)\n"
+                   "def train_step(x, y):\n    loss, grads = grad_fn(x, y)\n    opt(reducer(grads))\n")
+    fix_safety = "No automatic fix."
+    versions = "All MindSpore 1.x and 2.x releases."
+    VALID = (
+        Valid(use_instead, note="idiomatic"),
+        Valid(example.replace("init()\n", "init()\n" + _DP), note="data-parallel context"),
+        Valid(_HDR + "init()\n" + _DP + _MODEL, note="Model.train"),
+        Valid(example.replace("init()\n", ""), note="single device"),
+        Valid(example + "from mindspore.parallel.auto_parallel import AutoParallel\n"
+              "train_step = AutoParallel(train_step, parallel_mode='semi_auto')\n", note="the 2.x AutoParallel wrapper"),
+        Valid("import mindspore\nimport torch.distributed as dist\ndist.init_process_group('nccl')\n"
+              "loss.backward()\nopt.step()\n", note="PyTorch"),
+    )
+    INVALID = (
+        Invalid(example, line=7, note="a DDP script ported without DDP's all-reduce"),
+        Invalid(_HDR + "init()\nnet = nn.WithLossCell(Net(), loss)\n"
+                "step = nn.TrainOneStepCell(net, nn.Momentum(net.trainable_params(), 0.1, 0.9))\n"
+                "for x, y in data:\n    step(x, y)\n", line=6),
+    )
+
+    def finish(self) -> None:
+        dist = distributed(self.ctx)
+        if not dist.init_calls or dist.reduces_gradients or dist.parallel_mode in ("data", "auto", "unknown"):
+            return
+        steps = training(self.ctx).steps
+        if steps:
+            self.report(steps[0].node, "hand-written training step in a distributed script, but no "
+                        "DistributedGradReducer and no data-parallel context: each device trains on its own "
+                        "gradients")

@@ -1,0 +1,240 @@
+"""api.02: the network's train/eval mode in hand-written loops (MS-MODE-01).
+
+- MSA201 (error): a hand-written training loop whose network never gets ``set_train()``.
+- MSA202 (warning): an evaluation loop that calls a network holding BatchNorm/Dropout
+  while it may still be in training mode.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from msacclint.analysis.scopes import says_eval, scopes
+from msacclint.analysis.training import holds_mode_cells, training
+from msacclint.diagnostics import Severity
+from msacclint.engine.rule import Invalid, Rule, Valid
+
+_HDR = "import mindspore as ms\nfrom mindspore import nn\n"
+_NET = ("class Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = nn.Dense(4, 2)\n        self.bn = nn.BatchNorm1d(2)\n"
+        "        self.drop = nn.Dropout(p=0.1)\n\n"
+        "    def construct(self, x):\n        return self.drop(self.bn(self.fc(x)))\n\n")
+_FUNCTIONAL = ("def train(dataset):\n    net = Net()\n    loss_fn = nn.CrossEntropyLoss()\n"
+               "    opt = nn.SGD(net.trainable_params(), learning_rate=0.01)\n"
+               "    def forward(x, y):\n        return loss_fn(net(x), y)\n"
+               "    grad_fn = ms.value_and_grad(forward, None, opt.parameters)\n{set_train}"
+               "    for x, y in dataset.create_tuple_iterator():\n"
+               "        loss, grads = grad_fn(x, y)\n        opt(grads)\n")
+
+
+class TrainLoopWithoutSetTrain(Rule):
+    code = "MSA201"
+    name = "train-loop-without-set-train"
+    checklist = "api.02"
+    severity = Severity.ERROR
+    uses_facts = True
+    message = "hand-written training loop, but the network is never put in training mode with set_train()"
+    what = ("Reports a hand-written training loop — a step built with `value_and_grad`/`grad`/"
+            "`GradOperation`, or a `TrainOneStepCell`/`TrainOneStepWithLossScaleCell` (or a step Cell of "
+            "the file) called by hand in a loop — when the network it trains can be identified and the "
+            "file never calls `set_train()`/`set_train(True)` on any cell. Not reported when the network's "
+            "class is in the file and visibly holds no BatchNorm or Dropout, nor for files that train through "
+            "`Model.train` are not reported: it sets the mode itself.")
+    why = ("A new MindSpore Cell starts in inference mode (`training=False`, verified on 2.10; a "
+           "PyTorch Module starts in training mode). A loop that never calls `set_train()` trains "
+           "with Dropout switched off and BatchNorm normalising with its initial moving statistics, "
+           "which are never updated: the loss still falls, but evaluation with the untouched "
+           "statistics is poor.")
+    example = ("grad_fn = ms.value_and_grad(forward, None, opt.parameters)\n"
+               "for x, y in dataset.create_tuple_iterator():\n    loss, grads = grad_fn(x, y)\n    opt(grads)\n")
+    use_instead = ("grad_fn = ms.value_and_grad(forward, None, opt.parameters)\nnet.set_train()\n"
+                   "for x, y in dataset.create_tuple_iterator():\n    loss, grads = grad_fn(x, y)\n    opt(grads)\n")
+    fix_safety = "No automatic fix: where the call belongs (before the loop, per epoch after evaluation) is a choice."
+    versions = "All MindSpore 1.x and 2.x releases (Cell.training defaults to False)."
+    references = ("shared/api_defaults.md MS-MODE-01",)
+    VALID = (
+        Valid(_HDR + _NET + _FUNCTIONAL.format(set_train="    net.set_train()\n"), note="idiomatic"),
+        Valid(_HDR + _NET + "net = Net()\nmodel = ms.Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params()))\n"
+              "model.train(10, dataset)\n", note="Model.train sets the mode"),
+        Valid(_HDR + _NET + "def build():\n    net = Net()\n    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),"
+              " nn.SGD(net.trainable_params()))\n    step.set_train()\n    return step\n"
+              "def train(ds):\n    step = build()\n    for x, y in ds:\n        step(x, y)\n",
+              note="set_train on the step cell, in another function"),
+        Valid(_HDR + _NET + "def train(net, dataset, opt):\n    grad_fn = ms.value_and_grad(lambda x, y: net(x).sum(), None, opt.parameters)\n"
+              "    for x, y in dataset:\n        grad_fn(x, y)\n", note="the network is a parameter: set elsewhere"),
+        Valid("import torch\nnet = Net()\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nfor x, y in loader:\n"
+              "    loss = net(x).sum()\n    loss.backward()\n    opt.step()\n", note="PyTorch starts in train mode"),
+        Valid(_HDR + _NET + "class Step(nn.TrainOneStepCell):\n    def __init__(self, net, opt):\n"
+              "        super().__init__(net, opt)\n        self.set_train()\n"
+              "net = nn.WithLossCell(Net(), nn.MSELoss())\nstep = Step(net, nn.SGD(net.trainable_params()))\n"
+              "for x, y in ds:\n    step(x, y)\n", note="the wrapper puts itself in training mode"),
+    )
+    VALID = VALID + (
+        Valid(_HDR + "class Mlp(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.body = nn.SequentialCell(nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 2))\n"
+              "    def construct(self, x):\n        return self.body(x)\n"
+              + _FUNCTIONAL.replace("Net()", "Mlp()").format(set_train=""),
+              note="no BatchNorm or Dropout: the mode changes nothing"),
+    )
+    INVALID = (
+        Invalid(_HDR + _NET + _FUNCTIONAL.format(set_train=""), line=21,
+                note="a PyTorch loop ported as is (torch Modules start in train mode)"),
+        Invalid(_HDR + _NET + "net = Net()\nopt = nn.Momentum(net.trainable_params(), 0.01, 0.9)\n"
+                "train_net = nn.TrainOneStepCell(nn.WithLossCell(net, nn.CrossEntropyLoss()), opt)\n"
+                "for epoch in range(10):\n    for x, y in ds.create_tuple_iterator():\n        train_net(x, y)\n", line=18),
+        Invalid(_HDR + _NET + "net = Net()\nopt = nn.Adam(net.trainable_params())\n"
+                "def forward(x, y):\n    return nn.MSELoss()(net(x), y)\n"
+                "grad_fn = ms.value_and_grad(forward, None, opt.parameters)\n"
+                "def train_step(x, y):\n    loss, grads = grad_fn(x, y)\n    opt(grads)\n    return loss\n"
+                "for x, y in ds:\n    train_step(x, y)\nnet.set_train(False)\n", line=23,
+                note="only set_train(False) in the file"),
+        Invalid("import mindspore as ms\nfrom mindspore import nn\nfrom mindcv.models import create_model\n"
+                "net = create_model('resnet50', num_classes=10)\nopt = nn.Momentum(net.trainable_params(), 0.1, 0.9)\n"
+                "loss_fn = nn.CrossEntropyLoss()\ndef forward(x, y):\n    return loss_fn(net(x), y)\n"
+                "grad_fn = ms.value_and_grad(forward, None, opt.parameters)\nfor x, y in ds:\n    grad_fn(x, y)\n",
+                line=11, note="a network from a model factory: its BatchNorm cannot be seen, the mistake still can"),
+    )
+
+    def finish(self) -> None:
+        info = training(self.ctx)
+        if not info.loops or info.uses_model_train or info.enables_training_mode():
+            return
+        for step in info.steps:
+            if step.network is None or not info.runs_in_loop(step):
+                continue
+            if info.mode_cells_state(step.network) is False:
+                continue  # no BatchNorm or Dropout anywhere in it: the mode changes nothing
+            loop = next(e for _, e in info.loops)
+            self.report(loop.node, f"`{step.network.name}` is trained by a hand-written loop but never put in "
+                        f"training mode: call {step.network.name}.set_train() before the loop (a new Cell starts "
+                        f"in inference mode, so Dropout is off and BatchNorm statistics are never updated)")
+            return
+
+
+class EvalLoopInTrainingMode(Rule):
+    code = "MSA202"
+    name = "eval-loop-in-training-mode"
+    checklist = "api.02"
+    severity = Severity.WARNING
+    uses_facts = True
+    message = "evaluation loop calls a network with BatchNorm/Dropout without set_train(False)"
+    what = ("Reports a loop that calls a network whose class (in this file) holds BatchNorm or Dropout "
+            "cells, when the loop evaluates — it sits in a function named evaluate/eval/validate/test/"
+            "infer/predict, or it follows the training loop in the same function after `set_train(True)` — "
+            "and the file never calls `set_train(False)` on that network. `Model.eval`/`Model.predict` "
+            "switch the mode themselves and are not reported.")
+    why = ("After `set_train(True)` a network stays in training mode until told otherwise. An "
+           "evaluation loop then normalises every batch with its own statistics (and updates the "
+           "moving averages with evaluation data) and applies Dropout: the metric is noisy and lower "
+           "than the model's real accuracy.")
+    example = "def evaluate(net, ds):\n    for x, y in ds:\n        logits = net(x)\n"
+    use_instead = "def evaluate(net, ds):\n    net.set_train(False)\n    for x, y in ds:\n        logits = net(x)\n"
+    fix_safety = "No automatic fix."
+    versions = "All MindSpore 1.x and 2.x releases."
+    references = ("shared/api_defaults.md MS-MODE-01",)
+    VALID = (
+        Valid(_HDR + _NET + "def evaluate(net, ds):\n    net.set_train(False)\n    for x, y in ds:\n        net(x)\n"
+              "def main():\n    net = Net()\n    net.set_train()\n    evaluate(net, ds)\n", note="idiomatic"),
+        Valid(_HDR + _NET + "def main():\n    net = Net()\n    net.set_train()\n    model = ms.Model(net)\n"
+              "    model.eval(ds)\n", note="Model.eval sets the mode"),
+        Valid(_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Dense(4, 2)\n"
+              "    def construct(self, x):\n        return self.fc(x)\n"
+              "def evaluate(net, ds):\n    for x, y in ds:\n        net(x)\ndef main():\n    net = Head()\n"
+              "    net.set_train()\n    evaluate(net, ds)\n", note="no BatchNorm or Dropout: the mode changes nothing"),
+        Valid(_HDR + _NET + "def predict(path, ds):\n    net = Net()\n    ms.load_checkpoint(path, net)\n"
+              "    for x in ds:\n        net(x)\n", note="a new Cell is already in inference mode"),
+        Valid("import torch\nimport mindspore\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.bn = torch.nn.BatchNorm1d(2)\n"
+              "def evaluate(net, ds):\n    net.eval()\n    for x in ds:\n        net(x)\ndef main():\n    net = Net()\n"
+              "    net.train()\n    evaluate(net, ds)\n", note="PyTorch"),
+    )
+    INVALID = (
+        Invalid(_HDR + _NET + "def evaluate(net, ds):\n    correct = 0\n    for x, y in ds:\n"
+                "        correct += (net(x).argmax(1) == y).sum()\n    return correct\n"
+                "def main():\n    net = Net()\n    net.set_train()\n    evaluate(net, ds)\n", line=16,
+                note="a PyTorch port that dropped net.eval()"),
+        Invalid(_HDR + _NET + "def main(ds, test_ds, opt):\n    net = Net()\n    net.set_train(True)\n"
+                "    grad_fn = ms.value_and_grad(lambda x, y: net(x).sum(), None, opt.parameters)\n"
+                "    for x, y in ds:\n        grad_fn(x, y)\n    for x, y in test_ds:\n        out = net(x)\n", line=20),
+    )
+
+    def finish(self) -> None:
+        info = training(self.ctx)
+        if not info.enables_training_mode():
+            return
+        sc = scopes(self.ctx)
+        step_names = {s.name for s in info.steps if s.name} | info.step_functions
+        for fl in sc.flows:
+            eval_named = says_eval(sc.function_name(fl)) if isinstance(fl.root, cst.FunctionDef) else False
+            enabled_at = min((e.order for e in fl.method_calls("set_train") if _enables(e.node)), default=None)
+            training_loop_at = min((e.order for e in fl.calls() if e.loop_depth and isinstance(e.node.func, cst.Name)
+                                    and e.node.func.value in step_names), default=None)
+            for e in fl.calls():
+                func = e.node.func
+                if not e.loop_depth or not isinstance(func, cst.Name):
+                    continue
+                if not eval_named:
+                    if enabled_at is None or training_loop_at is None or e.order <= training_loop_at:
+                        continue
+                    if _loop_calls_step(fl, e, step_names):
+                        continue
+                if info.disables_training_mode(func.value) or info.disables_training_mode(None):
+                    return
+                if not self._holds_mode_cells(fl, func.value, e.order):
+                    continue
+                if eval_named and not self._trained_before(fl, func.value):
+                    continue
+                self.report(e.node, f"`{func.value}` holds BatchNorm/Dropout and may still be in training mode here: "
+                            f"call {func.value}.set_train(False) before evaluating")
+                return
+
+    def _holds_mode_cells(self, fl, name: str, order: int) -> bool:
+        info = training(self.ctx)
+        net = info.object_at(fl, cst.Name(name), order)
+        if net is not None:
+            return info.holds_mode_cells(net)
+        classes = self._classes_passed_as(fl, name)
+        return bool(classes) and all(holds_mode_cells(self.ctx, c) for c in classes)
+
+    def _classes_passed_as(self, fl, param: str):
+        """For a parameter: the classes of the objects the file's callers pass for it."""
+        sc = scopes(self.ctx)
+        if not isinstance(fl.root, cst.FunctionDef) or param not in sc.params(fl):
+            return []
+        position = sc.params(fl).index(param)
+        out = []
+        for caller, e in sc.callers(fl.root):
+            args = [a for a in e.node.args if a.keyword is None and not a.star]
+            arg = next((a for a in e.node.args if a.keyword is not None and a.keyword.value == param), None)
+            if arg is None and position < len(args):
+                arg = args[position]
+            net = training(self.ctx).object_at(caller, arg.value, e.order) if arg is not None else None
+            if net is None or not isinstance(net.definition.value.func, cst.Name):
+                return []
+            out.append(net.definition.value.func.value)
+        return out
+
+    def _trained_before(self, fl, name: str) -> bool:
+        """An eval function's network was put in training mode by the file: the network is a
+        parameter (its callers may have trained it), or set_train(True) runs in the function."""
+        sc = scopes(self.ctx)
+        if name in sc.params(fl):
+            return True
+        return any(_enables(e.node) for e in fl.method_calls("set_train"))
+
+
+def _enables(call: cst.Call) -> bool:
+    from msacclint.analysis.training import _mode
+
+    return _mode(call) is not False
+
+
+def _loop_calls_step(fl, event, step_names) -> bool:
+    """Whether the loops around ``event`` also run a training step (then it is a training loop)."""
+    if not event.loops:
+        return False
+    outer = event.loops[-1]
+    for other in fl.calls():
+        if outer in other.loops and isinstance(other.node.func, cst.Name) and other.node.func.value in step_names:
+            return True
+    return False
