@@ -255,14 +255,17 @@ def model_argument(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
 
 def defined_value(ctx, scope: Union[cst.FunctionDef, cst.Module, None], expr: Optional[cst.BaseExpression],
                   before: Optional[int] = None) -> Optional[cst.BaseExpression]:
-    """The expression a Name was last assigned in ``scope`` (or at module level); the
-    expression itself when it is not a Name."""
+    """The expression a Name was assigned in ``scope`` (else at module level), only when
+    exactly one assignment precedes the use (two assignments may sit in different
+    branches: then None); the expression itself when it is not a Name."""
     if expr is None or not isinstance(expr, cst.Name):
         return expr
     for where in ((scope,) if scope is not None else ()) + (ctx.module,):
-        d = flow(ctx, where).definition(expr.value, before if where is scope else None)
-        if d is not None and d.index is None:
-            return d.value
-        if d is not None:
+        local = where is scope
+        found = [d for d in flow(ctx, where).defs.get(expr.value, ())
+                 if not local or before is None or d.order < before]
+        if len(found) == 1 and found[0].index is None and not isinstance(found[0].node, cst.For):
+            return found[0].value
+        if found:
             return None
     return None

@@ -17,6 +17,12 @@ class FunctionRule(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._classes: List[Optional[CellInfo]] = []
+        self._functions: List[cst.FunctionDef] = []
+
+    @property
+    def scope(self) -> Optional[cst.FunctionDef]:
+        """The innermost function being visited (None at module level)."""
+        return self._functions[-1] if self._functions else None
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._classes.append(cells(self.ctx).by_node.get(node))
@@ -26,10 +32,14 @@ class FunctionRule(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         owner = self._classes[-1] if self._classes else None
+        self._functions.append(node)
         self.check_function(node, owner)
 
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._functions.pop()
+
     def check_function(self, func: cst.FunctionDef, owner: Optional[CellInfo]) -> None:
-        raise NotImplementedError
+        """Override to analyse each function."""
 
     @staticmethod
     def attr_callee(owner: Optional[CellInfo]):
