@@ -13,7 +13,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, argument, has_star_kwargs, literal
-from msacclint.analysis.cells import cells
+from msacclint.analysis.cells import cell_of_call
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import flow
 from msacclint.analysis.loss_scale import GRAD_FUNCTIONS, defined_value, file_has_loss_scaling, model_argument
@@ -182,3 +182,194 @@ def _compare(manager: Optional[cst.BaseExpression], optimizer: Optional[cst.Base
     if x is UNKNOWN and optimizer is None:
         return True  # a manager value against an optimizer left at 1.0
     return None
+
+
+TRAINING_APIS = GRAD_FUNCTIONS | {"mindspore.ops.GradOperation", "mindspore.nn.TrainOneStepCell", BUILD_TRAIN}
+_FP16_HDR = "import mindspore as ms\nfrom mindspore import nn\n\n"
+_LOOP = ("grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)\n"
+         "for data, label in dataset:\n    loss, grads = grad_fn(data, label)\n    optimizer(grads)\n")
+
+
+def _preset_scales(ctx) -> bool:
+    """A Model/build_train_network at O2 (whose preset adds dynamic loss scaling)."""
+    for name in (MODEL, BUILD_TRAIN):
+        for call in facts(ctx).called(name):
+            if amp_level(call, name) == "O2":
+                return True
+    return False
+
+
+class Float16WithoutLossScale(FunctionRule):
+    code = "MSA404"
+    name = "float16-without-loss-scale"
+    checklist = "mp.02"
+    severity = Severity.WARNING
+    uses_facts = True
+    message = "float16 training with no loss scaling anywhere in the file"
+    what = ("Reports the float16 casts of a file that trains (`value_and_grad`/`grad`/`GradOperation`, "
+            "`TrainOneStepCell`, `build_train_network` or `Model.train`) when nothing in the file scales the "
+            "loss: `net.to_float(mstype.float16)`, `auto_mixed_precision(net, 'O2'/'O3')`, and "
+            "`Model`/`build_train_network` at O3 with `keep_batchnorm_fp32` (without it, MSA405 reports the "
+            "call). `Model(amp_level='O2')` is never reported: its preset adds a DynamicLossScaleManager. Any "
+            "loss-scale API, `loss_scale`/`scale_sense` argument or name in the file keeps it silent.")
+    why = ("float16 cannot represent gradients below about 6e-8; without a loss scale the small ones "
+           "flush to zero and training stalls or diverges silently. PyTorch users get the scale from "
+           "`GradScaler`; `auto_mixed_precision` and `to_float` only cast, they never scale.")
+    example = _FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O2')\n" + _LOOP
+    use_instead = (_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O2')\n"
+                   "loss_scaler = ms.amp.DynamicLossScaler(2**16, 2, 1000)\n"
+                   "# forward_fn returns loss_scaler.scale(loss); the step unscales the gradients\n" + _LOOP)
+    fix_safety = "No automatic fix."
+    versions = "All MindSpore versions; the O2/O3 presets are read from 2.10's amp._config_level."
+    VALID = (
+        Valid(_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O2')\nloss_scaler = ms.amp.DynamicLossScaler(1024, 2, 1000)\n"
+              + _LOOP, note="idiomatic functional AMP"),
+        Valid(_FP16_HDR + "net.to_float(ms.float16)\nmodel = ms.Model(net, loss, opt, amp_level='O2')\nmodel.train(10, ds)\n",
+              note="O2's preset scales the loss"),
+        Valid(_FP16_HDR + "net.to_float(ms.float32)\n" + _LOOP, note="float32"),
+        Valid(_FP16_HDR + "net.to_float(ms.float16)\nmodel = ms.Model(net)\nmodel.predict(x)\n", note="inference only"),
+        Valid("import torch\nmodel = model.half()\nwith torch.autocast('cuda'):\n    loss = model(x)\n", note="PyTorch"),
+        Valid(_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O1')\n" + _LOOP, note="O1 keeps fp32 weights"),
+    )
+    INVALID = (
+        Invalid(_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O2')\n" + _LOOP, line=4,
+                note="torch.autocast ported without a GradScaler"),
+        Invalid(_FP16_HDR + "from mindspore import dtype as mstype\nnet.to_float(mstype.float16)\n"
+                "train_net = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)\n", line=5),
+        Invalid(_FP16_HDR + "model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=True)\n"
+                "model.train(10, ds)\n", line=4),
+    )
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.casts: List[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "to_float" and node.args:
+            if self.ctx.resolve(node.args[0].value) == "mindspore.float16":
+                self.casts.append(node)
+            return
+        callee = self.ctx.resolve(func)
+        if callee == AUTO_MP and amp_level(node, callee) in ("O2", "O3"):
+            self.casts.append(node)
+        elif callee in (MODEL, BUILD_TRAIN) and amp_level(node, callee) == "O3" \
+                and not o3_unguarded(node, callee) and not has_star_kwargs(node):
+            self.casts.append(node)
+
+    def finish(self) -> None:
+        if not self.casts or file_has_loss_scaling(self.ctx) or _preset_scales(self.ctx):
+            return
+        found = facts(self.ctx)
+        trains = found.calls_any(*TRAINING_APIS) or (found.calls_any(MODEL) and bool(found.method_calls("train")))
+        if not trains:
+            return
+        for call in self.casts:
+            self.report(call, "float16 training with no loss scaling anywhere in this file: small gradients "
+                        "underflow to zero; add a loss scaler (DynamicLossScaler / a LossScaleManager) or "
+                        "use Model(amp_level='O2'), whose preset scales the loss")
+
+
+_O2_HDR = ("import mindspore as ms\nfrom mindspore import nn\n\n"
+           "class NetWithLoss(nn.Cell):\n"
+           "    def __init__(self, backbone):\n"
+           "        super().__init__()\n"
+           "        self.backbone = backbone\n"
+           "        self.loss = nn.CrossEntropyLoss()\n\n"
+           "    def construct(self, x, y):\n"
+           "        return self.loss(self.backbone(x), y)\n\n")
+
+
+class AmpLevelLossInNetwork(FunctionRule):
+    code = "MSA405"
+    name = "amp-level-loss-in-float16"
+    checklist = "mp.01"
+    severity = Severity.WARNING
+    message = "Model(amp_level='O2'/'O3') casts a network that computes its own loss: the loss runs in float16"
+    what = ("Reports `Model(net, amp_level='O2'/'O3')` (and `build_train_network`) without `loss_fn` when "
+            "`net` visibly contains its loss: an `nn.WithLossCell`, or a Cell of the file that calls a "
+            "MindSpore loss in `construct`. Also reports `amp_level='O3'` with neither `loss_scale_manager` "
+            "nor `keep_batchnorm_fp32` (MS-AMP-01). Networks the linter cannot see keep it silent.")
+    why = ("O2/O3 cast the whole network to float16, not an op list as torch.autocast does. Given "
+           "`loss_fn=`, Model adds the loss after casting the output back to float32; a loss inside the "
+           "network is computed in float16 instead (softmax/log of large logits overflow, small losses "
+           "round). O3 also runs BatchNorm in float16 and adds no loss scaling at all.")
+    example = _O2_HDR + "model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')\n"
+    use_instead = "model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')\n"
+    fix_safety = "No automatic fix."
+    versions = "Same O2/O3 presets in 1.x and 2.10 (read from amp._config_level)."
+    VALID = (
+        Valid(_O2_HDR + "model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')\n",
+              note="idiomatic: loss_fn given"),
+        Valid(_O2_HDR + "model = ms.Model(NetWithLoss(net), optimizer=opt)\n", note="O0"),
+        Valid(_O2_HDR + "model = ms.Model(build_net(), optimizer=opt, amp_level='O2')\n",
+              note="a network the linter cannot see"),
+        Valid(_O2_HDR + "model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=False,\n"
+              "                 loss_scale_manager=ms.FixedLossScaleManager(1024, False))\n",
+              note="O3 with explicit choices"),
+        Valid("import torch\nwith torch.autocast('cuda'):\n    loss = net_with_loss(x, y)\n", note="PyTorch"),
+    )
+    INVALID = (
+        Invalid(_O2_HDR + "model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')\n", line=13),
+        Invalid("import mindspore as ms\nfrom mindspore import nn\n"
+                "net_with_loss = nn.WithLossCell(net, nn.CrossEntropyLoss())\n"
+                "model = ms.Model(net_with_loss, optimizer=opt, amp_level='O3', keep_batchnorm_fp32=False)\n", line=4,
+                note="a torch-style 'model computes its loss' port"),
+        Invalid("import mindspore as ms\nmodel = ms.Model(net, loss, opt, amp_level='O3')\n", line=2,
+                message_contains="O3"),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self.ctx.resolve(node.func)
+        if callee not in (MODEL, BUILD_TRAIN) or has_star_kwargs(node):
+            return
+        level = amp_level(node, callee)
+        problems = []
+        if level in ("O2", "O3") and self._loss_inside(node, callee):
+            problems.append(f"amp_level='{level}' casts the whole network to float16 and this network computes "
+                            f"its own loss, which then runs in float16; pass the loss as loss_fn= instead")
+        if o3_unguarded(node, callee):
+            problems.append("amp_level='O3' also runs BatchNorm in float16 and adds no loss scaling; use 'O2', "
+                            "or pass keep_batchnorm_fp32= and loss_scale_manager= explicitly")
+        if problems:
+            self.report(node, "; ".join(problems))
+
+    def _loss_inside(self, call: cst.Call, callee: str) -> bool:
+        if callee == MODEL:
+            loss = model_argument(call, "loss_fn")
+            network = model_argument(call, "network")
+        else:
+            arg = argument(call, "loss_fn", BUILD_TRAIN_SIGNATURE)
+            loss = arg.value if arg else None
+            arg = argument(call, "network", BUILD_TRAIN_SIGNATURE)
+            network = arg.value if arg else None
+        if loss is not None and literal(loss) is not None:
+            return False
+        scope = self.scope
+        before = flow(self.ctx, scope).order(call) if scope is not None else None
+        value = defined_value(self.ctx, scope, network, before)
+        if not isinstance(value, cst.Call):
+            return False
+        if self.ctx.resolve(value.func) == "mindspore.nn.WithLossCell":
+            return True
+        info = cell_of_call(self.ctx, value)
+        return info is not None and _computes_loss(self.ctx, info)
+
+
+def _is_loss(name: Optional[str]) -> bool:
+    if not name:
+        return False
+    if name in LOSS_FUNCTIONS or name == "mindspore.nn.SoftmaxCrossEntropyWithLogits":
+        return True
+    return name.startswith("mindspore.nn.") and name.endswith("Loss")
+
+
+def _computes_loss(ctx, info) -> bool:
+    if "mindspore.nn.WithLossCell" in info.bases:
+        return True
+    if any(_is_loss(a.callee) and name in info.used_in_construct for name, a in info.attrs.items()):
+        return True
+    construct = info.construct
+    if construct is None:
+        return False
+    return any(_is_loss(e.callee) for e in flow(ctx, construct).calls())
