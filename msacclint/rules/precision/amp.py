@@ -164,10 +164,10 @@ class FixedLossScaleMismatch(FunctionRule):
         if verdict is None:
             return
         x = _CODE(scale_arg.value) if scale_arg else "128.0"
-        y = _CODE(opt_arg.value) if opt_arg else "1.0 (default)"
-        self.report(node, f"FixedLossScaleManager({x}, drop_overflow_update=False) scales the loss by {x}, but "
-                    f"the optimizer {opt_name.rsplit('.', 1)[-1]} divides by loss_scale={y}: updates are "
-                    f"{x}/{y.split(' ')[0]} times too large; give the optimizer loss_scale={x}")
+        y = _CODE(opt_arg.value) if opt_arg else "1.0 (its default)"
+        self.report(node, f"FixedLossScaleManager({x}, drop_overflow_update=False) scales the loss by {x} and "
+                    f"leaves the division to the optimizer, but {opt_name.rsplit('.', 1)[-1]} has loss_scale={y}: "
+                    f"every update is off by that ratio; give the optimizer loss_scale={x}")
 
 
 def _compare(manager: Optional[cst.BaseExpression], optimizer: Optional[cst.BaseExpression]) -> Optional[bool]:
