@@ -20,9 +20,10 @@ from msacclint.engine.rule import Invalid, Rule, Valid
 from msacclint.rules.precision._scope import FunctionRule
 
 CELL = "mindspore.nn.Cell"
-#: nn.* classes that are not layers of the network (kept elsewhere on purpose)
-_NOT_LAYERS = re.compile(r"(Loss|WithLogits|Metric|Accuracy|LR|Decay|Cell|Optimizer|Momentum|SGD|Adam\w*|Lamb|"
-                         r"RMSProp|Adagrad|FTRL|LARS|Lars|Reducer)$")
+#: nn.* layers that own parameters (an unused activation, pooling or softmax is dead code
+#: that cannot change what is trained, so it is not reported)
+_PARAMETERISED = re.compile(r"^(Dense|BiDense|Conv\w*|BatchNorm\w*|LayerNorm|GroupNorm|InstanceNorm\w*|Embedding\w*|"
+                            r"LSTM\w*|GRU\w*|RNN\w*|MultiheadAttention|Transformer\w*|PReLU)$")
 #: ways a class reaches its children without naming them
 _DYNAMIC = re.compile(r"\b(getattr|setattr|cells|name_cells|cells_and_names|insert_child_to_cell|__dict__|_cells|"
                       r"vars)\b")
@@ -31,8 +32,7 @@ _HDR = "import mindspore.nn as nn\n\n"
 
 def _is_layer_call(ctx, info: CellInfo, callee: Optional[str], value: cst.BaseExpression) -> bool:
     if callee is not None and callee.startswith("mindspore.nn."):
-        short = callee.rsplit(".", 1)[-1]
-        return short[:1].isupper() and not _NOT_LAYERS.search(short)
+        return bool(_PARAMETERISED.match(callee.rsplit(".", 1)[-1]))
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
         other = cells(ctx).classes.get(value.func.value)
         return other is not None and other is not info and CELL in other.bases
@@ -49,7 +49,8 @@ class UnusedSubCell(Rule):
     checklist = "cg.03"
     severity = Severity.WARNING
     message = "a sub-cell is built in __init__ and never used"
-    what = ("Reports `self.x = nn.Layer(...)` (a MindSpore layer or a Cell class of the file) in the "
+    what = ("Reports `self.x = nn.Layer(...)` (a MindSpore layer that owns parameters — Dense, Conv, norms, "
+            "Embedding, RNNs, attention — or a Cell class of the file) in the "
             "`__init__` of an `nn.Cell` subclass that defines `construct`, when the name `x` appears nowhere "
             "else in the file: not in `construct` nor the methods it calls, not in another method, not in a "
             "string, not through another object. Classes that reach their children dynamically (`getattr`, "
@@ -88,14 +89,19 @@ class UnusedSubCell(Rule):
         Valid(_HDR + "class Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
               "        self.loss = nn.CrossEntropyLoss()\n\n    def construct(self, x):\n        return x\n",
               note="a loss kept for the training script"),
+        Valid(_HDR + "class Attention(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.proj = nn.Dense(8, 8)\n        self.softmax = nn.Softmax(axis=-1)\n\n"
+              "    def construct(self, x):\n        return nn.Softmax(axis=-1)(self.proj(x))\n",
+              note="an unused layer without parameters is dead code, not a training problem"),
     )
     INVALID = (
         Invalid(example, line=7),
-        Invalid(_HDR + "class MLP(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.fc1 = nn.Dense(4, 8)\n        self.dropout = nn.Dropout(p=0.1)\n"
-                "        self.fc2 = nn.Dense(8, 2)\n\n    def construct(self, x):\n"
-                "        return self.fc2(self.fc1(x))\n", line=7,
-                note="torch code that applied F.dropout functionally, ported with a module that is never called"),
+        Invalid(_HDR + "class Block(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.conv1 = nn.Conv2d(16, 16, 3)\n        self.bn1 = nn.BatchNorm2d(16)\n"
+                "        self.conv2 = nn.Conv2d(16, 16, 3)\n        self.bn2 = nn.BatchNorm2d(16)\n\n"
+                "    def construct(self, x):\n        x = self.bn1(self.conv1(x))\n"
+                "        return self.bn1(self.conv2(x))\n", line=9,
+                note="a torch block ported by copy-paste: bn1 reused, bn2 never called"),
     )
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:

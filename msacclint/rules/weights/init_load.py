@@ -13,6 +13,7 @@ import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.cells import CellInfo, cells
+from msacclint.analysis.flow import flow
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
 
@@ -218,6 +219,9 @@ class UncheckedCheckpointLoad(Rule):
               note="returned to the caller"),
         Valid(_LOAD_HDR + "param_dict = ms.load_checkpoint('resnet50.ckpt')\n", note="no network given"),
         Valid("import torch\nmodel.load_state_dict(torch.load('model.pt'))\n", note="PyTorch raises by default"),
+        Valid(_LOAD_HDR + "def swap_in_ema(net):\n    ema = {}\n    for p in net.get_parameters():\n"
+              "        ema[p.name[4:]] = p.data\n    ms.load_param_into_net(net, ema)\n",
+              note="a dict built here from the network's own names"),
     )
     INVALID = (
         Invalid(example, line=4),
@@ -269,7 +273,22 @@ class UncheckedCheckpointLoad(Rule):
         self._report(node.value)
 
     def _is_load(self, value: cst.BaseExpression) -> bool:
-        return isinstance(value, cst.Call) and self.ctx.resolve(value.func) == LOAD_INTO_NET
+        if not (isinstance(value, cst.Call) and self.ctx.resolve(value.func) == LOAD_INTO_NET):
+            return False
+        params = argument(value, "parameter_dict", ("net", "parameter_dict"))
+        return params is None or not self._built_here(params.value)
+
+    def _built_here(self, expr: cst.BaseExpression) -> bool:
+        """A dict filled in this function (``d = {}`` / ``dict()`` / a comprehension), e.g. from
+        the network's own parameters: its names match by construction."""
+        if not isinstance(expr, cst.Name) or not self._functions:
+            return isinstance(expr, (cst.Dict, cst.DictComp))
+        scope = self._functions[-1]
+        fl = flow(self.ctx, scope)
+        d = fl.definition(expr.value)
+        value = d.value if d is not None else None
+        return isinstance(value, (cst.Dict, cst.DictComp)) or (
+            isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict")
 
     def _report(self, call: cst.Call) -> None:
         self.report(call, "load_param_into_net never raises on missing or unexpected names (strict_load "
