@@ -171,13 +171,18 @@ class FrozenParameters(FunctionRule):
               note="stop_gradient on a constant, not on a layer's output"),
         Valid("import torch\nfor p in model.parameters():\n    p.requires_grad_(False)\n", note="PyTorch"),
         Valid(_FREEZE_HDR + "flag = param.requires_grad == False\n", note="a comparison"),
+        Valid(_FREEZE_HDR + "class Loss(nn.Cell):\n    def construct(self, x):\n"
+              "        targets = ops.stop_gradient(self.assign_targets(x))\n        return targets\n",
+              note="stop_gradient on a helper method's output, not a layer with parameters"),
     )
     INVALID = (
         Invalid(_FREEZE_HDR + "for param in net.backbone.get_parameters():\n    param.requires_grad = False\n",
                 line=5, note="torch's p.requires_grad = False loop, ported as is"),
-        Invalid(_FREEZE_HDR + "class Student(nn.Cell):\n    def construct(self, x):\n"
+        Invalid(_FREEZE_HDR + "class Student(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.backbone = nn.Dense(8, 8)\n        self.head = nn.Dense(8, 2)\n\n"
+                "    def construct(self, x):\n"
                 "        feats = self.backbone(x)\n        feats = ops.stop_gradient(feats)\n"
-                "        return self.head(feats)\n", line=7),
+                "        return self.head(feats)\n", line=12),
     )
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -198,9 +203,28 @@ class FrozenParameters(FunctionRule):
             fl = flow(self.ctx, scope)
             d = fl.definition(arg.value, fl.order(node))
             arg = d.value if d is not None else arg
-        if isinstance(arg, cst.Call) and _self_layer(arg.func):
+        owner = self._classes[-1] if self._classes else None
+        if isinstance(arg, cst.Call) and _self_layer(arg.func) and owner is not None \
+                and _owns_parameters(self.ctx, owner, arg.func.attr.value):
             self.report(node, f"ops.stop_gradient on the output of {_code(arg.func)} stops training of that layer "
                         f"and everything before it; check that this is intended")
+
+
+def _owns_parameters(ctx, owner: CellInfo, attr: str, depth: int = 0) -> bool:
+    """Whether ``self.<attr>`` is a sub-cell with parameters: a parameterised nn layer, or a
+    Cell class of the file that builds one (or a Parameter) in its __init__."""
+    built = owner.attrs.get(attr)
+    if built is None:
+        return False
+    if built.callee is not None and built.callee.startswith("mindspore.nn."):
+        return bool(_PARAMETERISED.match(built.callee.rsplit(".", 1)[-1]))
+    if built.callee in ("mindspore.Parameter",):
+        return True
+    if depth < 3 and isinstance(built.value, cst.Call) and isinstance(built.value.func, cst.Name):
+        other = cells(ctx).classes.get(built.value.func.value)
+        if other is not None and other is not owner:
+            return any(_owns_parameters(ctx, other, name, depth + 1) for name in other.attrs)
+    return False
 
 
 def _self_layer(func: cst.BaseExpression) -> bool:
