@@ -88,8 +88,11 @@ class GradScaleFlow:
     """Loss-scale questions about one function (a ``construct`` or a training step)."""
 
     def __init__(self, ctx, func: cst.FunctionDef, attr_callee: Optional[AttrCallee] = None,
-                 nested: Optional[Dict[str, cst.FunctionDef]] = None) -> None:
+                 nested: Optional[Dict[str, cst.FunctionDef]] = None, scales_loss: bool = False) -> None:
+        """``scales_loss``: the owning Cell is a loss-scale training step (see
+        ``cell_scales_loss``); only then does a sensitivity named like a scale count."""
         self.ctx = ctx
+        self.scales_loss = scales_loss
         self.func = func
         self.flow: FunctionFlow = flow(ctx, func)
         self.module_flow: FunctionFlow = flow(ctx, ctx.module)
@@ -163,7 +166,8 @@ class GradScaleFlow:
             if self.callee(inner.func) in GRAD_FUNCTIONS and inner.args:
                 return self._scaled_forward(origin, inner.args[0].value)
             sens = [a for a in value.args if a.keyword is None and not a.star]
-            if sens and self._sens_says_scale(sens[-1].value, origin.order):
+            if self.scales_loss and self._is_grad_operation(inner.func) and sens \
+                    and self._sens_says_scale(sens[-1].value, origin.order):
                 return Scaled(origin, "sens")
             return None
         # grad_fn(x, y) with grad_fn = value_and_grad(forward_fn, ...)
@@ -173,6 +177,16 @@ class GradScaleFlow:
                     and self.callee(d.value.func) in GRAD_FUNCTIONS:
                 return self._scaled_forward(origin, d.value.args[0].value)
         return None
+
+    def _is_grad_operation(self, func: cst.BaseExpression) -> bool:
+        """``self.grad`` (a GradOperation attribute) or ``ops.GradOperation(...)``."""
+        if isinstance(func, cst.Call):
+            return self.ctx.imports.resolve(func.func) == "mindspore.ops.GradOperation"
+        attr = _self_attr(func)
+        if attr is not None:
+            callee = self.attr_callee(attr)
+            return callee == "mindspore.ops.GradOperation" or (callee is None and "grad" in attr.lower())
+        return False
 
     def _sens_says_scale(self, expr: cst.BaseExpression, before: int) -> bool:
         names = _names(expr)
@@ -227,6 +241,23 @@ class GradScaleFlow:
                                         or self.callee(fn) in CLIP_FUNCTIONS | CLIP_CLASSES):
                 return positional[-1]
         return None
+
+
+#: what a Cell that scales its loss does besides: overflow checks and scale updates
+_LOSS_SCALE_MARKERS = ("start_overflow_check", "get_overflow_status", "process_loss_scale", "FloatStatus",
+                       "all_finite", "loss_scaling_manager", "LossScaleUpdateCell", "LossScaleManager")
+
+
+def cell_scales_loss(ctx, owner) -> bool:
+    """Whether a Cell (a CellInfo) is a loss-scale training step: it extends
+    TrainOneStepWithLossScaleCell, or checks overflow / updates a loss scale itself. A
+    "sens" alone is not enough: DETR-style cells feed an upstream gradient as sens."""
+    if owner is None:
+        return False
+    if "mindspore.nn.TrainOneStepWithLossScaleCell" in owner.bases:
+        return True
+    text = ctx.fact("class_text:" + owner.name, lambda: cst.Module([]).code_for_node(owner.node))
+    return any(marker in text for marker in _LOSS_SCALE_MARKERS)
 
 
 def _body(func: cst.FunctionDef):

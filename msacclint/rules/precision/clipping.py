@@ -13,7 +13,7 @@ from typing import Optional
 import libcst as cst
 
 from msacclint.analysis.cells import CellInfo
-from msacclint.analysis.loss_scale import GradScaleFlow
+from msacclint.analysis.loss_scale import GradScaleFlow, cell_scales_loss
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Valid
 from msacclint.rules.precision._scope import FunctionRule
@@ -97,6 +97,18 @@ class ClipScaledGradients(FunctionRule):
         Valid(_CELL_HDR + "        grads = self.grad_reducer(grads)\n" + _UNSCALE
               + "        grads = self.hyper_map(F.partial(clip_grad, 1, 1.0), grads)\n" + _CELL_TAIL,
               note="BERT-style: reduce, unscale, then clip with a hyper_map"),
+        Valid("from mindspore import nn, ops\n\nclass StepWithSense(nn.Cell):\n"
+              "    def __init__(self, network, optimizer):\n        super().__init__()\n"
+              "        self.network, self.optimizer = network, optimizer\n"
+              "        self.grad = ops.GradOperation(get_by_list=True, sens_param=True)\n\n"
+              "    def construct(self, *inputs):\n"
+              "        grads = self.grad(self.network, self.optimizer.parameters)(*inputs, self.scale_sense)\n"
+              "        grads = ops.clip_by_global_norm(grads, 0.1)\n        return self.optimizer(grads)\n",
+              note="a sens that is an upstream gradient (DETR-style), no overflow check: not a loss scale"),
+        Valid("from mindspore import ops\n\ndef attend(score_map, softmax_scale, low):\n"
+              "    attention = ops.Softmax(axis=1)(score_map * softmax_scale)\n"
+              "    return ops.clip_by_value(attention, low, attention.max())\n",
+              note="clipping something that is not a gradient"),
     )
     INVALID = (
         Invalid(_FUNC_HDR + "    grads = ops.clip_by_global_norm(grads, 1.0)\n    grads = loss_scaler.unscale(grads)\n"
@@ -109,7 +121,7 @@ class ClipScaledGradients(FunctionRule):
     )
 
     def check_function(self, func: cst.FunctionDef, owner: Optional[CellInfo]) -> None:
-        analysis = GradScaleFlow(self.ctx, func, self.attr_callee(owner))
+        analysis = GradScaleFlow(self.ctx, func, self.attr_callee(owner), scales_loss=cell_scales_loss(self.ctx, owner))
         for event, name in analysis.clip_calls():
             scaled = analysis.scaled_at(name, event.order)
             if scaled is None:
@@ -189,7 +201,7 @@ class PenaltyFromScaledGradients(FunctionRule):
     )
 
     def check_function(self, func: cst.FunctionDef, owner: Optional[CellInfo]) -> None:
-        analysis = GradScaleFlow(self.ctx, func, self.attr_callee(owner))
+        analysis = GradScaleFlow(self.ctx, func, self.attr_callee(owner), scales_loss=cell_scales_loss(self.ctx, owner))
         flow_ = analysis.flow
         for name, definitions in flow_.defs.items():
             for d in definitions:
