@@ -47,6 +47,15 @@ BUILD_TRAIN_SIGNATURE = ("network", "optimizer", "loss_fn", "level")
 _CODE = lambda node: cst.Module([]).code_for_node(node)  # noqa: E731
 
 
+def _on_self(node: cst.BaseExpression) -> bool:
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+ADAPTIVE = frozenset({"mindspore.nn.Adam", "mindspore.nn.LazyAdam", "mindspore.nn.RMSProp", "mindspore.nn.Adagrad"})
+
+
 def amp_level(call: cst.Call, callee: str) -> Optional[str]:
     """The literal amp level of a Model / build_train_network / auto_mixed_precision call."""
     if callee == MODEL:
@@ -165,9 +174,12 @@ class FixedLossScaleMismatch(FunctionRule):
             return
         x = _CODE(scale_arg.value) if scale_arg else "128.0"
         y = _CODE(opt_arg.value) if opt_arg else "1.0 (its default)"
+        short = opt_name.rsplit(".", 1)[-1]
+        effect = (f"{short} normalises most of the factor away, but its eps and weight_decay act on gradients off "
+                  f"by that ratio" if opt_name in ADAPTIVE else "every update is off by that ratio")
         self.report(node, f"FixedLossScaleManager({x}, drop_overflow_update=False) scales the loss by {x} and "
-                    f"leaves the division to the optimizer, but {opt_name.rsplit('.', 1)[-1]} has loss_scale={y}: "
-                    f"every update is off by that ratio; give the optimizer loss_scale={x}")
+                    f"leaves the division to the optimizer, but {short} has loss_scale={y}: {effect}; give the "
+                    f"optimizer loss_scale={x}")
 
 
 def _compare(manager: Optional[cst.BaseExpression], optimizer: Optional[cst.BaseExpression]) -> Optional[bool]:
@@ -230,6 +242,9 @@ class Float16WithoutLossScale(FunctionRule):
         Valid(_FP16_HDR + "net.to_float(ms.float16)\nmodel = ms.Model(net)\nmodel.predict(x)\n", note="inference only"),
         Valid("import torch\nmodel = model.half()\nwith torch.autocast('cuda'):\n    loss = model(x)\n", note="PyTorch"),
         Valid(_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O1')\n" + _LOOP, note="O1 keeps fp32 weights"),
+        Valid(_FP16_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.dense = nn.Dense(8, 8)\n        self.dense.to_float(ms.float16)\n" + _LOOP,
+              note="one layer cast inside a Cell: an op-level choice, not float16 training"),
     )
     INVALID = (
         Invalid(_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O2')\n" + _LOOP, line=4,
@@ -247,7 +262,10 @@ class Float16WithoutLossScale(FunctionRule):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "to_float" and node.args:
-            if self.ctx.resolve(node.args[0].value) == "mindspore.float16":
+            # a whole network cast by the script; ``self.dense.to_float(...)`` inside a Cell is
+            # a per-layer (O1-style) choice
+            if self.ctx.resolve(node.args[0].value) == "mindspore.float16" and not self._classes \
+                    and not _on_self(func.value):
                 self.casts.append(node)
             return
         callee = self.ctx.resolve(func)
