@@ -48,9 +48,13 @@ _CODE = lambda node: cst.Module([]).code_for_node(node)  # noqa: E731
 
 
 def _on_self(node: cst.BaseExpression) -> bool:
+    """``self.x...`` or a deep path (``net.a.b.matmul``): a per-layer cast, not the network.
+    ``net`` and ``net.backbone`` count as the network."""
+    depth = 0
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         node = node.value
-    return isinstance(node, cst.Name) and node.value == "self"
+        depth += 1
+    return not isinstance(node, cst.Name) or node.value == "self" or depth > 1
 
 
 ADAPTIVE = frozenset({"mindspore.nn.Adam", "mindspore.nn.LazyAdam", "mindspore.nn.RMSProp", "mindspore.nn.Adagrad"})
@@ -245,6 +249,8 @@ class Float16WithoutLossScale(FunctionRule):
         Valid(_FP16_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
               "        self.dense = nn.Dense(8, 8)\n        self.dense.to_float(ms.float16)\n" + _LOOP,
               note="one layer cast inside a Cell: an op-level choice, not float16 training"),
+        Valid(_FP16_HDR + "net.encoder.cell.matmul.to_float(ms.float16)\n" + _LOOP,
+              note="one operation deep inside the network"),
     )
     INVALID = (
         Invalid(_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O2')\n" + _LOOP, line=4,
