@@ -310,7 +310,8 @@ class AmpLevelLossInNetwork(FunctionRule):
     checklist = "mp.01"
     severity = Severity.WARNING
     message = "Model(amp_level='O2'/'O3') casts a network that computes its own loss: the loss runs in float16"
-    what = ("Reports `Model(net, amp_level='O2'/'O3')` (and `build_train_network`) without `loss_fn` when "
+    what = ("Reports a training `Model(net, amp_level='O2'/'O3')` (its `.train()` is called in the same "
+            "function; evaluation-only Models are skipped) and `build_train_network` without `loss_fn` when "
             "`net` visibly contains its loss: an `nn.WithLossCell`, or a Cell of the file that calls a "
             "MindSpore loss in `construct`. Also reports `amp_level='O3'` with neither `loss_scale_manager` "
             "nor `keep_batchnorm_fp32` (MS-AMP-01). Networks the linter cannot see keep it silent.")
@@ -325,8 +326,10 @@ class AmpLevelLossInNetwork(FunctionRule):
     VALID = (
         Valid(_O2_HDR + "model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')\n",
               note="idiomatic: loss_fn given"),
-        Valid(_O2_HDR + "model = ms.Model(NetWithLoss(net), optimizer=opt)\n", note="O0"),
-        Valid(_O2_HDR + "model = ms.Model(build_net(), optimizer=opt, amp_level='O2')\n",
+        Valid(_O2_HDR + "model = ms.Model(NetWithLoss(net), optimizer=opt)\nmodel.train(5, ds)\n", note="O0"),
+        Valid("import mindspore as ms\nmodel = ms.Model(net, loss, opt, metrics={'acc'}, amp_level='O3')\n"
+              "acc = model.eval(ds)\n", note="an evaluation-only Model"),
+        Valid(_O2_HDR + "model = ms.Model(build_net(), optimizer=opt, amp_level='O2')\nmodel.train(5, ds)\n",
               note="a network the linter cannot see"),
         Valid(_O2_HDR + "model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=False,\n"
               "                 loss_scale_manager=ms.FixedLossScaleManager(1024, False))\n",
@@ -334,13 +337,15 @@ class AmpLevelLossInNetwork(FunctionRule):
         Valid("import torch\nwith torch.autocast('cuda'):\n    loss = net_with_loss(x, y)\n", note="PyTorch"),
     )
     INVALID = (
-        Invalid(_O2_HDR + "model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')\n", line=13),
+        Invalid(_O2_HDR + "model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')\nmodel.train(5, ds)\n",
+                line=13),
         Invalid("import mindspore as ms\nfrom mindspore import nn\n"
                 "net_with_loss = nn.WithLossCell(net, nn.CrossEntropyLoss())\n"
-                "model = ms.Model(net_with_loss, optimizer=opt, amp_level='O3', keep_batchnorm_fp32=False)\n", line=4,
+                "model = ms.Model(net_with_loss, optimizer=opt, amp_level='O3', keep_batchnorm_fp32=False)\n"
+                "model.train(5, ds)\n", line=4,
                 note="a torch-style 'model computes its loss' port"),
-        Invalid("import mindspore as ms\nmodel = ms.Model(net, loss, opt, amp_level='O3')\n", line=2,
-                message_contains="O3"),
+        Invalid("import mindspore as ms\ndef main(ds):\n    model = ms.Model(net, loss, opt, amp_level='O3')\n"
+                "    model.train(5, ds)\n", line=3, message_contains="O3"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -348,8 +353,10 @@ class AmpLevelLossInNetwork(FunctionRule):
         if callee not in (MODEL, BUILD_TRAIN) or has_star_kwargs(node):
             return
         level = amp_level(node, callee)
+        if level not in ("O2", "O3") or (callee == MODEL and not self._trains(node)):
+            return
         problems = []
-        if level in ("O2", "O3") and self._loss_inside(node, callee):
+        if self._loss_inside(node, callee):
             problems.append(f"amp_level='{level}' casts the whole network to float16 and this network computes "
                             f"its own loss, which then runs in float16; pass the loss as loss_fn= instead")
         if o3_unguarded(node, callee):
@@ -357,6 +364,16 @@ class AmpLevelLossInNetwork(FunctionRule):
                             "or pass keep_batchnorm_fp32= and loss_scale_manager= explicitly")
         if problems:
             self.report(node, "; ".join(problems))
+
+    def _trains(self, call: cst.Call) -> bool:
+        """The Model is assigned to a name whose ``.train(...)`` is called in the same scope
+        (an evaluation-only Model neither scales a loss nor trains BatchNorm)."""
+        scope = self.scope if self.scope is not None else self.ctx.module
+        fl = flow(self.ctx, scope)
+        for name, definitions in fl.defs.items():
+            if any(d.value is call for d in definitions):
+                return bool(fl.method_calls("train", receiver=name))
+        return False
 
     def _loss_inside(self, call: cst.Call, callee: str) -> bool:
         if callee == MODEL:
