@@ -17,7 +17,7 @@ from msacclint.analysis.cells import CellInfo, cells
 from msacclint.analysis.flow import flow
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
-from msacclint.rules.precision._scope import FunctionRule
+from msacclint.rules.function_rule import FunctionRule
 
 CELL = "mindspore.nn.Cell"
 #: nn.* layers that own parameters (an unused activation, pooling or softmax is dead code

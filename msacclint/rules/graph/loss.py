@@ -20,7 +20,7 @@ from msacclint.analysis.loss_scale import GRAD_FUNCTIONS, defined_value, model_a
 from msacclint.analysis.losses import SOFTMAX_CE, dataset_label_kind, label_kind, loss_options, unreduced_return
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Valid
-from msacclint.rules.precision._scope import FunctionRule
+from msacclint.rules.function_rule import FunctionRule
 
 _HDR = "import mindspore as ms\nfrom mindspore import nn, ops\n"
 _DS = ("import mindspore.dataset as ds\nimport mindspore.dataset.transforms as T\n"
