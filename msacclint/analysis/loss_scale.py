@@ -87,7 +87,7 @@ def module_functions(ctx) -> Dict[str, cst.FunctionDef]:
 class GradScaleFlow:
     """Loss-scale questions about one function (a ``construct`` or a training step)."""
 
-    def __init__(self, ctx, func: cst.FunctionDef, attr_callee: Optional[AttrCallee] = None,
+    def __init__(self, ctx, func: Union[cst.FunctionDef, cst.Module], attr_callee: Optional[AttrCallee] = None,
                  nested: Optional[Dict[str, cst.FunctionDef]] = None, scales_loss: bool = False) -> None:
         """``scales_loss``: the owning Cell is a loss-scale training step (see
         ``cell_scales_loss``); only then does a sensitivity named like a scale count."""
@@ -260,7 +260,9 @@ def cell_scales_loss(ctx, owner) -> bool:
     return any(marker in text for marker in _LOSS_SCALE_MARKERS)
 
 
-def _body(func: cst.FunctionDef):
+def _body(func: Union[cst.FunctionDef, cst.Module]):
+    if isinstance(func, cst.Module):
+        return func.body
     body = func.body
     return body.body if isinstance(body, cst.IndentedBlock) else ()
 

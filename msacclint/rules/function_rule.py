@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Union
 
 import libcst as cst
 
@@ -11,7 +11,8 @@ from msacclint.engine.rule import Rule
 
 
 class FunctionRule(Rule):
-    """Calls ``check_function(func, owner)`` for every function of the file; ``owner``
+    """Calls ``check_function(func, owner)`` for the module's top level and every function
+    of the file; ``owner``
     is the CellInfo of the class a method belongs to, else None."""
 
     def __init__(self, ctx) -> None:
@@ -23,6 +24,10 @@ class FunctionRule(Rule):
     def scope(self) -> Optional[cst.FunctionDef]:
         """The innermost function being visited (None at module level)."""
         return self._functions[-1] if self._functions else None
+
+    def visit_Module(self, node: cst.Module) -> None:
+        # a script's top-level training loop is a "function" too
+        self.check_function(node, None)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._classes.append(cells(self.ctx).by_node.get(node))
@@ -38,7 +43,7 @@ class FunctionRule(Rule):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._functions.pop()
 
-    def check_function(self, func: cst.FunctionDef, owner: Optional[CellInfo]) -> None:
+    def check_function(self, func: Union[cst.FunctionDef, cst.Module], owner: Optional[CellInfo]) -> None:
         """Override to analyse each function."""
 
     @staticmethod

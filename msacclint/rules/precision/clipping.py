@@ -8,7 +8,7 @@ hyper_map, a helper) makes the answer "unknown" and the rules silent.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Union
 
 import libcst as cst
 
@@ -115,12 +115,17 @@ class ClipScaledGradients(FunctionRule):
                 + _FUNC_TAIL, line=_FUNC_HDR.count("\n") + 1,
                 note="a port of torch's scaler.scale(loss).backward(); clip_grad_norm_ without unscale_"),
         Invalid(_CELL_HDR + _CLIP + _UNSCALE + _CELL_TAIL, line=_CLIP_LINE),
+        Invalid(_FUNC_HDR.split("def train_step")[0] + "for data, label in dataset:\n"
+                "    (loss, _), grads = grad_fn(data, label)\n"
+                "    grads = ops.clip_by_value(grads, -1.0, 1.0)\n"
+                "    optimizer(loss_scaler.unscale(grads))\n",
+                line=_FUNC_HDR.split("def train_step")[0].count("\n") + 3, note="a script's top-level loop"),
         Invalid(_CELL_HDR + "        grads = self.grad_reducer(grads)\n"
                 "        grads = self.hyper_map(F.partial(clip_grad, 1, 1.0), grads)\n" + _UNSCALE + _CELL_TAIL,
                 line=_CLIP_LINE + 1),
     )
 
-    def check_function(self, func: cst.FunctionDef, owner: Optional[CellInfo]) -> None:
+    def check_function(self, func: Union[cst.FunctionDef, cst.Module], owner: Optional[CellInfo]) -> None:
         analysis = GradScaleFlow(self.ctx, func, self.attr_callee(owner), scales_loss=cell_scales_loss(self.ctx, owner))
         for event, name in analysis.clip_calls():
             scaled = analysis.scaled_at(name, event.order)
@@ -200,7 +205,7 @@ class PenaltyFromScaledGradients(FunctionRule):
                 "    loss = loss_fn(net(data), label) + gp\n    return loss_scaler.scale(loss)\n"),
     )
 
-    def check_function(self, func: cst.FunctionDef, owner: Optional[CellInfo]) -> None:
+    def check_function(self, func: Union[cst.FunctionDef, cst.Module], owner: Optional[CellInfo]) -> None:
         analysis = GradScaleFlow(self.ctx, func, self.attr_callee(owner), scales_loss=cell_scales_loss(self.ctx, owner))
         flow_ = analysis.flow
         for name, definitions in flow_.defs.items():
