@@ -14,6 +14,7 @@ import libcst as cst
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.cells import CellInfo, cells
 from msacclint.analysis.flow import flow
+from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
 
@@ -189,6 +190,7 @@ def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
 LOAD_INTO_NET = "mindspore.load_param_into_net"
 LOAD_CHECKPOINT = "mindspore.load_checkpoint"
 _LOAD_HDR = "import mindspore as ms\n\n"
+_TRAINS = "model = ms.Model(net, loss_fn, opt)\nmodel.train(1, ds)\n"
 
 
 class UncheckedCheckpointLoad(Rule):
@@ -197,15 +199,20 @@ class UncheckedCheckpointLoad(Rule):
     checklist = "wi.02"
     severity = Severity.WARNING
     message = "the parameters that were not loaded are never checked"
-    what = ("Reports `load_param_into_net(net, params)` whose result is discarded (a bare statement, `_`, or "
+    uses_facts = True
+    what = ("Reports, in a file that trains (a hand-written training step or `Model.train`), "
+            "`load_param_into_net(net, params)` whose result is discarded (a bare statement, `_`, or "
             "names never read again in the function), and `load_checkpoint(path, net)` with a network, which "
-            "loads into it and drops those lists itself. `strict_load=True` does not make either safe.")
+            "loads into it and drops those lists itself. `strict_load=True` does not make either safe. "
+            "Evaluation and export scripts are left alone: the checklist item is about the pretrained weights "
+            "a training run starts from, and there an incomplete load costs a whole run.")
     why = ("In MindSpore 2.10 `load_param_into_net` never raises on missing or unexpected names, whatever "
            "`strict_load` says (verified; MS-CKPT-01): it returns `(param_not_load, ckpt_not_load)` and logs a "
            "warning. A checkpoint converted from PyTorch with a wrong name mapping (gamma/beta vs weight/bias, "
            "moving_mean vs running_mean, a missing 'backbone.' prefix) 'loads' and the model silently trains or "
            "evaluates from random weights. PyTorch's `load_state_dict` raises by default.")
-    example = _LOAD_HDR + "param_dict = ms.load_checkpoint('resnet50.ckpt')\nms.load_param_into_net(net, param_dict)\n"
+    example = (_LOAD_HDR + "param_dict = ms.load_checkpoint('resnet50.ckpt')\nms.load_param_into_net(net, param_dict)\n"
+               "model = ms.Model(net, loss_fn, optimizer)\nmodel.train(90, train_dataset)\n")
     use_instead = (_LOAD_HDR + "param_dict = ms.load_checkpoint('resnet50.ckpt')\n"
                    "param_not_load, ckpt_not_load = ms.load_param_into_net(net, param_dict)\n"
                    "assert not param_not_load, param_not_load\n")
@@ -218,6 +225,8 @@ class UncheckedCheckpointLoad(Rule):
         Valid(_LOAD_HDR + "def load(net, path):\n    return ms.load_param_into_net(net, ms.load_checkpoint(path))\n",
               note="returned to the caller"),
         Valid(_LOAD_HDR + "param_dict = ms.load_checkpoint('resnet50.ckpt')\n", note="no network given"),
+        Valid(_LOAD_HDR + "ms.load_param_into_net(net, ms.load_checkpoint(args.ckpt))\nmodel = ms.Model(net)\n"
+              "print(model.eval(eval_dataset))\n", note="an evaluation script: no training starts from it"),
         Valid("import torch\nmodel.load_state_dict(torch.load('model.pt'))\n", note="PyTorch raises by default"),
         Valid(_LOAD_HDR + "def swap_in_ema(net):\n    ema = {}\n    for p in net.get_parameters():\n"
               "        ema[p.name[4:]] = p.data\n    ms.load_param_into_net(net, ema)\n",
@@ -225,11 +234,11 @@ class UncheckedCheckpointLoad(Rule):
     )
     INVALID = (
         Invalid(example, line=4),
-        Invalid(_LOAD_HDR + "ms.load_param_into_net(net, ms.load_checkpoint(path), strict_load=True)\n", line=3,
+        Invalid(_LOAD_HDR + "ms.load_param_into_net(net, ms.load_checkpoint(path), strict_load=True)\n" + _TRAINS, line=3,
                 note="torch's load_state_dict(strict=True) ported: strict_load does not raise"),
-        Invalid(_LOAD_HDR + "def load(net, path):\n    ms.load_checkpoint(path, net)\n", line=4),
+        Invalid(_LOAD_HDR + "def load(net, path):\n    ms.load_checkpoint(path, net)\n" + _TRAINS, line=4),
         Invalid(_LOAD_HDR + "def load(net, path):\n    missing, unexpected = ms.load_param_into_net(net, ms.load_checkpoint(path))\n"
-                "    return net\n", line=4),
+                "    return net\n" + _TRAINS, line=4),
     )
 
     def __init__(self, ctx) -> None:
@@ -289,6 +298,10 @@ class UncheckedCheckpointLoad(Rule):
         value = d.value if d is not None else None
         return isinstance(value, (cst.Dict, cst.DictComp)) or (
             isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict")
+
+    def finish(self) -> None:
+        if self.reports and not training(self.ctx).trains:
+            self.reports.clear()
 
     def _report(self, call: cst.Call) -> None:
         self.report(call, "load_param_into_net never raises on missing or unexpected names (strict_load "
