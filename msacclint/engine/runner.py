@@ -7,6 +7,7 @@ batched LibCST traversal. Positions are computed only when something was found.
 
 from __future__ import annotations
 
+import re
 import sys
 import traceback
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Type, Union
@@ -45,11 +46,14 @@ def check_source(source: Union[str, bytes], path: str, settings: Settings) -> Li
     if module is None:
         message, line, column = problem_at
         return _bad_input(path, message, codes, line, column)
-    imports = ImportTable.from_module(module)
-    if not imports.mentions("mindspore"):
-        return []
-    ctx = FileContext(path=path, source=text, module=module, imports=imports, settings=settings)
-    found = run_rules(ctx, [rules_by_code()[c] for c in sorted(codes) if c in rules_by_code()])
+    try:
+        imports = ImportTable.from_module(module)
+        if not imports.mentions("mindspore"):
+            return []
+        ctx = FileContext(path=path, source=text, module=module, imports=imports, settings=settings)
+        found = run_rules(ctx, [rules_by_code()[c] for c in sorted(codes) if c in rules_by_code()])
+    except RecursionError:
+        return _bad_input(path, TOO_DEEP, codes)
     if settings.honour_noqa:
         found = noqa.filter_noqa(text, found)
     return sorted(found, key=Diagnostic.sort_key)
@@ -65,7 +69,49 @@ def decode(data: bytes) -> Tuple[str, Optional[str]]:
         return "", f"file is not valid UTF-8 (byte {exc.start}); not checked"
 
 
+#: CPython refuses more than 200 nested brackets; LibCST's native parser crashes the
+#: process (stack overflow) somewhere above 1,000, so deeper files are never handed to it
+MAX_BRACKET_DEPTH = 200
+_BRACKETS = re.compile(r"[\[\](){}]")
+_OPENING = frozenset("([{")
+TOO_DEEP = "file is nested too deeply to check (Python's recursion limit); not checked"
+
+
+def _bracket_depth(text: str) -> int:
+    """Deepest bracket nesting, counting brackets inside strings and comments too (an
+    upper bound; cheap: only the brackets are looked at in Python)."""
+    depth = peak = 0
+    for ch in _BRACKETS.findall(text):
+        if ch in _OPENING:
+            depth += 1
+            if depth > peak:
+                peak = depth
+        elif depth:
+            depth -= 1
+    return peak
+
+
+def _too_deep(text: str) -> Optional[Tuple[str, int, int]]:
+    """Why a file must not be parsed by LibCST, if it nests brackets beyond Python's limit."""
+    if text.count("(") + text.count("[") + text.count("{") <= MAX_BRACKET_DEPTH:
+        return None
+    if _bracket_depth(text) <= MAX_BRACKET_DEPTH:
+        return None
+    import ast
+
+    try:  # brackets in strings or comments may have counted: ask Python itself
+        ast.parse(text)
+    except SyntaxError as exc:
+        return (f"syntax error, file not checked: {exc.msg}", exc.lineno or 1, exc.offset or 1)
+    except (RecursionError, MemoryError):
+        return (TOO_DEEP, 1, 1)
+    return None
+
+
 def _parse(text: str):
+    deep = _too_deep(text)
+    if deep is not None:
+        return None, deep
     try:
         return cst.parse_module(text), None
     except cst.ParserSyntaxError as exc:
@@ -111,13 +157,9 @@ def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]]) -> List[Diag
         ctx.facts["file"] = collector
         batch.insert(0, collector)
     if active:
-        try:
-            visit_batched(ctx.module, batch)
-        except RecursionError as exc:
-            for guard in active:
-                if not guard.dead:
-                    crashed.append((guard.rule, exc))
-                    guard.dead = True
+        # a RecursionError here is the file's nesting, not a rule's fault: it propagates and
+        # check_source reports the file as MSA001
+        visit_batched(ctx.module, batch)
     reports: List[Report] = []
     for guard in active:
         if guard.dead:
