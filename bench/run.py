@@ -141,6 +141,10 @@ def measure(corpus: Corpus, args, work: Path) -> None:
 
     print(f"{corpus.name}: {len(files)} files, {corpus.mentions} mention mindspore", flush=True)
     run("parse", "LibCST parse only (1 process)", [PY, str(HERE / "floor.py"), "parse", str(all_list)], len(files))
+    if args.quick:
+        _run_list(run, "jobs1", "msacclint check --jobs 1 --no-cache", ms + ["--jobs", "1", "--no-cache"], files)
+        _run_list(run, "jobsN", f"msacclint check --jobs {jobs} --no-cache", ms + ["--jobs", str(jobs), "--no-cache"], files)
+        return
     run("qualified", "LibCST parse + QualifiedNameProvider (1 process)",
         [PY, str(HERE / "floor.py"), "qualified", str(sample_list)], len(sample),
         note=f"first {len(sample)} files")
@@ -199,7 +203,9 @@ def targets(corpora: List[Corpus]) -> List[tuple]:
     """(target, corpus, measured, goal, met) for every target that a corpus can show."""
     out = []
     for c in corpora:
-        r = c.rows
+        r = dict(c.rows)
+        for key in ("jobs1", "jobsN", "cold", "warm", "torchfix", "fixit", "flake8_msa", "flake8_plain", "sample"):
+            r.setdefault(key, Row(c.name, key, 0, None, None, ""))
         mostly_ms = c.mentions >= 0.5 * len(c.files)
         if mostly_ms:
             v = ratio(r["jobs1"].rate, r["parse"].rate)
@@ -211,16 +217,18 @@ def targets(corpora: List[Corpus]) -> List[tuple]:
             v = ratio(r["jobs1"].rate, r["parse"].rate)
             out.append(("one job vs bare parse, ~80 % files without mindspore", c.name, v, 2.5,
                         v is not None and v >= 2.5))
-        v = ratio(r["cold"].seconds, r["warm"].seconds)
-        out.append(("warm re-run vs cold (with cache)", c.name, v, 20, v is not None and v >= 20))
+        if r["warm"].seconds:
+            v = ratio(r["cold"].seconds, r["warm"].seconds)
+            out.append(("warm re-run vs cold (with cache)", c.name, v, 20, v is not None and v >= 20))
         for key, label in (("torchfix", "TorchFix"), ("fixit", "Fixit")):
             if r[key].seconds:
                 v = ratio(r["sample"].rate, r[key].rate)
                 out.append((f"msacclint vs {label} (same sample, all cores each)", c.name, v, 5,
                             v is not None and v >= 5))
-        extra = r["flake8_msa"].seconds - r["flake8_plain"].seconds
-        v = ratio(extra, r["parse"].seconds)
-        out.append(("flake8 plugin's added time / bare parse time", c.name, v, 1.0, v is not None and v <= 1.0))
+        if r["flake8_msa"].seconds and r["flake8_plain"].seconds:
+            extra = r["flake8_msa"].seconds - r["flake8_plain"].seconds
+            v = ratio(extra, r["parse"].seconds)
+            out.append(("flake8 plugin's added time / bare parse time", c.name, v, 1.0, v is not None and v <= 1.0))
         if len(c.files) >= 5000:
             peak = max(r[k].rss_mb or 0 for k in ("jobs1", "jobsN", "cold", "warm"))
             out.append(("peak RSS of a run, MB (5,000+ files)", c.name, peak, 300, peak < 300))
@@ -303,6 +311,8 @@ def main(argv=None) -> int:
     parser.add_argument("--files", type=int, default=1000, help="size of each generated corpus")
     parser.add_argument("--sample", type=int, default=150, help="files for the slow baselines")
     parser.add_argument("--jobs", type=int, default=None, help="'all cores' (default: os.cpu_count())")
+    parser.add_argument("--quick", action="store_true",
+                        help="only the parse floor and msacclint with one and all jobs (e.g. for peak RSS on a big corpus)")
     parser.add_argument("--torchfix", default="/work/venvs/torchfix", help="virtualenv holding torchfix")
     parser.add_argument("--fixit", default="/work/venvs/fixit", help="virtualenv holding fixit")
     parser.add_argument("--write", type=Path, default=None, metavar="MARKDOWN",
