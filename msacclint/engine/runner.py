@@ -84,8 +84,9 @@ TOO_DEEP = "file is nested too deeply to check (Python's recursion limit); not c
 
 
 def _bracket_depth(text: str) -> int:
-    """Deepest bracket nesting, counting brackets inside strings and comments too (an
-    upper bound; cheap: only the brackets are looked at in Python)."""
+    """Deepest bracket nesting, counting brackets inside strings and comments too
+    (approximate: only unmatched closing brackets in strings can hide real depth; cheap:
+    only the brackets are looked at in Python)."""
     depth = peak = 0
     for ch in _BRACKETS.findall(text):
         if ch in _OPENING:
