@@ -70,9 +70,13 @@ def test_in_range_bounds():
 
 
 def test_range_lines_sit_directly_after_severity():
+    """Entry-level ranges (not a rule's own range inside [[entry.rules]])."""
     lines = (Path(__file__).resolve().parents[1] / "rules" / "api_defaults.toml").read_text().splitlines()
+    in_rules = False
     for index, line in enumerate(lines):
-        if line.startswith(("since = ", "until = ")):
+        if line.startswith("[["):
+            in_rules = line.strip() != "[[entry]]"
+        if not in_rules and line.startswith(("since = ", "until = ")):
             above = lines[index - 1]
             assert above.startswith(("severity = ", "since = ")), (index + 1, line)
 

@@ -45,7 +45,7 @@ def _row(markdown, item_id):
 
 @pytest.fixture(scope="module")
 def example_markdown():
-    result = subprocess.run([sys.executable, "-m", "msacclint", "report", "examples", "--no-cache"], cwd=ROOT,
+    result = subprocess.run([sys.executable, "-m", "msacclint", "report", "examples/train.py", "--no-cache"], cwd=ROOT,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     return result.stdout
@@ -61,7 +61,7 @@ def test_markdown_report_on_examples_reads_as_a_filled_checklist(example_markdow
         assert any(f"| {c} |" in row or f"| **{c}** |" in row for c in (PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND)), row
     api = _row(md, "api.01")
     assert "**Problem found**" in api
-    assert "`examples/train.py:16` MSA104" in api and "`examples/train.py:20` MSA101" in api
+    assert "`examples/train.py:15` MSA104" in api and "`examples/train.py:20` MSA101" in api
     assert "**Check by hand**" in _row(md, "ds.04") and "checksums" in _row(md, "ds.04")
     assert "**Check by hand**" in _row(md, "hp.02")
     assert "| N/A |" in _row(md, "mp.01") and "mixed precision" in _row(md, "mp.01")
@@ -145,7 +145,7 @@ def _chromium(profile, *args):
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
 def test_html_report_renders_in_headless_chromium(tmp_path):
     page = tmp_path / "report.html"
-    result = subprocess.run([sys.executable, "-m", "msacclint", "report", "examples", "--format", "html",
+    result = subprocess.run([sys.executable, "-m", "msacclint", "report", "examples/train.py", "--format", "html",
                              "-o", str(page), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     html = page.read_text(encoding="utf-8")
@@ -158,7 +158,7 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     text = re.sub(r"<[^>]+>", "", dom.stdout)
     for conclusion in (PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND):
         assert conclusion in text
-    assert "examples/train.py:16" in text and "MSA104" in text
+    assert "examples/train.py:15" in text and "MSA104" in text
     assert re.search(r"ds\.04\s*the dataset in the training environment", text)
 
     shot = tmp_path / "report.png"

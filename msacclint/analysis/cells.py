@@ -239,3 +239,12 @@ def _classes(module: cst.Module):
 def cells(ctx) -> CellMap:
     """The file's CellMap, computed once and shared by every rule."""
     return ctx.fact("cells", lambda: CellMap(ctx.module, ctx.imports))
+
+
+def cell_of_call(ctx, call: cst.BaseExpression) -> Optional[CellInfo]:
+    """The file's own class instantiated by ``call`` (``NetWithLoss(net)``), if any."""
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+        return None
+    if ctx.imports.bindings.get(call.func.value) != f"{ImportTable.LOCAL}.{call.func.value}":
+        return None
+    return cells(ctx).classes.get(call.func.value)

@@ -77,6 +77,11 @@ class Training:
         self.uses_model_train = bool(self.facts.called(MODEL)) and bool(self.facts.method_calls("train"))
 
     @property
+    def trains(self) -> bool:
+        """The file trains something: a hand-written training step, or Model.train."""
+        return bool(self.steps) or self.uses_model_train
+
+    @property
     def scopes(self) -> Scopes:
         return scopes(self.ctx)
 

@@ -13,6 +13,8 @@ from msacclint.engine.settings import Settings
 
 #: below this many files a process pool costs more than it saves
 PARALLEL_THRESHOLD = 16
+#: chunks handed to each worker process (more chunks: better balance, more messages)
+CHUNKS_PER_JOB = 8
 
 
 def read(path: str) -> Tuple[Optional[bytes], Optional[str]]:
@@ -20,6 +22,8 @@ def read(path: str) -> Tuple[Optional[bytes], Optional[str]]:
         with open(path, "rb") as handle:
             return handle.read(), None
     except FileNotFoundError:
+        if os.path.islink(path):
+            return None, "is a symbolic link to a missing file; not checked"
         return None, "file disappeared before it could be read; not checked"
     except IsADirectoryError:
         return None, "is a directory, not a file; not checked"
@@ -47,23 +51,44 @@ def check_file(path: str, settings: Settings, cache: Optional[Cache] = None) -> 
 
 def _worker(args) -> List[Diagnostic]:
     paths, settings, use_cache = args
-    cache = Cache(settings.root, settings.cache_key()) if use_cache else None
+    cache = Cache.for_settings(settings) if use_cache else None
     out: List[Diagnostic] = []
     for path in paths:
         out.extend(check_file(path, settings, cache))
     return out
 
 
+def _from_cache(paths: Sequence[str], settings: Settings, cache: Cache) -> Tuple[List[Diagnostic], List[str]]:
+    """Diagnostics of the files whose results are cached, and the paths still to check.
+    Done in this process: a warm run then never starts a pool."""
+    found: List[Diagnostic] = []
+    todo: List[str] = []
+    for path in paths:
+        data, _ = read(path)
+        hit = cache.get(Cache.key(path, data)) if data is not None else None
+        if hit is None:
+            todo.append(path)  # unreadable files are reported by check_file
+        else:
+            found.extend(hit)
+    return found, todo
+
+
 def check_files(paths: Sequence[str], settings: Settings, jobs: Optional[int] = None,
                 use_cache: bool = True) -> List[Diagnostic]:
     """Diagnostics of all files in a stable order (path, line, column, code)."""
     jobs = jobs or os.cpu_count() or 1
-    if jobs <= 1 or len(paths) < PARALLEL_THRESHOLD:
-        found = _worker((list(paths), settings, use_cache))
+    found: List[Diagnostic] = []
+    todo = list(paths)
+    if use_cache:
+        found, todo = _from_cache(todo, settings, Cache.for_settings(settings))
+    if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD:
+        found.extend(_worker((todo, settings, use_cache)))
     else:
-        chunks = [list(paths[i::jobs * 4]) for i in range(jobs * 4)]
-        found = []
+        # several interleaved chunks per worker: neighbouring files are often alike in
+        # size, and a worker that finishes early takes the next chunk
+        count = min(len(todo), jobs * CHUNKS_PER_JOB)
+        chunks = [todo[i::count] for i in range(count)]
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for part in pool.map(_worker, [(c, settings, use_cache) for c in chunks if c]):
+            for part in pool.map(_worker, [(c, settings, use_cache) for c in chunks]):
                 found.extend(part)
     return sorted(found, key=Diagnostic.sort_key)

@@ -14,19 +14,59 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 from msacclint import __version__
 from msacclint.diagnostics import Diagnostic
 
+if TYPE_CHECKING:
+    from msacclint.engine.settings import Settings
+
 FOLDER = ".msacclint_cache"
 FORMAT = 1
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """The msacclint version plus the size and mtime of every module and data file, so
+    that an edited rule or table (a development install, a patched site-packages) never
+    reuses results computed by the old code. About a hundred stat calls, once a run."""
+    from msacclint.data import data_dir
+
+    digest = hashlib.sha256(__version__.encode())
+    package = Path(__file__).resolve().parents[1]
+    for folder, suffix in ((package, "*.py"), (data_dir(), "*.toml")):
+        for path in sorted(folder.rglob(suffix)):
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            digest.update(f"{path.relative_to(folder)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def settings_key(settings: "Settings") -> str:
+    """Everything besides a file's path and content that decides its diagnostics: the
+    settings (selection, per-file ignores, version, ...), the code, and the content of a
+    probe snapshot the messages quote."""
+    digest = hashlib.sha256(settings.cache_key().encode())
+    digest.update(code_fingerprint().encode())
+    if settings.defaults:
+        try:
+            digest.update(Path(settings.defaults).read_bytes())
+        except OSError:
+            digest.update(b"unreadable")
+    return digest.hexdigest()
 
 
 class Cache:
     def __init__(self, root: str, settings_key: str) -> None:
         self.folder = Path(root) / FOLDER / f"v{__version__}-{settings_key[:12]}-{code_fingerprint()[:8]}"
         self.ready = False
+
+    @classmethod
+    def for_settings(cls, settings: "Settings") -> "Cache":
+        return cls(settings.root, settings_key(settings))
 
     def _prepare(self) -> bool:
         if self.ready:

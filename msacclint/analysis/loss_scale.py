@@ -1,0 +1,304 @@
+"""Where gradients are still multiplied by the loss scale, along one function.
+
+Built on ``flow.chain``: the value a gradient name holds at some point is followed back
+through steps that keep the scale (``grad_reducer(grads)``, ``ops.depend``, ``mutable``)
+to where it was produced. It is *scaled* when it was produced
+- by a gradient function called with a sensitivity that says scale
+  (``self.grad(self.network, weights)(*inputs, scaling_sens_filled)``, the
+  TrainOneStepWithLossScaleCell idiom), or
+- by a function from ``value_and_grad``/``grad`` whose forward function returns
+  ``<loss scaler>.scale(loss)`` with a ``StaticLossScaler``/``DynamicLossScaler`` of the file.
+Any other step (``loss_scaler.unscale(grads)``, a ``_grad_scale`` hyper_map, a division,
+a helper of unknown meaning) ends the question with "unknown": rules stay silent.
+
+Also here: the file-level question "is there loss scaling anywhere" and the clipping
+calls of a function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Union
+
+import libcst as cst
+
+from msacclint.analysis.flow import Definition, FunctionFlow, flow
+
+CLIP_FUNCTIONS = frozenset({
+    "mindspore.ops.clip_by_global_norm", "mindspore.ops.clip_by_value", "mindspore.ops.clip_by_norm",
+})
+CLIP_CLASSES = frozenset({"mindspore.nn.ClipByNorm", "mindspore.ops.ClipByNorm", "mindspore.ops.ClipByValue"})
+LOSS_SCALERS = frozenset({"mindspore.StaticLossScaler", "mindspore.DynamicLossScaler"})
+GRAD_FUNCTIONS = frozenset({"mindspore.value_and_grad", "mindspore.grad", "mindspore.ops.value_and_grad",
+                            "mindspore.ops.grad"})
+KEEP_SCALE = frozenset({"mindspore.ops.depend", "mindspore.mutable"})
+REDUCERS = frozenset({"mindspore.nn.DistributedGradReducer"})
+#: APIs whose presence means the file does loss scaling somewhere
+LOSS_SCALING_APIS = frozenset({
+    "mindspore.FixedLossScaleManager", "mindspore.DynamicLossScaleManager", "mindspore.LossScaleManager",
+    "mindspore.StaticLossScaler", "mindspore.DynamicLossScaler", "mindspore.nn.TrainOneStepWithLossScaleCell",
+    "mindspore.nn.DynamicLossScaleUpdateCell", "mindspore.nn.FixedLossScaleUpdateCell",
+})
+
+#: attribute name -> resolved callee of ``self.<attr> = Callee(...)`` in the owning class
+AttrCallee = Callable[[str], Optional[str]]
+
+
+@dataclass
+class Scaled:
+    """Gradients that still carry the loss scale, and why we know."""
+
+    origin: Definition
+    reason: str
+
+
+def _self_attr(node: cst.BaseExpression) -> Optional[str]:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+def _names(node: cst.CSTNode) -> List[str]:
+    found: List[str] = []
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.append(n.value)
+
+        def visit_Attribute(self, n: cst.Attribute) -> None:
+            found.append(n.attr.value)
+
+    node.visit(Names())
+    return found
+
+
+def says_scale(name: str) -> bool:
+    lowered = name.lower()
+    return "scal" in lowered and "grad_scale" not in lowered
+
+
+def module_functions(ctx) -> Dict[str, cst.FunctionDef]:
+    """Top-level functions of the file by name."""
+    def compute() -> Dict[str, cst.FunctionDef]:
+        return {s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)}
+    return ctx.fact("module_functions", compute)
+
+
+class GradScaleFlow:
+    """Loss-scale questions about one function (a ``construct`` or a training step)."""
+
+    def __init__(self, ctx, func: Union[cst.FunctionDef, cst.Module], attr_callee: Optional[AttrCallee] = None,
+                 nested: Optional[Dict[str, cst.FunctionDef]] = None, scales_loss: bool = False) -> None:
+        """``scales_loss``: the owning Cell is a loss-scale training step (see
+        ``cell_scales_loss``); only then does a sensitivity named like a scale count."""
+        self.ctx = ctx
+        self.scales_loss = scales_loss
+        self.func = func
+        self.flow: FunctionFlow = flow(ctx, func)
+        self.module_flow: FunctionFlow = flow(ctx, ctx.module)
+        self.attr_callee = attr_callee or (lambda name: None)
+        self.functions = dict(module_functions(ctx))
+        self.functions.update(nested or {})
+        for stmt in _body(func):
+            if isinstance(stmt, cst.FunctionDef):
+                self.functions[stmt.name.value] = stmt
+
+    # -- where a name's value came from -------------------------------------------------
+    def _definition(self, name: str, before: Optional[int]) -> Optional[Definition]:
+        found = self.flow.definition(name, before)
+        return found if found is not None else self.module_flow.definition(name)
+
+    def _callee_of_name(self, name: str) -> Optional[str]:
+        d = self._definition(name, None)
+        if d is not None and isinstance(d.value, cst.Call):
+            return self.ctx.imports.resolve(d.value.func)
+        return None
+
+    def callee(self, func: cst.BaseExpression) -> Optional[str]:
+        """Resolved target of a call's ``func``: an import, ``self.<attr>``, or a local name."""
+        attr = _self_attr(func)
+        if attr is not None:
+            return self.attr_callee(attr)
+        resolved = self.ctx.imports.resolve(func)
+        if resolved is not None and not resolved.startswith("<local>"):
+            return resolved
+        if isinstance(func, cst.Name):
+            return self._callee_of_name(func.value)
+        return resolved
+
+    # -- scaled gradients -----------------------------------------------------------------
+    def scaled_at(self, name: str, before: int, depth: int = 0) -> Optional[Scaled]:
+        """Whether ``name`` holds loss-scaled gradients just before event ``before``;
+        ``g`` of ``for g in grads`` and ``alias = grads`` follow ``grads``."""
+        chain = self.flow.chain(name, before)
+        if not chain:
+            return None
+        for step in chain[:-1]:
+            if not self._keeps_scale(step.value, name):
+                return None
+        origin = chain[-1]
+        if isinstance(origin.value, cst.Name) and depth < 3:
+            if isinstance(origin.node, cst.For) or origin.index is None:
+                return self.scaled_at(origin.value.value, origin.order + (not isinstance(origin.node, cst.For)),
+                                      depth + 1)
+            return None
+        return self.scaled_origin(origin)
+
+    def _keeps_scale(self, value: cst.BaseExpression, name: str) -> bool:
+        if not isinstance(value, cst.Call) or not value.args:
+            return False
+        first = value.args[0].value
+        if not (isinstance(first, cst.Name) and first.value == name):
+            return False
+        callee = self.callee(value.func)
+        if callee in KEEP_SCALE or callee in REDUCERS:
+            return True
+        attr = _self_attr(value.func)
+        return attr is not None and "reducer" in attr.lower() and len(value.args) == 1
+
+    def scaled_origin(self, origin: Definition) -> Optional[Scaled]:
+        value = origin.value
+        if not isinstance(value, cst.Call):
+            return None
+        # self.grad(self.network, weights)(*inputs, sens) with a sens that says scale
+        if isinstance(value.func, cst.Call):
+            inner = value.func
+            if self.callee(inner.func) in GRAD_FUNCTIONS and inner.args:
+                return self._scaled_forward(origin, inner.args[0].value)
+            sens = [a for a in value.args if a.keyword is None and not a.star]
+            if self.scales_loss and self._is_grad_operation(inner.func) and sens \
+                    and self._sens_says_scale(sens[-1].value, origin.order):
+                return Scaled(origin, "sens")
+            return None
+        # grad_fn(x, y) with grad_fn = value_and_grad(forward_fn, ...)
+        if isinstance(value.func, cst.Name):
+            d = self._definition(value.func.value, origin.order)
+            if d is not None and isinstance(d.value, cst.Call) and d.value.args \
+                    and self.callee(d.value.func) in GRAD_FUNCTIONS:
+                return self._scaled_forward(origin, d.value.args[0].value)
+        return None
+
+    def _is_grad_operation(self, func: cst.BaseExpression) -> bool:
+        """``self.grad`` (a GradOperation attribute) or ``ops.GradOperation(...)``."""
+        if isinstance(func, cst.Call):
+            return self.ctx.imports.resolve(func.func) == "mindspore.ops.GradOperation"
+        attr = _self_attr(func)
+        if attr is not None:
+            callee = self.attr_callee(attr)
+            return callee == "mindspore.ops.GradOperation" or (callee is None and "grad" in attr.lower())
+        return False
+
+    def _sens_says_scale(self, expr: cst.BaseExpression, before: int) -> bool:
+        names = _names(expr)
+        if any(says_scale(n) for n in names):
+            return True
+        if isinstance(expr, cst.Name):
+            d = self.flow.definition(expr.value, before)
+            if d is not None:
+                return any(says_scale(n) for n in _names(d.value))
+        return False
+
+    def _scaled_forward(self, origin: Definition, forward: cst.BaseExpression) -> Optional[Scaled]:
+        if not isinstance(forward, cst.Name) or forward.value not in self.functions:
+            return None
+        fn = self.functions[forward.value]
+        fn_flow = flow(self.ctx, fn)
+        for event in fn_flow.method_calls("scale"):
+            receiver = event.node.func.value  # type: ignore[attr-defined]
+            if isinstance(receiver, cst.Name):
+                d = fn_flow.definition(receiver.value) or self._definition(receiver.value, None)
+                if d is not None and isinstance(d.value, cst.Call) \
+                        and self.ctx.imports.resolve(d.value.func) in LOSS_SCALERS:
+                    return Scaled(origin, "scaler")
+        return None
+
+    # -- clipping -------------------------------------------------------------------------
+    def clip_calls(self) -> List[tuple]:
+        """(call event, name of the clipped gradients) for every clip of a Name."""
+        out = []
+        for event in self.flow.calls():
+            call = event.node
+            assert isinstance(call, cst.Call)
+            target = self._clipped(call)
+            if isinstance(target, cst.Name):
+                out.append((event, target.value))
+        return out
+
+    def _clipped(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        if not positional:
+            return None
+        callee = self.callee(call.func)
+        if callee in CLIP_FUNCTIONS or callee in CLIP_CLASSES:
+            return positional[0]
+        # hyper_map(F.partial(clip_grad, ...), grads)
+        head = positional[0]
+        if isinstance(head, cst.Call) and self.ctx.imports.resolve(head.func) == "mindspore.ops.partial" \
+                and head.args and len(positional) >= 2:
+            fn = head.args[0].value
+            fn_name = _self_attr(fn) or (fn.value if isinstance(fn, cst.Name) else None)
+            if fn_name is not None and ("clip" in fn_name.lower()
+                                        or self.callee(fn) in CLIP_FUNCTIONS | CLIP_CLASSES):
+                return positional[-1]
+        return None
+
+
+#: what a Cell that scales its loss does besides: overflow checks and scale updates
+_LOSS_SCALE_MARKERS = ("start_overflow_check", "get_overflow_status", "process_loss_scale", "FloatStatus",
+                       "all_finite", "loss_scaling_manager", "LossScaleUpdateCell", "LossScaleManager")
+
+
+def cell_scales_loss(ctx, owner) -> bool:
+    """Whether a Cell (a CellInfo) is a loss-scale training step: it extends
+    TrainOneStepWithLossScaleCell, or checks overflow / updates a loss scale itself. A
+    "sens" alone is not enough: DETR-style cells feed an upstream gradient as sens."""
+    if owner is None:
+        return False
+    if "mindspore.nn.TrainOneStepWithLossScaleCell" in owner.bases:
+        return True
+    text = ctx.fact("class_text:" + owner.name, lambda: cst.Module([]).code_for_node(owner.node))
+    return any(marker in text for marker in _LOSS_SCALE_MARKERS)
+
+
+def _body(func: Union[cst.FunctionDef, cst.Module]):
+    if isinstance(func, cst.Module):
+        return func.body
+    body = func.body
+    return body.body if isinstance(body, cst.IndentedBlock) else ()
+
+
+def file_has_loss_scaling(ctx) -> bool:
+    """Any loss-scale API, ``loss_scale``/``scale_sense`` argument or name in the file."""
+    def compute() -> bool:
+        source = ctx.source
+        if any(word in source for word in ("loss_scale", "LossScale", "scale_sense", "scaling_sens")):
+            return True
+        from msacclint.analysis.facts import facts
+        return facts(ctx).calls_any(*LOSS_SCALING_APIS)
+    return ctx.fact("has_loss_scaling", compute)
+
+
+def model_argument(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    """An argument of ``mindspore.Model(network, loss_fn, optimizer, metrics, ...)``."""
+    from msacclint.analysis.calls import argument
+    arg = argument(call, name, ("network", "loss_fn", "optimizer", "metrics", "eval_network", "eval_indexes",
+                                "amp_level", "boost_level"))
+    return arg.value if arg is not None else None
+
+
+def defined_value(ctx, scope: Union[cst.FunctionDef, cst.Module, None], expr: Optional[cst.BaseExpression],
+                  before: Optional[int] = None) -> Optional[cst.BaseExpression]:
+    """The expression a Name was assigned in ``scope`` (else at module level), only when
+    exactly one assignment precedes the use (two assignments may sit in different
+    branches: then None); the expression itself when it is not a Name."""
+    if expr is None or not isinstance(expr, cst.Name):
+        return expr
+    for where in ((scope,) if scope is not None else ()) + (ctx.module,):
+        local = where is scope
+        found = [d for d in flow(ctx, where).defs.get(expr.value, ())
+                 if not local or before is None or d.order < before]
+        if len(found) == 1 and found[0].index is None and not isinstance(found[0].node, cst.For):
+            return found[0].value
+        if found:
+            return None
+    return None

@@ -1,0 +1,248 @@
+"""cg.04: a loss that contradicts how it is used.
+
+MSA501 SoftmaxCrossEntropyWithLogits whose explicit ``sparse=`` contradicts the labels it is
+given; MSA502 an element-wise (unreduced) loss handed to autodiff or a training wrapper
+(MS-LOSS-03). Both only speak when the file shows both sides; MSA140/MSA141 (table rules)
+own the "argument left to its default" findings, so these two only look at explicit values.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import libcst as cst
+
+from msacclint.analysis.calls import argument, literal
+from msacclint.analysis.cells import CellInfo, cell_of_call
+from msacclint.analysis.facts import facts
+from msacclint.analysis.flow import flow
+from msacclint.analysis.loss_scale import GRAD_FUNCTIONS, defined_value, model_argument, module_functions
+from msacclint.analysis.losses import SOFTMAX_CE, dataset_label_kind, label_kind, loss_options, unreduced_return
+from msacclint.diagnostics import Severity
+from msacclint.engine.rule import Invalid, Valid
+from msacclint.rules.function_rule import FunctionRule
+
+_HDR = "import mindspore as ms\nfrom mindspore import nn, ops\n"
+_DS = ("import mindspore.dataset as ds\nimport mindspore.dataset.transforms as T\n"
+       "dataset = ds.MnistDataset('data/train')\n"
+       "dataset = dataset.map(operations=T.TypeCast(ms.int32), input_columns='label')\n")
+
+
+def _self_attr(node: cst.BaseExpression) -> Optional[str]:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+class LossLabelContradiction(FunctionRule):
+    code = "MSA501"
+    name = "loss-label-contradiction"
+    checklist = "cg.04"
+    severity = Severity.WARNING
+    uses_facts = True
+    message = "SoftmaxCrossEntropyWithLogits's explicit sparse= contradicts the labels it is fed"
+    what = ("Reports `nn.SoftmaxCrossEntropyWithLogits(sparse=False)` fed integer class labels, and "
+            "`sparse=True` fed one-hot labels, when the file shows the labels: its dataset pipeline casts the "
+            "label column with `TypeCast(int32)` (or one-hot encodes it with `OneHot`), or the loss is called "
+            "on `ops.cast(y, ms.int32)` / `y.astype(ms.int32)` / `ops.one_hot(...)`. Only an explicit `sparse=` "
+            "is judged: leaving it to the default is MSA140's warning, so the two never report the same call.")
+    why = ("sparse=False expects one-hot float labels of the logits' shape, sparse=True class indices. "
+           "PyTorch's CrossEntropyLoss takes class indices, so a port that keeps `sparse=False` from an "
+           "example and feeds int32 labels fails at graph compile time at best; one-hot labels given to "
+           "`sparse=True` are read as indices.")
+    example = _HDR + _DS + "loss = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction='mean')\n"
+    use_instead = _HDR + _DS + "loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')\n"
+    fix_safety = "No automatic fix: the labels or the loss may be the part to change."
+    versions = "sparse=False default since 1.x; unchanged in 2.10."
+    VALID = (
+        Valid(_HDR + _DS + "loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')\n",
+              note="idiomatic"),
+        Valid(_HDR + _DS.replace("T.TypeCast(ms.int32)", "T.OneHot(10)")
+              + "loss = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction='mean')\n",
+              note="one-hot labels with sparse=False"),
+        Valid(_HDR + _DS + "loss = nn.SoftmaxCrossEntropyWithLogits(reduction='mean')\n",
+              note="sparse left to the default: MSA140's finding"),
+        Valid(_HDR + "loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction='mean')\n"
+              "def forward(x, y):\n    return loss_fn(net(x), y)\n", note="labels the file does not show"),
+        Valid("import torch\nloss_fn = torch.nn.CrossEntropyLoss()\nloss = loss_fn(logits, y.long())\n",
+              note="PyTorch"),
+    )
+    INVALID = (
+        Invalid(_HDR + "loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction='mean')\n"
+                "def forward(x, y):\n    y = ops.cast(y, ms.int32)\n    return loss_fn(net(x), y)\n", line=6,
+                note="torch's CrossEntropyLoss(logits, y.long()) ported with the one-hot loss"),
+        Invalid(_HDR + _DS + "loss = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction='mean')\n", line=7),
+        Invalid(_HDR + "class Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')\n"
+                "    def construct(self, x, y):\n        onehot = ops.one_hot(y, 10, 1.0, 0.0)\n"
+                "        return self.loss(x, onehot)\n", line=9),
+    )
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        #: constructions with an explicit literal sparse: (call, sparse, handle kind, handle name)
+        self.losses: List[Tuple[cst.Call, bool, str, str]] = []
+
+    def _record(self, value: cst.BaseExpression, kind: str, name: str) -> None:
+        options = loss_options(self.ctx, value)
+        if options is not None and options.api == SOFTMAX_CE and isinstance(options.sparse, bool):
+            self.losses.append((value, options.sparse, kind, name))  # type: ignore[arg-type]
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            attr = _self_attr(target.target)
+            if attr is not None:
+                self._record(node.value, "attr", attr)
+            elif isinstance(target.target, cst.Name):
+                self._record(node.value, "name", target.target.value)
+            else:
+                self._record(node.value, "other", "")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        for arg in node.args:
+            if isinstance(arg.value, cst.Call):
+                self._record(arg.value, "other", "")
+
+    def finish(self) -> None:
+        dataset = dataset_label_kind(self.ctx)
+        scopes = list(facts(self.ctx).functions) + [self.ctx.module]
+        for call, sparse, kind, name in self.losses:
+            wrong = "int" if sparse is False else "onehot"
+            if dataset == wrong:
+                self.report(call, self._message(sparse, "the dataset pipeline of this file"))
+                continue
+            if kind == "other":
+                continue
+            for scope in scopes:
+                for event in flow(self.ctx, scope).calls():
+                    use = event.node
+                    func = use.func
+                    handle = _self_attr(func) if kind == "attr" else func.value if isinstance(func, cst.Name) else None
+                    if handle != name or len(use.args) < 2:
+                        continue
+                    if label_kind(self.ctx, scope, use.args[1].value, event.order) == wrong:
+                        self.report(use, self._message(sparse, "this call"))
+
+    @staticmethod
+    def _message(sparse: bool, where: str) -> str:
+        if sparse is False:
+            return (f"SoftmaxCrossEntropyWithLogits(sparse=False) expects one-hot labels, but {where} gives "
+                    f"it integer class labels; use sparse=True")
+        return (f"SoftmaxCrossEntropyWithLogits(sparse=True) expects class indices, but {where} gives it "
+                f"one-hot labels; use sparse=False or pass the indices")
+
+
+TRAIN_CELLS = frozenset({"mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneStepWithLossScaleCell"})
+_CELL = ("class NetWithLoss(nn.Cell):\n    def __init__(self, net):\n        super().__init__()\n"
+         "        self.net = net\n        self.loss = nn.MSELoss(reduction='none')\n"
+         "    def construct(self, x, y):\n        return self.loss(self.net(x), y)\n")
+
+
+class UnreducedLoss(FunctionRule):
+    code = "MSA502"
+    name = "unreduced-loss-to-autodiff"
+    checklist = "cg.04"
+    severity = Severity.WARNING
+    message = "an element-wise loss is differentiated: gradients are summed over the batch"
+    what = ("Reports an unreduced loss handed to training: `Model(net, loss_fn=L)` or `nn.WithLossCell(net, L)` "
+            "fed to `TrainOneStepCell`/`Model` with `L` built with an explicit `reduction='none'`; "
+            "`value_and_grad`/`grad` of a function of the file, and `TrainOneStepCell`/`Model` of a Cell of "
+            "the file, whose every return is such a loss, `ops.square`/`ops.abs` or `** 2` with no reduction "
+            "after it. Defaults left unsaid are the table rules' findings (MSA140, MSA141).")
+    why = ("MindSpore differentiates a non-scalar output with a sensitivity of ones: the gradient of the "
+           "sum of the per-sample losses (verified on 2.10: 8 times larger for a batch of 8). The effective "
+           "learning rate then grows with the batch size. PyTorch refuses (`grad can be implicitly created "
+           "only for scalar outputs`), so ports never had to think about it.")
+    example = _HDR + "def forward_fn(x, y):\n    return ops.square(net(x) - y)\n" \
+                     "grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)\n"
+    use_instead = _HDR + "def forward_fn(x, y):\n    return ops.square(net(x) - y).mean()\n" \
+                         "grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)\n"
+    fix_safety = "No automatic fix."
+    versions = "Autodiff semantics unchanged from 1.x to 2.10."
+    VALID = (
+        Valid(_HDR + "def forward_fn(x, y):\n    return ops.square(net(x) - y).mean()\n"
+              "grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)\n", note="idiomatic"),
+        Valid(_HDR + "loss = nn.MSELoss(reduction='mean')\nmodel = ms.Model(net, loss_fn=loss, optimizer=opt)\n"),
+        Valid(_HDR + "def forward_fn(x, y):\n    loss = loss_fn(net(x), y)\n    return loss\n"
+              "grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)\n", note="a loss the file does not show"),
+        Valid(_HDR + _CELL.replace("return self.loss(self.net(x), y)", "return self.loss(self.net(x), y).mean()")
+              + "train = nn.TrainOneStepCell(NetWithLoss(net), opt)\n", note="reduced in construct"),
+        Valid(_HDR + "loss = nn.MSELoss(reduction='none')\nper_sample = loss(net(x), y)\n",
+              note="per-sample losses for analysis, not differentiated"),
+        Valid("import torch\nloss = torch.nn.MSELoss(reduction='none')(out, y)\nloss.mean().backward()\n",
+              note="PyTorch"),
+    )
+    INVALID = (
+        Invalid(_HDR + "def forward_fn(x, y):\n    return ops.square(net(x) - y)\n"
+                "grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)\n", line=5,
+                note="torch's ((out - y) ** 2) ported without the final .mean()"),
+        Invalid(_HDR + "loss = nn.MSELoss(reduction='none')\nmodel = ms.Model(net, loss_fn=loss, optimizer=opt)\n",
+                line=4),
+        Invalid(_HDR + _CELL + "train = nn.TrainOneStepCell(NetWithLoss(net), opt)\n", line=10),
+        Invalid(_HDR + "def forward_fn(x, y):\n    diff = net(x) - y\n    loss = diff ** 2\n    return loss, diff\n"
+                "grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters, has_aux=True)\n", line=7),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self.ctx.resolve(node.func)
+        scope = self.scope
+        before = flow(self.ctx, scope).order(node) if scope is not None else None
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        what = None
+        if callee == "mindspore.Model":
+            loss = model_argument(node, "loss_fn")
+            if loss is not None and literal(loss) is not None:
+                if self._none_loss(scope, loss, before):
+                    what = "the loss_fn is built with reduction='none'"
+            elif self._unreduced_network(scope, model_argument(node, "network"), before):
+                what = "the network returns an element-wise loss"
+        elif callee in TRAIN_CELLS and positional:
+            if self._unreduced_network(scope, positional[0], before):
+                what = "the network returns an element-wise loss"
+        elif callee in GRAD_FUNCTIONS and positional:
+            fn = positional[0]
+            target = self._function(fn)
+            if target is not None:
+                builder = lambda e: defined_value(self.ctx, target, e)  # noqa: E731
+                if unreduced_return(self.ctx, target, builder) is not None:
+                    what = f"{target.name.value} returns an element-wise loss"
+            elif self._unreduced_network(scope, fn, before):
+                what = "the network returns an element-wise loss"
+        if what:
+            self.report(node, f"{what}: MindSpore differentiates its sum, so gradients grow with the batch "
+                        f"size; reduce it (.mean() or reduction='mean')")
+
+    def _function(self, expr: cst.BaseExpression) -> Optional[cst.FunctionDef]:
+        if not isinstance(expr, cst.Name):
+            return None
+        if self.scope is not None:
+            body = self.scope.body.body if isinstance(self.scope.body, cst.IndentedBlock) else ()
+            for stmt in body:
+                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == expr.value:
+                    return stmt
+        return module_functions(self.ctx).get(expr.value)
+
+    def _none_loss(self, scope, expr, before) -> bool:
+        options = loss_options(self.ctx, defined_value(self.ctx, scope, expr, before))
+        return options is not None and options.reduction == "none"
+
+    def _unreduced_network(self, scope, expr, before) -> bool:
+        value = defined_value(self.ctx, scope, expr, before)
+        if not isinstance(value, cst.Call):
+            return False
+        if self.ctx.resolve(value.func) == "mindspore.nn.WithLossCell":
+            loss = argument(value, "loss_fn", ("backbone", "loss_fn"))
+            return loss is not None and self._none_loss(scope, loss.value, before)
+        info = cell_of_call(self.ctx, value)
+        if info is None or info.construct is None:
+            return False
+        return unreduced_return(self.ctx, info.construct, _attr_builder(info)) is not None
+
+
+def _attr_builder(info: CellInfo):
+    def build(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        attr = _self_attr(expr)
+        if attr is not None and attr in info.attrs:
+            return info.attrs[attr].value
+        return None
+    return build

@@ -1,0 +1,415 @@
+"""mp.01 / mp.02: float16 training and its loss scale.
+
+MSA403 FixedLossScaleManager(x, drop_overflow_update=False) with an optimizer of the same
+Model whose loss_scale is not x (MS-LS-01); MSA404 float16 training with no loss scaling
+anywhere in the file; MSA405 Model(amp_level="O2"/"O3") given a network that computes its
+own loss, and O3 without loss_scale_manager/keep_batchnorm_fp32 (MS-AMP-01).
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import libcst as cst
+
+from msacclint.analysis.calls import UNKNOWN, argument, has_star_kwargs, literal
+from msacclint.analysis.cells import cell_of_call
+from msacclint.analysis.facts import facts
+from msacclint.analysis.flow import flow
+from msacclint.analysis.loss_scale import GRAD_FUNCTIONS, defined_value, file_has_loss_scaling, model_argument
+from msacclint.diagnostics import Severity
+from msacclint.engine.rule import Invalid, Valid
+from msacclint.rules.function_rule import FunctionRule
+
+MODEL = "mindspore.Model"
+BUILD_TRAIN = "mindspore.build_train_network"
+AUTO_MP = "mindspore.auto_mixed_precision"
+FIXED_MANAGER = "mindspore.FixedLossScaleManager"
+#: optimizers whose signature has loss_scale, with their parameter order
+OPTIMIZER_SIGNATURES = {
+    "mindspore.nn.Momentum": ("params", "learning_rate", "momentum", "weight_decay", "loss_scale"),
+    "mindspore.nn.SGD": ("params", "learning_rate", "momentum", "dampening", "weight_decay", "nesterov",
+                         "loss_scale"),
+    "mindspore.nn.Adam": ("params", "learning_rate", "beta1", "beta2", "eps", "use_locking", "use_nesterov",
+                          "weight_decay", "loss_scale"),
+    "mindspore.nn.LazyAdam": ("params", "learning_rate", "beta1", "beta2", "eps", "use_locking", "use_nesterov",
+                              "weight_decay", "loss_scale"),
+    "mindspore.nn.RMSProp": ("params", "learning_rate", "decay", "momentum", "epsilon", "use_locking", "centered",
+                             "loss_scale"),
+    "mindspore.nn.Adagrad": ("params", "accum", "learning_rate", "update_slots", "loss_scale"),
+}
+LOSS_FUNCTIONS = frozenset({
+    "mindspore.ops.cross_entropy", "mindspore.ops.binary_cross_entropy", "mindspore.ops.binary_cross_entropy_with_logits",
+    "mindspore.ops.mse_loss", "mindspore.ops.nll_loss", "mindspore.ops.l1_loss", "mindspore.ops.smooth_l1_loss",
+    "mindspore.ops.kl_div",
+})
+BUILD_TRAIN_SIGNATURE = ("network", "optimizer", "loss_fn", "level")
+_CODE = lambda node: cst.Module([]).code_for_node(node)  # noqa: E731
+
+
+def _on_self(node: cst.BaseExpression) -> bool:
+    """``self.x...`` or a deep path (``net.a.b.matmul``): a per-layer cast, not the network.
+    ``net`` and ``net.backbone`` count as the network."""
+    depth = 0
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+        depth += 1
+    return not isinstance(node, cst.Name) or node.value == "self" or depth > 1
+
+
+ADAPTIVE = frozenset({"mindspore.nn.Adam", "mindspore.nn.LazyAdam", "mindspore.nn.RMSProp", "mindspore.nn.Adagrad"})
+
+
+def amp_level(call: cst.Call, callee: str) -> Optional[str]:
+    """The literal amp level of a Model / build_train_network / auto_mixed_precision call."""
+    if callee == MODEL:
+        value = model_argument(call, "amp_level")
+    elif callee == BUILD_TRAIN:
+        arg = argument(call, "level", BUILD_TRAIN_SIGNATURE)
+        value = arg.value if arg is not None else None
+    elif callee == AUTO_MP:
+        arg = argument(call, "amp_level", ("network", "amp_level"))
+        value = arg.value if arg is not None else None
+    else:
+        return None
+    if value is None:
+        return "O0"
+    level = literal(value)
+    return level if isinstance(level, str) else None
+
+
+def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
+    return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+
+
+def o3_unguarded(call: cst.Call, callee: str) -> bool:
+    """O3 (float16 BatchNorm, no loss scaling) without loss_scale_manager nor
+    keep_batchnorm_fp32: the MS-AMP-01 finding of MSA405."""
+    return (amp_level(call, callee) == "O3" and not has_star_kwargs(call)
+            and _keyword(call, "loss_scale_manager") is None and _keyword(call, "keep_batchnorm_fp32") is None)
+
+
+_LS_HDR = "import mindspore as ms\nfrom mindspore import nn\nfrom mindspore.train import Model, FixedLossScaleManager\n\n"
+
+
+class FixedLossScaleMismatch(FunctionRule):
+    code = "MSA403"
+    name = "fixed-loss-scale-optimizer-mismatch"
+    checklist = "mp.02"
+    severity = Severity.ERROR
+    message = ("FixedLossScaleManager(drop_overflow_update=False) needs the optimizer's loss_scale set to the "
+               "same value")
+    what = ("Reports `Model(..., optimizer=opt, loss_scale_manager=FixedLossScaleManager(x, "
+            "drop_overflow_update=False))` when `opt` is a MindSpore optimizer whose `loss_scale` (1.0 when "
+            "not given) is not x. Values from config objects are compared as written: "
+            "`loss_scale=config.loss_scale` on both sides is fine; a manager value the linter cannot read "
+            "(a config value may be 1) or anything else it cannot compare keeps it silent.")
+    why = ("With drop_overflow_update=False the manager scales the loss by x and leaves the division to "
+           "the optimizer's own loss_scale. Left at 1.0, every update is x times too large (verified on "
+           "2.10: a weight that should move to 0.98 jumps to -1.56 with x=128): divergence or NaN.")
+    example = ("manager = FixedLossScaleManager(1024, drop_overflow_update=False)\n"
+               "opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)\n"
+               "model = Model(net, loss, opt, loss_scale_manager=manager)\n")
+    use_instead = ("manager = FixedLossScaleManager(1024, drop_overflow_update=False)\n"
+                   "opt = nn.Momentum(net.trainable_params(), 0.01, 0.9, loss_scale=1024)\n"
+                   "model = Model(net, loss, opt, loss_scale_manager=manager)\n")
+    fix_safety = "No automatic fix."
+    versions = "Documented in the FixedLossScaleManager docstring since 1.x; verified on 2.10."
+    VALID = (
+        Valid(_LS_HDR + "manager = FixedLossScaleManager(1024, drop_overflow_update=False)\n"
+              "opt = nn.Momentum(net.trainable_params(), 0.01, 0.9, loss_scale=1024)\n"
+              "model = Model(net, loss, opt, loss_scale_manager=manager)\n", note="idiomatic"),
+        Valid(_LS_HDR + "def main(config):\n"
+              "    manager = FixedLossScaleManager(config.loss_scale, drop_overflow_update=False)\n"
+              "    opt = nn.Momentum(net.trainable_params(), 0.01, 0.9, loss_scale=config.loss_scale)\n"
+              "    model = Model(net, loss, optimizer=opt, loss_scale_manager=manager)\n", note="model-zoo form"),
+        Valid(_LS_HDR + "manager = FixedLossScaleManager(1024)\nopt = nn.Momentum(net.trainable_params(), 0.01, 0.9)\n"
+              "model = Model(net, loss, opt, loss_scale_manager=manager)\n",
+              note="drop_overflow_update=True: the manager unscales itself"),
+        Valid(_LS_HDR + "manager = ms.DynamicLossScaleManager(2**16)\nopt = nn.Momentum(net.trainable_params(), 0.01, 0.9)\n"
+              "model = Model(net, loss, opt, loss_scale_manager=manager)\n"),
+        Valid(_LS_HDR + "manager = FixedLossScaleManager(1024, drop_overflow_update=False)\n"
+              "opt = create_optimizer(net, loss_scale=1024)\n"
+              "model = Model(net, loss, opt, loss_scale_manager=manager)\n", note="optimizer the linter cannot see"),
+        Valid(_LS_HDR + "def main(flag):\n    manager = FixedLossScaleManager(128, drop_overflow_update=False)\n"
+              "    if flag:\n        opt = nn.Momentum(params, 0.01, 0.9, loss_scale=128)\n"
+              "    else:\n        opt = nn.Momentum(params, 0.01, 0.9, 0.0, 128)\n"
+              "    model = Model(net, loss, opt, loss_scale_manager=manager)\n", note="two definitions: silent"),
+    )
+    INVALID = (
+        Invalid(_LS_HDR + "manager = FixedLossScaleManager(1024, drop_overflow_update=False)\n"
+                "opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)\n"
+                "model = Model(net, loss, opt, loss_scale_manager=manager)\n", line=7,
+                note="a port of torch's GradScaler, which unscales by itself"),
+        Invalid(_LS_HDR + "def train(config):\n    opt = nn.SGD(net.trainable_params(), 0.1, loss_scale=128)\n"
+                "    model = Model(net, loss_fn=loss, optimizer=opt,\n"
+                "                  loss_scale_manager=FixedLossScaleManager(1024, drop_overflow_update=False))\n",
+                line=7),
+        Invalid(_LS_HDR + "def train(config):\n"
+                "    manager = FixedLossScaleManager(256, drop_overflow_update=False)\n"
+                "    opt = nn.Adam(net.trainable_params(), 1e-3, weight_decay=1e-4)\n"
+                "    model = Model(net, loss, opt, loss_scale_manager=manager)\n", line=8,
+                message_contains="eps and weight_decay"),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.resolve(node.func) != MODEL or has_star_kwargs(node):
+            return
+        scope = self.scope
+        before = flow(self.ctx, scope).order(node) if scope is not None else None
+        manager_arg = _keyword(node, "loss_scale_manager")
+        manager = defined_value(self.ctx, scope, manager_arg.value if manager_arg else None, before)
+        if not isinstance(manager, cst.Call) or self.ctx.resolve(manager.func) != FIXED_MANAGER \
+                or has_star_kwargs(manager):
+            return
+        signature = ("loss_scale", "drop_overflow_update")
+        drop = argument(manager, "drop_overflow_update", signature)
+        if drop is None or literal(drop.value) is not False:
+            return
+        scale_arg = argument(manager, "loss_scale", signature)
+        optimizer = defined_value(self.ctx, scope, model_argument(node, "optimizer"), before)
+        if not isinstance(optimizer, cst.Call) or has_star_kwargs(optimizer):
+            return
+        opt_name = self.ctx.resolve(optimizer.func)
+        if opt_name not in OPTIMIZER_SIGNATURES:
+            return
+        opt_arg = argument(optimizer, "loss_scale", OPTIMIZER_SIGNATURES[opt_name])
+        verdict = _compare(scale_arg.value if scale_arg else None, opt_arg.value if opt_arg else None)
+        if verdict is None:
+            return
+        x = _CODE(scale_arg.value) if scale_arg else "128.0"
+        y = _CODE(opt_arg.value) if opt_arg else "1.0 (its default)"
+        short = opt_name.rsplit(".", 1)[-1]
+        effect = (f"{short} normalises most of the factor away, but its eps and weight_decay act on gradients off "
+                  f"by that ratio" if opt_name in ADAPTIVE else "every update is off by that ratio")
+        self.report(node, f"FixedLossScaleManager({x}, drop_overflow_update=False) scales the loss by {x} and "
+                    f"leaves the division to the optimizer, but {short} has loss_scale={y}: {effect}; give the "
+                    f"optimizer loss_scale={x}")
+
+
+def _compare(manager: Optional[cst.BaseExpression], optimizer: Optional[cst.BaseExpression]) -> Optional[bool]:
+    """True when they certainly differ, None when equal or undecidable."""
+    x = 128.0 if manager is None else literal(manager)
+    y = 1.0 if optimizer is None else literal(optimizer)
+    if x is not UNKNOWN and y is not UNKNOWN:
+        return True if (isinstance(x, (int, float)) and isinstance(y, (int, float)) and float(x) != float(y)) \
+            else None
+    # a value from a config object may well be 1 (model-zoo CPU configs set loss_scale: 1):
+    # undecidable, so silent
+    return None
+
+
+TRAINING_APIS = GRAD_FUNCTIONS | {"mindspore.ops.GradOperation", "mindspore.nn.TrainOneStepCell", BUILD_TRAIN}
+_FP16_HDR = "import mindspore as ms\nfrom mindspore import nn\n\n"
+_LOOP = ("grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)\n"
+         "for data, label in dataset:\n    loss, grads = grad_fn(data, label)\n    optimizer(grads)\n")
+
+
+def _preset_scales(ctx) -> bool:
+    """A Model/build_train_network at O2 (whose preset adds dynamic loss scaling)."""
+    for name in (MODEL, BUILD_TRAIN):
+        for call in facts(ctx).called(name):
+            if amp_level(call, name) == "O2":
+                return True
+    return False
+
+
+class Float16WithoutLossScale(FunctionRule):
+    code = "MSA404"
+    name = "float16-without-loss-scale"
+    checklist = "mp.02"
+    severity = Severity.WARNING
+    uses_facts = True
+    message = "float16 training with no loss scaling anywhere in the file"
+    what = ("Reports the float16 casts of a file that trains (`value_and_grad`/`grad`/`GradOperation`, "
+            "`TrainOneStepCell`, `build_train_network` or `Model.train`) when nothing in the file scales the "
+            "loss: `net.to_float(mstype.float16)`, `auto_mixed_precision(net, 'O2'/'O3')`, and "
+            "`Model`/`build_train_network` at O3 with `keep_batchnorm_fp32` (without it, MSA405 reports the "
+            "call). `Model(amp_level='O2')` is never reported: its preset adds a DynamicLossScaleManager. Any "
+            "loss-scale API, `loss_scale`/`scale_sense` argument or name in the file keeps it silent.")
+    why = ("float16 cannot represent gradients below about 6e-8; without a loss scale the small ones "
+           "flush to zero and training stalls or diverges silently. PyTorch users get the scale from "
+           "`GradScaler`; `auto_mixed_precision` and `to_float` only cast, they never scale.")
+    example = _FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O2')\n" + _LOOP
+    use_instead = (_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O2')\n"
+                   "loss_scaler = ms.amp.DynamicLossScaler(2**16, 2, 1000)\n"
+                   "# forward_fn returns loss_scaler.scale(loss); the step unscales the gradients\n" + _LOOP)
+    fix_safety = "No automatic fix."
+    versions = "All MindSpore versions; the O2/O3 presets are read from 2.10's amp._config_level."
+    VALID = (
+        Valid(_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O2')\nloss_scaler = ms.amp.DynamicLossScaler(1024, 2, 1000)\n"
+              + _LOOP, note="idiomatic functional AMP"),
+        Valid(_FP16_HDR + "net.to_float(ms.float16)\nmodel = ms.Model(net, loss, opt, amp_level='O2')\nmodel.train(10, ds)\n",
+              note="O2's preset scales the loss"),
+        Valid(_FP16_HDR + "net.to_float(ms.float32)\n" + _LOOP, note="float32"),
+        Valid(_FP16_HDR + "net.to_float(ms.float16)\nmodel = ms.Model(net)\nmodel.predict(x)\n", note="inference only"),
+        Valid("import torch\nmodel = model.half()\nwith torch.autocast('cuda'):\n    loss = model(x)\n", note="PyTorch"),
+        Valid(_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O1')\n" + _LOOP, note="O1 keeps fp32 weights"),
+        Valid(_FP16_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.dense = nn.Dense(8, 8)\n        self.dense.to_float(ms.float16)\n" + _LOOP,
+              note="one layer cast inside a Cell: an op-level choice, not float16 training"),
+        Valid(_FP16_HDR + "net.encoder.cell.matmul.to_float(ms.float16)\n" + _LOOP,
+              note="one operation deep inside the network"),
+    )
+    INVALID = (
+        Invalid(_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O2')\n" + _LOOP, line=4,
+                note="torch.autocast ported without a GradScaler"),
+        Invalid(_FP16_HDR + "from mindspore import dtype as mstype\nnet.to_float(mstype.float16)\n"
+                "train_net = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)\n", line=5),
+        Invalid(_FP16_HDR + "model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=True)\n"
+                "model.train(10, ds)\n", line=4),
+    )
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.casts: List[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "to_float" and node.args:
+            # a whole network cast by the script; ``self.dense.to_float(...)`` inside a Cell is
+            # a per-layer (O1-style) choice
+            if self.ctx.resolve(node.args[0].value) == "mindspore.float16" and not self._classes \
+                    and not _on_self(func.value):
+                self.casts.append(node)
+            return
+        callee = self.ctx.resolve(func)
+        if callee == AUTO_MP and amp_level(node, callee) in ("O2", "O3"):
+            self.casts.append(node)
+        elif callee in (MODEL, BUILD_TRAIN) and amp_level(node, callee) == "O3" \
+                and not o3_unguarded(node, callee) and not has_star_kwargs(node):
+            self.casts.append(node)
+
+    def finish(self) -> None:
+        if not self.casts or file_has_loss_scaling(self.ctx) or _preset_scales(self.ctx):
+            return
+        found = facts(self.ctx)
+        trains = found.calls_any(*TRAINING_APIS) or (found.calls_any(MODEL) and bool(found.method_calls("train")))
+        if not trains:
+            return
+        for call in self.casts:
+            self.report(call, "float16 training with no loss scaling anywhere in this file: small gradients "
+                        "underflow to zero; add a loss scaler (DynamicLossScaler / a LossScaleManager) or "
+                        "use Model(amp_level='O2'), whose preset scales the loss")
+
+
+_O2_HDR = ("import mindspore as ms\nfrom mindspore import nn\n\n"
+           "class NetWithLoss(nn.Cell):\n"
+           "    def __init__(self, backbone):\n"
+           "        super().__init__()\n"
+           "        self.backbone = backbone\n"
+           "        self.loss = nn.CrossEntropyLoss()\n\n"
+           "    def construct(self, x, y):\n"
+           "        return self.loss(self.backbone(x), y)\n\n")
+
+
+class AmpLevelLossInNetwork(FunctionRule):
+    code = "MSA405"
+    name = "amp-level-loss-in-float16"
+    checklist = "mp.01"
+    severity = Severity.WARNING
+    message = "Model(amp_level='O2'/'O3') casts a network that computes its own loss: the loss runs in float16"
+    what = ("Reports a training `Model(net, amp_level='O2'/'O3')` (its `.train()` is called in the same "
+            "function; evaluation-only Models are skipped) and `build_train_network` without `loss_fn` when "
+            "`net` visibly contains its loss: an `nn.WithLossCell`, or a Cell of the file that calls a "
+            "MindSpore loss in `construct`. Also reports `amp_level='O3'` with neither `loss_scale_manager` "
+            "nor `keep_batchnorm_fp32` (MS-AMP-01). Networks the linter cannot see keep it silent.")
+    why = ("O2/O3 cast the whole network to float16, not an op list as torch.autocast does. Given "
+           "`loss_fn=`, Model adds the loss after casting the output back to float32; a loss inside the "
+           "network is computed in float16 instead (softmax/log of large logits overflow, small losses "
+           "round). O3 also runs BatchNorm in float16 and adds no loss scaling at all.")
+    example = _O2_HDR + "model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')\n"
+    use_instead = "model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')\n"
+    fix_safety = "No automatic fix."
+    versions = "Same O2/O3 presets in 1.x and 2.10 (read from amp._config_level)."
+    VALID = (
+        Valid(_O2_HDR + "model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')\n",
+              note="idiomatic: loss_fn given"),
+        Valid(_O2_HDR + "model = ms.Model(NetWithLoss(net), optimizer=opt)\nmodel.train(5, ds)\n", note="O0"),
+        Valid("import mindspore as ms\nmodel = ms.Model(net, loss, opt, metrics={'acc'}, amp_level='O3')\n"
+              "acc = model.eval(ds)\n", note="an evaluation-only Model"),
+        Valid(_O2_HDR + "model = ms.Model(build_net(), optimizer=opt, amp_level='O2')\nmodel.train(5, ds)\n",
+              note="a network the linter cannot see"),
+        Valid(_O2_HDR + "model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=False,\n"
+              "                 loss_scale_manager=ms.FixedLossScaleManager(1024, False))\n",
+              note="O3 with explicit choices"),
+        Valid("import torch\nwith torch.autocast('cuda'):\n    loss = net_with_loss(x, y)\n", note="PyTorch"),
+    )
+    INVALID = (
+        Invalid(_O2_HDR + "model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')\nmodel.train(5, ds)\n",
+                line=13),
+        Invalid("import mindspore as ms\nfrom mindspore import nn\n"
+                "net_with_loss = nn.WithLossCell(net, nn.CrossEntropyLoss())\n"
+                "model = ms.Model(net_with_loss, optimizer=opt, amp_level='O3', keep_batchnorm_fp32=False)\n"
+                "model.train(5, ds)\n", line=4,
+                note="a torch-style 'model computes its loss' port"),
+        Invalid("import mindspore as ms\ndef main(ds):\n    model = ms.Model(net, loss, opt, amp_level='O3')\n"
+                "    model.train(5, ds)\n", line=3, message_contains="O3"),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self.ctx.resolve(node.func)
+        if callee not in (MODEL, BUILD_TRAIN) or has_star_kwargs(node):
+            return
+        level = amp_level(node, callee)
+        if level not in ("O2", "O3") or (callee == MODEL and not self._trains(node)):
+            return
+        problems = []
+        if self._loss_inside(node, callee):
+            problems.append(f"amp_level='{level}' casts the whole network to float16 and this network computes "
+                            f"its own loss, which then runs in float16; pass the loss as loss_fn= instead")
+        if o3_unguarded(node, callee):
+            problems.append("amp_level='O3' also runs BatchNorm in float16 and adds no loss scaling; use 'O2', "
+                            "or pass keep_batchnorm_fp32= and loss_scale_manager= explicitly")
+        if problems:
+            self.report(node, "; ".join(problems))
+
+    def _trains(self, call: cst.Call) -> bool:
+        """The Model is assigned to a name whose ``.train(...)`` is called in the same scope
+        (an evaluation-only Model neither scales a loss nor trains BatchNorm)."""
+        scope = self.scope if self.scope is not None else self.ctx.module
+        fl = flow(self.ctx, scope)
+        for name, definitions in fl.defs.items():
+            if any(d.value is call for d in definitions):
+                return bool(fl.method_calls("train", receiver=name))
+        return False
+
+    def _loss_inside(self, call: cst.Call, callee: str) -> bool:
+        if callee == MODEL:
+            loss = model_argument(call, "loss_fn")
+            network = model_argument(call, "network")
+        else:
+            arg = argument(call, "loss_fn", BUILD_TRAIN_SIGNATURE)
+            loss = arg.value if arg else None
+            arg = argument(call, "network", BUILD_TRAIN_SIGNATURE)
+            network = arg.value if arg else None
+        if loss is not None and literal(loss) is not None:
+            return False
+        scope = self.scope
+        before = flow(self.ctx, scope).order(call) if scope is not None else None
+        value = defined_value(self.ctx, scope, network, before)
+        if not isinstance(value, cst.Call):
+            return False
+        if self.ctx.resolve(value.func) == "mindspore.nn.WithLossCell":
+            return True
+        info = cell_of_call(self.ctx, value)
+        return info is not None and _computes_loss(self.ctx, info)
+
+
+def _is_loss(name: Optional[str]) -> bool:
+    if not name:
+        return False
+    if name in LOSS_FUNCTIONS or name == "mindspore.nn.SoftmaxCrossEntropyWithLogits":
+        return True
+    return name.startswith("mindspore.nn.") and name.endswith("Loss")
+
+
+def _computes_loss(ctx, info) -> bool:
+    if "mindspore.nn.WithLossCell" in info.bases:
+        return True
+    if any(_is_loss(a.callee) and name in info.used_in_construct for name, a in info.attrs.items()):
+        return True
+    construct = info.construct
+    if construct is None:
+        return False
+    return any(_is_loss(e.callee) for e in flow(ctx, construct).calls())
