@@ -24,6 +24,8 @@ def markdown(report: dict) -> str:
         lines += _rules(report)
         lines += _crashes(report)
     if "triage" in report:
+        report["triage"]["_counts"] = {code: stats["count"]
+                                       for code, stats in report["selections"]["all"]["per_rule"].items()}
         lines += _triage(report["triage"])
     if "history" in report:
         lines += _history(report["history"], report["history_figures"])
@@ -84,6 +86,18 @@ def _triage(triage: dict) -> List[str]:
                      _pct(f["precision"]), _pct(f["true_share_of_triaged"])])
     lines += _table(["severity", "findings", "triaged", "true", "false alarm", "unsure",
                      "true / (true + false)", "true / triaged"], rows)
+    per_rule = {}
+    for v in triage["verdicts"]:
+        per_rule.setdefault(v["code"], []).append(v["verdict"])
+    report_counts = triage.get("_counts", {})
+    rows = []
+    for code in sorted(per_rule):
+        got = per_rule[code]
+        rows.append([code, report_counts.get(code, ""), len(got), got.count("true"), got.count("false"),
+                     got.count("unsure")])
+    if rows:
+        lines += ["Verdicts per rule:", ""]
+        lines += _table(["code", "findings", "triaged", "true", "false alarm", "unsure"], rows)
     if triage["untriaged_errors"]:
         lines += ["Error-level findings without a verdict: " + "; ".join(triage["untriaged_errors"]), ""]
     if triage["stale"]:
