@@ -288,6 +288,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="a git directory for history cases of a repository not given as --source")
     parser.add_argument("--history", metavar="TOML", help="historical fixes to check (bench/history_cases.toml)")
     parser.add_argument("--triage", metavar="TOML", help="recorded verdicts (bench/triage.toml)")
+    parser.add_argument("--rescore", metavar="JSON",
+                        help="do not check anything: read a previous --json report and redo the triage "
+                             "(and history) scoring and the Markdown, e.g. after adding verdicts")
     parser.add_argument("--json", metavar="FILE", help="write the full report as JSON here")
     parser.add_argument("--markdown", metavar="FILE", help="write the Markdown section here (default: stdout)")
     parser.add_argument("--sample", type=int, default=12, help="findings sampled per rule (default 12)")
@@ -299,16 +302,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--mindspore-version", default=None,
                         help="the MindSpore version rules assume (default: unknown, every rule keeps its word)")
     args = parser.parse_args(argv)
-    if not args.source and not args.history:
+    if not args.source and not args.history and not args.rescore:
         parser.error("give at least one --source")
     try:
         sources = [parse_spec(spec) for spec in args.source]
     except SourceError as exc:
         print(f"field_eval: {exc}", file=sys.stderr)
         return 2
-    runs = [check_source_files(src, args.mindspore_version, args.jobs, args.default_every) for src in sources]
-    report = aggregate(runs, args.sample, args.seed)
-    report["mindspore_version"] = args.mindspore_version
+    if args.rescore:
+        with open(args.rescore, encoding="utf-8") as handle:
+            report = json.load(handle)
+    else:
+        runs = [check_source_files(src, args.mindspore_version, args.jobs, args.default_every) for src in sources]
+        report = aggregate(runs, args.sample, args.seed)
+        report["mindspore_version"] = args.mindspore_version
     if args.triage:
         report["triage"] = score_triage(report, args.triage)
     if args.history:

@@ -115,3 +115,16 @@ def test_bad_source_is_a_usage_error(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "is not a folder" in done.stderr
+
+
+def test_rescore_reuses_a_report_with_new_verdicts(repo, tmp_path):
+    head = _git(repo, "rev-parse", "HEAD")
+    first, _ = _run(tmp_path, "--source", f"me/tiny={repo / '.git'}")
+    assert "triage" not in first
+    triage = tmp_path / "later.toml"
+    triage.write_text(f'[[verdict]]\nat = "me/tiny@{head[:12]}:models/pool.py:3"\ncode = "MSA104"\n'
+                      f'verdict = "true"\nwhy = "stride 1 where 2 was meant"\n')
+    again, md = _run(tmp_path, "--rescore", str(tmp_path / "report.json"), "--triage", str(triage))
+    assert again["findings"] == first["findings"]  # nothing re-checked
+    assert again["triage"]["figures"]["error"]["true"] == 1
+    assert "stride 1 where 2 was meant" in md
