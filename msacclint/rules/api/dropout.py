@@ -98,37 +98,48 @@ class _DropoutRule(TableRuleMixin, Rule):
         raise NotImplementedError
 
     # -- what a value holds, following the enclosing function's assignments ------------
-    def readings(self, expr: cst.BaseExpression, call: cst.Call) -> List[Reading]:
-        """The values an argument may hold, each as (base, complemented): ``1 - x`` is
-        (x, True); a local name is followed to its assignment (``rate = 1 - rate`` makes
-        ``1 - rate`` mean the original rate); a local name assigned only literals gives one
-        reading per literal. Anything else rests on the expression itself (its name)."""
+    def readings(self, expr: cst.BaseExpression, call: cst.Call) -> List[List[Reading]]:
+        """The values an argument may hold: alternatives, each a group of readings that
+        must all read wrong for the value to be reported. A reading is (base,
+        complemented): ``1 - x`` is (x, True). A local name is followed to its assignment
+        (``rate = 1 - rate`` makes ``1 - rate`` mean the original rate); a local name
+        assigned only literals gives one alternative per literal; a parameter with a literal
+        default is judged by its name and its default together (they must agree: a
+        ``dropout=0.9`` used as ``p=1 - dropout`` and a ``drop_rate=0.7`` used as
+        ``p=drop_rate`` stay silent). Anything else rests on the expression itself."""
         fl = flow(self.ctx, self._functions[-1]) if self._functions else None
         before = fl.order(call) if fl is not None else None
         return self._readings(expr, fl, before, depth=0)
 
-    def _readings(self, expr, fl, before, depth) -> List[Reading]:
+    def _readings(self, expr, fl, before, depth) -> List[List[Reading]]:
         inner = one_minus(expr)
         if inner is not None:
-            return [(base, not flipped) for base, flipped in self._readings(inner, fl, before, depth + 1)]
+            return [[(base, not flipped) for base, flipped in group]
+                    for group in self._readings(inner, fl, before, depth + 1)]
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "float" \
                 and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star:
             return self._readings(expr.args[0].value, fl, before, depth + 1)
         if not isinstance(expr, cst.Name) or fl is None or before is None or depth > 8:
-            return [(expr, False)]
+            return [[(expr, False)]]
         defs = [d for d in fl.defs.get(expr.value, ()) if d.order < before]
         if not defs:
             default = _parameter_default(fl.root, expr.value)
             if default is not None and is_number(literal(default)):
-                return [(default, False)]  # the literal default outweighs the name: dropout=0.9 is a keep value
-            return [(expr, False)]
+                if says_drop(expr) or says_keep(expr):
+                    return [[(expr, False), (default, False)]]
+                return [[(default, False)]]
+            return [[(expr, False)]]
         if any(d.index is not None or not isinstance(d.node, (cst.Assign, cst.AnnAssign)) for d in defs):
-            return [(expr, False)]  # a parameter, a loop variable, an augmented or unpacked value
+            return [[(expr, False)]]  # a loop variable, an augmented or unpacked value
         if all(is_number(literal(d.value)) for d in defs):
-            return [(d.value, False) for d in defs]
+            return [[(d.value, False)] for d in defs]
         if len(defs) > 1:
-            return [(expr, False)]
+            return [[(expr, False)]]
         return self._readings(defs[0].value, fl, defs[0].order, depth + 1)
+
+
+def _wrong(alternatives: List[List[Reading]], judge) -> bool:
+    return any(group and all(judge(r) for r in group) for group in alternatives)
 
 
 def _parameter_default(func, name: str) -> Optional[cst.BaseExpression]:
@@ -205,6 +216,9 @@ class DropoutWrongProbability(_DropoutRule):
         Valid(_HDR + "class PositionalEncoding(nn.Cell):\n    def __init__(self, d_model=512, dropout=0.9):\n"
               "        super().__init__()\n        self.dropout = nn.Dropout(p=1 - dropout)\n",
               note="the parameter's default (0.9) says it holds a keep probability, whatever its name"),
+        Valid(_HDR + "class InceptionAux(nn.Cell):\n    def __init__(self, drop_rate=0.7):\n"
+              "        super().__init__()\n        self.dropout = nn.Dropout(p=drop_rate)\n",
+              note="GoogLeNet's auxiliary head drops 70 %: name and default agree on a drop rate"),
     )
     INVALID = (
         Invalid(_HDR + "drop = nn.Dropout(0.1)\n", line=2, fixed=_HDR + "drop = nn.Dropout(0.1)\n",
@@ -226,7 +240,7 @@ class DropoutWrongProbability(_DropoutRule):
     def check(self, call, keep, p, by_position):
         if keep is not None:
             value = literal(keep.value)
-            if any(_keep_reads_as_drop(r) for r in self.readings(keep.value, call)):
+            if _wrong(self.readings(keep.value, call), _keep_reads_as_drop):
                 how = "its first argument" if by_position else "keep_prob"
                 shown = cst.Module([]).code_for_node(keep.value)
                 self.report(call, f"nn.Dropout({'' if by_position else 'keep_prob='}{shown}): {how} is the KEEP "
@@ -237,7 +251,7 @@ class DropoutWrongProbability(_DropoutRule):
                 return
         if p is not None:
             inner = one_minus(p.value)
-            if any(_p_reads_as_keep(r) for r in self.readings(p.value, call)):
+            if _wrong(self.readings(p.value, call), _p_reads_as_keep):
                 shown = cst.Module([]).code_for_node(p.value)
                 fix = None
                 if inner is not None:
@@ -281,7 +295,7 @@ class DropoutPositional(_DropoutRule):
     def check(self, call, keep, p, by_position):
         if keep is None or not by_position:
             return
-        if any(_keep_reads_as_drop(r) for r in self.readings(keep.value, call)):
+        if _wrong(self.readings(keep.value, call), _keep_reads_as_drop):
             return  # MSA101
         new = _complement(keep.value)
         shown = cst.Module([]).code_for_node(new)
@@ -312,7 +326,7 @@ class DropoutKeepProbKeyword(_DropoutRule):
     def check(self, call, keep, p, by_position):
         if keep is None or by_position:
             return
-        if any(_keep_reads_as_drop(r) for r in self.readings(keep.value, call)):
+        if _wrong(self.readings(keep.value, call), _keep_reads_as_drop):
             return
         new = _complement(keep.value)
         shown = cst.Module([]).code_for_node(new)
