@@ -12,7 +12,7 @@ from msacclint.engine import registry
 from msacclint.engine.fixes import apply_once
 from msacclint.frontends.fixing import fix_text
 
-from helpers import check, fixed, settings
+from helpers import fixed, settings
 
 BEFORE = """\
 import mindspore.nn as nn

@@ -12,12 +12,12 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
 
 from msacclint import __version__
 from msacclint.diagnostics import Diagnostic
+from msacclint.engine.atomic import replace_file
 
 if TYPE_CHECKING:
     from msacclint.engine.settings import Settings
@@ -112,14 +112,4 @@ class Cache:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    replace_file(str(path), text.encode("utf-8"))

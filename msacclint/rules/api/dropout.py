@@ -16,7 +16,7 @@ from typing import Optional
 
 import libcst as cst
 
-from msacclint.analysis.calls import UNKNOWN, is_number, literal
+from msacclint.analysis.calls import is_number, literal
 from msacclint.analysis.edits import with_keyword
 from msacclint.analysis.names import one_minus, says_drop, says_keep
 from msacclint.analysis.snapshot import for_settings
