@@ -155,7 +155,7 @@ def measure(corpus: Corpus, args, work: Path) -> None:
         [PY, str(HERE / "floor.py"), "qualified", str(sample_list)], len(sample),
         note=f"first {len(sample)} files")
     cache = work / ".msacclint_cache"
-    _run_list(run, "jobs1", f"msacclint check --jobs 1 --no-cache", ms + ["--jobs", "1", "--no-cache"], files)
+    _run_list(run, "jobs1", "msacclint check --jobs 1 --no-cache", ms + ["--jobs", "1", "--no-cache"], files)
     _run_list(run, "jobsN", f"msacclint check --jobs {jobs} --no-cache",
                                      ms + ["--jobs", str(jobs), "--no-cache"], files)
     shutil.rmtree(cache, ignore_errors=True)
@@ -218,7 +218,7 @@ def targets(corpora: List[Corpus]) -> List[tuple]:
             out.append(("one job vs bare parse (MindSpore files)", c.name, v, 0.5, v is not None and v >= 0.5))
         if len(c.files) >= 1000:
             v = ratio(r["jobsN"].rate, r["jobs1"].rate)
-            out.append((f"all cores vs one job (1,000+ files)", c.name, v, 1.7, v is not None and v >= 1.7))
+            out.append(("all cores vs one job (1,000+ files)", c.name, v, 1.7, v is not None and v >= 1.7))
         if c.mentions <= 0.25 * len(c.files):
             v = ratio(r["jobs1"].cpu_rate, r["parse"].cpu_rate)
             out.append(("one job vs bare parse, ~80 % files without mindspore", c.name, v, 2.5,

@@ -12,7 +12,7 @@ from msacclint.engine import registry
 from msacclint.engine.fixes import apply_once
 from msacclint.frontends.fixing import fix_text
 
-from helpers import check, fixed, settings
+from helpers import fixed, settings
 
 BEFORE = """\
 import mindspore.nn as nn
@@ -35,7 +35,7 @@ class Net(nn.Cell):
         )
 
     def construct(self, x):
-        return ops.avg_pool2d(self.pool(x), 2)
+        return ops.avg_pool2d(self.pool(self.bn(x)), 2)
 """
 
 AFTER_SAFE = """\
@@ -60,7 +60,7 @@ class Net(nn.Cell):
         )
 
     def construct(self, x):
-        return ops.avg_pool2d(self.pool(x), 2, stride=1)
+        return ops.avg_pool2d(self.pool(self.bn(x)), 2, stride=1)
 """
 
 AFTER_UNSAFE = """\
@@ -85,7 +85,7 @@ class Net(nn.Cell):
         )
 
     def construct(self, x):
-        return ops.avg_pool2d(self.pool(x), 2, stride=2)
+        return ops.avg_pool2d(self.pool(self.bn(x)), 2, stride=2)
 """
 
 
@@ -234,7 +234,7 @@ def test_fixes_respect_the_selection(tmp_path, msacclint):
     msacclint("check", "--fix", "--select", "MSA104", "--no-cache", "net.py")
     after = path.read_text()
     assert "nn.MaxPool2d(2, stride=1)" in after
-    assert "nn.Dropout(0.8)" in after and "ops.avg_pool2d(self.pool(x), 2)" in after
+    assert "nn.Dropout(0.8)" in after and "ops.avg_pool2d(self.pool(self.bn(x)), 2)" in after
 
 
 def test_fixed_text_is_only_returned_when_it_parses():

@@ -85,6 +85,7 @@ def _fix_is_stable(text: str) -> None:
 # expressions per program): the default run stays near a minute on a loaded 2-core machine
 FAST = settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
 FAST_TEMPLATED = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+FAST_FIX = settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 SLOW = settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
 
 
@@ -102,7 +103,7 @@ def test_generated_arguments_to_checked_calls_never_crash(source):
         _never_crashes(text)
 
 
-@FAST_TEMPLATED
+@FAST_FIX
 @given(templated)
 def test_fixing_generated_code_parses_and_is_stable(source):
     text = HEADER + source

@@ -14,8 +14,8 @@ following ``x = g(x)``), ``calls_to(*qualnames)``, ``method_calls(method, receiv
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple, Union
 
 import libcst as cst
 

@@ -17,7 +17,7 @@ from typing import Callable, List, Optional, Union
 
 import libcst as cst
 
-from msacclint.analysis.calls import UNKNOWN, argument, literal
+from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import flow
 

@@ -8,7 +8,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from msacclint.diagnostics import Diagnostic
 from msacclint.engine.cache import Cache
-from msacclint.engine.runner import BAD_INPUT, _bad_input, check_source
+from msacclint.engine.runner import _bad_input, check_source
 from msacclint.engine.settings import Settings
 
 #: below this many files a process pool costs more than it saves

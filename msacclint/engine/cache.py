@@ -12,12 +12,12 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
 
 from msacclint import __version__
 from msacclint.diagnostics import Diagnostic
+from msacclint.engine.atomic import replace_file
 
 if TYPE_CHECKING:
     from msacclint.engine.settings import Settings
@@ -111,39 +111,5 @@ class Cache:
             pass  # a cache that cannot be written only costs time
 
 
-@functools.lru_cache(maxsize=1)
-def code_fingerprint() -> str:
-    """Names, sizes and modification times of msacclint's own files (code and rule data):
-    an edited rule in a development install does not reuse results of the old one."""
-    import msacclint
-
-    digest = hashlib.sha256()
-    package = Path(msacclint.__file__).parent
-    folders = [package]
-    if (package.parent / "pyproject.toml").is_file():  # a checkout: the data lives beside it
-        folders.append(package.parent / "rules")
-    for folder in folders:
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.rglob("*")):
-            if path.suffix in (".py", ".toml", ".json"):
-                try:
-                    stat = path.stat()
-                except OSError:
-                    continue
-                digest.update(f"{path.relative_to(folder)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
-
-
 def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    replace_file(str(path), text.encode("utf-8"))

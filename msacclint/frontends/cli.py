@@ -121,7 +121,6 @@ def options_from(args: argparse.Namespace) -> Options:
 def run_check(args: argparse.Namespace) -> int:
     from msacclint.engine.batch import check_files
     from msacclint.engine.discovery import MissingPath, discover
-    from msacclint.frontends import formats
 
     paths = args.paths or ["."]
     if args.jobs is not None and args.jobs < 1:
@@ -138,16 +137,7 @@ def run_check(args: argparse.Namespace) -> int:
         return fixing.run(files, settings, args)
 
     diagnostics = check_files(files, settings, jobs=args.jobs, use_cache=not args.no_cache)
-    output = formats.FORMATS[args.format](diagnostics)
-    if args.output_file:
-        with open(args.output_file, "w", encoding="utf-8") as handle:
-            handle.write(output)
-    else:
-        sys.stdout.write(output)
-    if args.statistics:
-        # machine-readable output on stdout stays parseable: the counts go to stderr then
-        to_stderr = args.format != "text" and not args.output_file
-        (sys.stderr if to_stderr else sys.stdout).write(formats.statistics(diagnostics))
+    emit(diagnostics, args)
     if diagnostics and args.format == "text" and not args.output_file:
         fixable = sum(1 for d in diagnostics if d.fix is not None)
         note = (f"Found {len(diagnostics)} problem{'s' if len(diagnostics) != 1 else ''} "
@@ -158,6 +148,23 @@ def run_check(args: argparse.Namespace) -> int:
     if diagnostics and not args.exit_zero:
         return EXIT_FOUND
     return EXIT_CLEAN
+
+
+def emit(diagnostics, args: argparse.Namespace) -> None:
+    """Print (or write to --output-file) the findings in the chosen format, then the
+    --statistics counts."""
+    from msacclint.frontends import formats
+
+    output = formats.FORMATS[args.format](diagnostics)
+    if args.output_file:
+        with open(args.output_file, "w", encoding="utf-8") as handle:
+            handle.write(output)
+    else:
+        sys.stdout.write(output)
+    if args.statistics:
+        # machine-readable output on stdout stays parseable: the counts go to stderr then
+        to_stderr = args.format != "text" and not args.output_file
+        (sys.stderr if to_stderr else sys.stdout).write(formats.statistics(diagnostics))
 
 
 def run_rules() -> int:

@@ -20,13 +20,13 @@ import difflib
 import os
 import stat
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from msacclint.diagnostics import Diagnostic
+from msacclint.engine.atomic import replace_file
 from msacclint.engine.batch import check_files
 from msacclint.engine.fixes import fix_source
 from msacclint.engine.runner import check_source
@@ -117,26 +117,10 @@ def fix_file(path: str, settings: Settings, unsafe: bool) -> Optional[FileFix]:
 
 
 def write_atomically(path: str, data: bytes) -> None:
-    """Replace ``path``'s content: a temporary file in the same folder, renamed over it,
-    with the original file's permission bits. A symbolic link stays a link: its target
-    is replaced."""
+    """Replace ``path``'s content atomically, keeping its permission bits. A symbolic link
+    stays a link: its target is replaced."""
     path = os.path.realpath(path)
-    folder = os.path.dirname(path)
-    mode = stat.S_IMODE(os.stat(path).st_mode)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".msacclint-tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    replace_file(path, data, mode=stat.S_IMODE(os.stat(path).st_mode), durable=True)
 
 
 def unified_diff(result: FileFix) -> str:
@@ -156,7 +140,7 @@ def _plural(n: int, word: str) -> str:
 
 def run(files: Sequence[str], settings: Settings, args: argparse.Namespace) -> int:
     """The ``check --fix`` / ``--diff`` run over the discovered files."""
-    from msacclint.frontends import formats
+    from msacclint.frontends.cli import emit
 
     unsafe = bool(args.unsafe_fixes)
     # One (cached, parallel) check first: only files with an applicable fix are fixed.
@@ -189,14 +173,7 @@ def run(files: Sequence[str], settings: Settings, args: argparse.Namespace) -> i
     for path in files:
         remaining.extend(results[path].remaining if path in results else by_path.get(path, ()))
     remaining.sort(key=Diagnostic.sort_key)
-    output = formats.FORMATS[args.format](remaining)
-    if args.output_file:
-        with open(args.output_file, "w", encoding="utf-8") as handle:
-            handle.write(output)
-    else:
-        sys.stdout.write(output)
-    if args.statistics:
-        sys.stdout.write(formats.statistics(remaining))
+    emit(remaining, args)
     print(summary(fixed_count, len(results), remaining, unsafe), file=sys.stderr)
     if remaining and not args.exit_zero:
         return EXIT_FOUND

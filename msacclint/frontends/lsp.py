@@ -13,7 +13,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from msacclint import __version__
 from msacclint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity

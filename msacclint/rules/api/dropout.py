@@ -16,7 +16,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from msacclint.analysis.calls import UNKNOWN, is_number, literal
+from msacclint.analysis.calls import is_number, literal
 from msacclint.analysis.edits import with_keyword
 from msacclint.analysis.flow import flow
 from msacclint.analysis.names import one_minus, says_drop, says_keep

@@ -8,7 +8,7 @@ own loss, and O3 without loss_scale_manager/keep_batchnorm_fp32 (MS-AMP-01).
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 import libcst as cst
 
