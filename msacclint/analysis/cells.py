@@ -248,3 +248,34 @@ def cell_of_call(ctx, call: cst.BaseExpression) -> Optional[CellInfo]:
     if ctx.imports.bindings.get(call.func.value) != f"{ImportTable.LOCAL}.{call.func.value}":
         return None
     return cells(ctx).classes.get(call.func.value)
+
+
+def attribute_of(ctx, call: cst.Call):
+    """(CellInfo, attribute name, index in a SequentialCell or None) for a call that
+    builds a sub-cell in ``__init__`` (``self.pool = nn.AvgPool2d(7)``, or an element of
+    ``self.head = nn.SequentialCell([...])``); None otherwise."""
+    table = ctx.fact("cells.by_value", lambda: _by_value(cells(ctx)))
+    return table.get(call)
+
+
+def _by_value(cell_map: CellMap):
+    found = {}
+    for info in cell_map.classes.values():
+        for attr in info.attrs.values():
+            found[attr.value] = (info, attr.name, None)
+            for index, element in enumerate(attr.element_nodes):
+                found[element] = (info, attr.name, index)
+    return found
+
+
+def next_layers(ctx, call: cst.Call) -> Optional[List[Optional[str]]]:
+    """Resolved callees of the layers that take this sub-cell's output in ``construct``
+    (or the next element of its SequentialCell); None when the call is not a sub-cell."""
+    where = attribute_of(ctx, call)
+    if where is None:
+        return None
+    info, name, index = where
+    if index is not None:
+        elements = info.attrs[name].elements
+        return [elements[index + 1]] if index + 1 < len(elements) else []
+    return [info.attrs[c].callee if c in info.attrs else None for c in info.consumers(name)]

@@ -17,6 +17,9 @@ that the default is what the code needs (analysis.loss_use).
 ``unless_attribute`` lists attribute names whose mention anywhere in the file silences
 the rule (``cell.embedding_table.set_data(...)`` re-initialises what the call left at its
 default); such rules report at the end of the file.
+``unless_feeds`` lists layers (resolved names) whose taking the output silences the rule:
+a pool whose output goes straight into Flatten/Reshape/Dense is a global pool, and a
+wrong output size there fails loudly at the Dense, not silently (analysis.cells).
 A call that passes ``**kwargs`` is never reported for a missing argument.
 ``signatures`` (api -> parameter names) overrides ``signature`` for APIs whose
 positional order differs (Conv2d vs Dense); a fix's ``add`` skips arguments the call
@@ -67,6 +70,7 @@ class CallRule(TableRuleMixin, Rule):
     #: missing parameter -> what makes its default right when the call is a loss sub-cell
     #: (analysis.loss_use: "onehot_labels" or "reduced"); all missing ones handled -> silent
     unless_handled: Dict[str, str] = {}
+    unless_feeds: frozenset = frozenset()
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -101,6 +105,12 @@ class CallRule(TableRuleMixin, Rule):
                 handled = handling(self.ctx, node)
                 if handled is not None and all(handled[self.unless_handled[p]] for p in absent):
                     return
+        if self.unless_feeds:
+            from msacclint.analysis.cells import next_layers
+
+            following = next_layers(self.ctx, node)
+            if following and any(layer in self.unless_feeds for layer in following):
+                return
         for cond in self.require:
             arg = argument(node, cond["arg"], signature)
             if arg is None:
@@ -256,6 +266,7 @@ def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = Ca
             fix_unsafe=spec.get("fix_unsafe"),
             unless_attribute=frozenset(spec.get("unless_attribute", ())),
             unless_handled=dict(spec.get("unless_handled", {})),
+            unless_feeds=frozenset(canonical(a) for a in spec.get("unless_feeds", ())),
         )
         if not spec.get("fix_safety") and (spec.get("fix_safe") or spec.get("fix_unsafe")):
             attrs["fix_safety"] = " ".join(
