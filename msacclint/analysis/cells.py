@@ -268,14 +268,34 @@ def _by_value(cell_map: CellMap):
     return found
 
 
+#: layers that leave the shape alone: the question "what takes the output" looks past them
+PASS_THROUGH = frozenset({"mindspore.nn.Dropout", "mindspore.nn.Identity", "mindspore.nn.ReLU",
+                          "mindspore.nn.GELU", "mindspore.nn.Sigmoid"})
+
+
 def next_layers(ctx, call: cst.Call) -> Optional[List[Optional[str]]]:
     """Resolved callees of the layers that take this sub-cell's output in ``construct``
-    (or the next element of its SequentialCell); None when the call is not a sub-cell."""
+    (or the next element of its SequentialCell), looking past shape-preserving layers such
+    as Dropout; None when the call is not a sub-cell."""
     where = attribute_of(ctx, call)
     if where is None:
         return None
     info, name, index = where
     if index is not None:
         elements = info.attrs[name].elements
-        return [elements[index + 1]] if index + 1 < len(elements) else []
-    return [info.attrs[c].callee if c in info.attrs else None for c in info.consumers(name)]
+        following = elements[index + 1:]
+        while following and following[0] in PASS_THROUGH:
+            following = following[1:]
+        return following[:1]
+    found: List[Optional[str]] = []
+    seen = {name}
+    pending = [name]
+    while pending:
+        for consumer in sorted(info.consumers(pending.pop())):
+            callee = info.attrs[consumer].callee if consumer in info.attrs else None
+            if callee in PASS_THROUGH and consumer not in seen:
+                seen.add(consumer)
+                pending.append(consumer)
+            else:
+                found.append(callee)
+    return found
