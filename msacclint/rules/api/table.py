@@ -20,6 +20,10 @@ default); such rules report at the end of the file.
 ``unless_feeds`` lists layers (resolved names) whose taking the output silences the rule:
 a pool whose output goes straight into Flatten/Reshape/Dense is a global pool, and a
 wrong output size there fails loudly at the Dense, not silently (analysis.cells).
+``unless`` is a list of condition groups (same vocabulary as ``require``, plus
+``op = "given"``): a call for which every condition of one group holds is not reported
+(``use_batch_statistics=False`` together with hand-set ``moving_mean_init`` is a
+deliberately frozen BatchNorm, not a mode mistake).
 A call that passes ``**kwargs`` is never reported for a missing argument.
 ``signatures`` (api -> parameter names) overrides ``signature`` for APIs whose
 positional order differs (Conv2d vs Dense); a fix's ``add`` skips arguments the call
@@ -71,6 +75,7 @@ class CallRule(TableRuleMixin, Rule):
     #: (analysis.loss_use: "onehot_labels" or "reduced"); all missing ones handled -> silent
     unless_handled: Dict[str, str] = {}
     unless_feeds: frozenset = frozenset()
+    unless: Tuple[Tuple[Dict[str, Any], ...], ...] = ()
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -105,6 +110,8 @@ class CallRule(TableRuleMixin, Rule):
                 handled = handling(self.ctx, node)
                 if handled is not None and all(handled[self.unless_handled[p]] for p in absent):
                     return
+        if any(all(_holds(node, cond, signature) for cond in group) for group in self.unless):
+            return
         if self.unless_feeds:
             from msacclint.analysis.cells import next_layers
 
@@ -209,6 +216,23 @@ def _comparable(value: Any, against: Any) -> Any:
     return value
 
 
+def _holds(call: cst.Call, cond: Dict[str, Any], signature: Sequence[str]) -> bool:
+    """One ``unless`` condition: the argument is given and, unless ``op`` is "given", its
+    literal value compares true with ``value``."""
+    arg = argument(call, cond["arg"], signature)
+    if arg is None:
+        return False
+    if cond["op"] == "given":
+        return True
+    value = literal(arg.value)
+    if value is UNKNOWN:
+        return False
+    try:
+        return bool(_OPS[cond["op"]](value, cond["value"]))
+    except TypeError:
+        return False
+
+
 def _placeholders(text: str) -> str:
     """``stride={kernel_size}`` as a reader sees it on the rule page: ``stride=<kernel_size>``
     (``{one_minus_momentum}`` becomes ``<1 - momentum>``)."""
@@ -267,6 +291,7 @@ def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = Ca
             unless_attribute=frozenset(spec.get("unless_attribute", ())),
             unless_handled=dict(spec.get("unless_handled", {})),
             unless_feeds=frozenset(canonical(a) for a in spec.get("unless_feeds", ())),
+            unless=tuple(tuple(group) for group in spec.get("unless", ())),
         )
         if not spec.get("fix_safety") and (spec.get("fix_safe") or spec.get("fix_unsafe")):
             attrs["fix_safety"] = " ".join(
