@@ -129,14 +129,12 @@ class _ConstructScan(cst.CSTVisitor):
             self.accounted.add(id(node.value))
 
     def _sources(self, expr: cst.BaseExpression) -> Set[str]:
-        """Attrs whose call output flows directly into ``expr`` (a reshape in between
-        keeps the values: ``x.view(n, -1)``, ``ops.reshape(x, s)``, ``P.Reshape()(x, s)``)."""
+        """Attrs whose call output flows directly into ``expr``."""
         if isinstance(expr, cst.Call):
             name = _self_attr(expr.func)
             if name is not None:
                 return {name}
-            data = _reshaped(expr)
-            return self._sources(data) if data is not None else set()
+            return set()
         if isinstance(expr, cst.Name):
             return set(self.holds.get(expr.value, ()))
         return set()
@@ -144,8 +142,6 @@ class _ConstructScan(cst.CSTVisitor):
     def _account(self, expr: cst.BaseExpression) -> None:
         if isinstance(expr, cst.Name) or (isinstance(expr, cst.Call) and _self_attr(expr.func) is not None):
             self.accounted.add(id(expr))
-        elif isinstance(expr, cst.Call) and _reshaped(expr) is not None:
-            self._account(_reshaped(expr))
 
     def visit_Call(self, node: cst.Call) -> None:
         consumer = _self_attr(node.func)
@@ -175,23 +171,6 @@ class _ConstructScan(cst.CSTVisitor):
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 self.holds[target.target.value] = sources
-
-
-_RESHAPES = frozenset({"reshape", "view", "flatten", "squeeze", "Reshape", "Flatten", "Squeeze"})
-
-
-def _reshaped(call: cst.Call) -> Optional[cst.BaseExpression]:
-    """The tensor a reshape-like call reshapes, or None for any other call."""
-    func = call.func
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in _RESHAPES \
-            and func.value.value not in ("ops", "P", "F", "mindspore", "ms", "mint"):
-        return func.value  # x.view(n, -1)
-    if isinstance(func, cst.Call):  # P.Reshape()(x, shape)
-        func = func.func
-    tail = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
-    if tail in _RESHAPES and call.args and call.args[0].keyword is None and not call.args[0].star:
-        return call.args[0].value
-    return None
 
 
 def _scan_class(node: cst.ClassDef, imports: ImportTable) -> CellInfo:
