@@ -1,4 +1,5 @@
-"""A rule base that sees every function with the Cell that owns it."""
+"""Rule bases that know where they are: the innermost enclosing function
+(``InFunctionRule``), and every function with the Cell that owns it (``FunctionRule``)."""
 
 from __future__ import annotations
 
@@ -10,20 +11,32 @@ from msacclint.analysis.cells import CellInfo, cells
 from msacclint.engine.rule import Rule
 
 
-class FunctionRule(Rule):
-    """Calls ``check_function(func, owner)`` for the module's top level and every function
-    of the file; ``owner``
-    is the CellInfo of the class a method belongs to, else None."""
+class InFunctionRule(Rule):
+    """A rule that knows the innermost function it is visiting (``self.scope``)."""
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self._classes: List[Optional[CellInfo]] = []
         self._functions: List[cst.FunctionDef] = []
 
     @property
     def scope(self) -> Optional[cst.FunctionDef]:
         """The innermost function being visited (None at module level)."""
         return self._functions[-1] if self._functions else None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._functions.pop()
+
+
+class FunctionRule(InFunctionRule):
+    """Calls ``check_function(func, owner)`` for the module's top level and every function
+    of the file; ``owner`` is the CellInfo of the class a method belongs to, else None."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._classes: List[Optional[CellInfo]] = []
 
     def visit_Module(self, node: cst.Module) -> None:
         # a script's top-level training loop is a "function" too
@@ -37,11 +50,8 @@ class FunctionRule(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         owner = self._classes[-1] if self._classes else None
-        self._functions.append(node)
+        super().visit_FunctionDef(node)
         self.check_function(node, owner)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._functions.pop()
 
     def check_function(self, func: Union[cst.FunctionDef, cst.Module], owner: Optional[CellInfo]) -> None:
         """Override to analyse each function."""

@@ -22,9 +22,10 @@ from msacclint.analysis.flow import flow
 from msacclint.analysis.names import one_minus, says_drop, says_keep
 from msacclint.analysis.snapshot import for_settings
 from msacclint.diagnostics import Applicability, Severity
-from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
+from msacclint.engine.rule import FixSpec, Invalid, Valid
 from msacclint.rules.api.table import called
 from msacclint.rules.api.versions import TableRuleMixin
+from msacclint.rules.function_rule import InFunctionRule
 
 DROPOUT = "mindspore.nn.Dropout"
 _HDR = "import mindspore.nn as nn\n"
@@ -56,20 +57,10 @@ def _with_p(call: cst.Call, arg: cst.Arg, value: cst.BaseExpression) -> cst.Call
 Reading = Tuple[cst.BaseExpression, bool]
 
 
-class _DropoutRule(TableRuleMixin, Rule):
+class _DropoutRule(TableRuleMixin, InFunctionRule):
     entry_id = "MS-DROP-01"
     versions = ("keep_prob is the first parameter from 1.x to 2.10.0 (verified on 2.10.0: "
                 "nn.Dropout(0.1) zeroes about 90 % in training). p= exists since 2.0.")
-
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        self._functions: List[cst.FunctionDef] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._functions.append(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._functions.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         if called(self.ctx, node) != DROPOUT:

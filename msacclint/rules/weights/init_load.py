@@ -17,6 +17,7 @@ from msacclint.analysis.flow import flow
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.function_rule import InFunctionRule
 
 ZERO_INIT = "mindspore.common.initializer.Zero"
 INITIALIZER = "mindspore.common.initializer.initializer"
@@ -193,7 +194,7 @@ _LOAD_HDR = "import mindspore as ms\n\n"
 _TRAINS = "model = ms.Model(net, loss_fn, opt)\nmodel.train(1, ds)\n"
 
 
-class UncheckedCheckpointLoad(Rule):
+class UncheckedCheckpointLoad(InFunctionRule):
     code = "MSA506"
     name = "unchecked-checkpoint-load"
     checklist = "wi.02"
@@ -240,16 +241,6 @@ class UncheckedCheckpointLoad(Rule):
         Invalid(_LOAD_HDR + "def load(net, path):\n    missing, unexpected = ms.load_param_into_net(net, ms.load_checkpoint(path))\n"
                 "    return net\n" + _TRAINS, line=4),
     )
-
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        self._functions: List[cst.FunctionDef] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._functions.append(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._functions.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.resolve(node.func) != LOAD_CHECKPOINT:
