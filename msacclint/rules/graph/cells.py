@@ -35,7 +35,8 @@ def _is_layer_call(ctx, info: CellInfo, callee: Optional[str], value: cst.BaseEx
         return bool(_PARAMETERISED.match(callee.rsplit(".", 1)[-1]))
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
         other = cells(ctx).classes.get(value.func.value)
-        return other is not None and other is not info and CELL in other.bases
+        return (other is not None and other is not info and CELL in other.bases
+                and any(_owns_parameters(ctx, other, name) for name in other.attrs))
     return False
 
 
@@ -93,6 +94,11 @@ class UnusedSubCell(Rule):
               "        self.proj = nn.Dense(8, 8)\n        self.softmax = nn.Softmax(axis=-1)\n\n"
               "    def construct(self, x):\n        return nn.Softmax(axis=-1)(self.proj(x))\n",
               note="an unused layer without parameters is dead code, not a training problem"),
+        Valid("import mindspore.nn as nn\nfrom mindspore import ops\n\nclass Mod(nn.Cell):\n    def __init__(self):\n"
+              "        super().__init__()\n        self.floor_div = ops.FloorDiv()\n\n    def construct(self, a, b):\n"
+              "        return a - b * self.floor_div(a, b)\n\nclass BeamSearch(nn.Cell):\n    def __init__(self):\n"
+              "        super().__init__()\n        self.mod = Mod()\n\n    def construct(self, x):\n        return x\n",
+              note="a Cell of the file that wraps ops primitives owns no parameters"),
     )
     INVALID = (
         Invalid(example, line=7),
@@ -102,6 +108,11 @@ class UnusedSubCell(Rule):
                 "    def construct(self, x):\n        x = self.bn1(self.conv1(x))\n"
                 "        return self.bn1(self.conv2(x))\n", line=9,
                 note="a torch block ported by copy-paste: bn1 reused, bn2 never called"),
+        Invalid(_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.fc = nn.Dense(8, 2)\n\n    def construct(self, x):\n        return self.fc(x)\n\n"
+                "class Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n        self.head = Head()\n"
+                "        self.aux = Head()\n\n    def construct(self, x):\n        return self.head(x)\n", line=15,
+                note="a Cell of the file that owns parameters, built and never called"),
     )
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
