@@ -298,4 +298,64 @@ def next_layers(ctx, call: cst.Call) -> Optional[List[Optional[str]]]:
                 pending.append(consumer)
             else:
                 found.append(callee)
+    if not found and info.construct is not None:
+        found = _through_reshapes(ctx, info, name)
     return found
+
+
+_RESHAPES = frozenset({"reshape", "view", "flatten", "squeeze", "Reshape", "Flatten", "Squeeze"})
+
+
+def _reshaped(ctx, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The tensor a reshape-like call reshapes (``x.view(n, -1)``, ``x.reshape(s)``,
+    ``ops.reshape(x, s)``, ``reshape(x, s)``, ``P.Reshape()(x, s)``), or None."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in _RESHAPES \
+            and func.value.value not in ctx.imports.bindings:
+        return func.value  # a method of the tensor itself
+    if isinstance(func, cst.Call):  # P.Reshape()(x, shape)
+        func = func.func
+    tail = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+    if tail in _RESHAPES and call.args and call.args[0].keyword is None and not call.args[0].star:
+        return call.args[0].value
+    return None
+
+
+def _keeps_values(ctx, info: CellInfo, call: cst.Call, var: str) -> bool:
+    """``call`` reshapes ``var`` or passes it through a shape-preserving layer."""
+    attr = _self_attr(call.func)
+    if attr is not None:
+        return attr in info.attrs and info.attrs[attr].callee in PASS_THROUGH
+    data = _reshaped(ctx, call)
+    return isinstance(data, cst.Name) and data.value == var
+
+
+def _through_reshapes(ctx, info: CellInfo, name: str) -> List[Optional[str]]:
+    """In ``construct``: ``x = self.<name>(x)`` then, past reshapes of ``x`` and
+    shape-preserving layers, the first ``self.<attr>(x)``: [its callee], else []."""
+    from msacclint.analysis.flow import flow
+
+    fl = flow(ctx, info.construct)
+    var, start = None, None
+    for definitions in fl.defs.values():
+        for d in definitions:
+            if d.index is None and isinstance(d.value, cst.Call) and _self_attr(d.value.func) == name:
+                var, start = d.name, d.order
+                break
+    if var is None:
+        return []
+    for event in fl.events[start + 1:]:
+        node = event.node
+        if isinstance(node, cst.Call):
+            attr = _self_attr(node.func)
+            if attr is not None and node.args and isinstance(node.args[0].value, cst.Name) \
+                    and node.args[0].value.value == var:
+                callee = info.attrs[attr].callee if attr in info.attrs else None
+                if callee not in PASS_THROUGH:
+                    return [callee]
+        elif isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == var
+                                                   for t in node.targets):
+            value = node.value
+            if not (isinstance(value, cst.Call) and _keeps_values(ctx, info, value, var)):
+                return []
+    return []
