@@ -24,7 +24,7 @@ Rules ask questions of this map instead of walking classes themselves.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -55,6 +55,8 @@ class CellInfo:
     #: attr -> attrs whose call consumes its output in construct
     feeds: Dict[str, Set[str]] = field(default_factory=dict)
     used_in_construct: Set[str] = field(default_factory=set)
+    #: every (attribute, value) assigned in __init__, in order (``attrs`` keeps the last)
+    assigned: List[Tuple[str, cst.BaseExpression]] = field(default_factory=list)
     #: attrs whose output also flows somewhere ``feeds`` does not describe
     escapes: Set[str] = field(default_factory=set)
 
@@ -93,6 +95,7 @@ class _InitScan(cst.CSTVisitor):
             self._record(name, node.value, node)
 
     def _record(self, name: str, value: cst.BaseExpression, assign: cst.CSTNode) -> None:
+        self.info.assigned.append((name, value))
         attr = Attr(name, value, assign)
         if isinstance(value, cst.Call):
             attr.callee = self.imports.resolve(value.func)
@@ -261,8 +264,9 @@ def attribute_of(ctx, call: cst.Call):
 def _by_value(cell_map: CellMap):
     found = {}
     for info in cell_map.classes.values():
+        for name, value in info.assigned:  # an attribute built one way or another (if/else)
+            found[value] = (info, name, None)
         for attr in info.attrs.values():
-            found[attr.value] = (info, attr.name, None)
             for index, element in enumerate(attr.element_nodes):
                 found[element] = (info, attr.name, index)
     return found
