@@ -89,24 +89,6 @@ class Net(nn.Cell):
 """
 
 
-@pytest.fixture
-def msacclint(tmp_path, monkeypatch, capsys):
-    """The command line run in this process (the entry point itself is exercised as a
-    subprocess by the tests that use ``run_cli``): much faster for many small runs."""
-    from types import SimpleNamespace
-
-    from msacclint.frontends.cli import main
-
-    monkeypatch.chdir(tmp_path)
-
-    def run(*args):
-        code = main([str(a) for a in args])
-        out, err = capsys.readouterr()
-        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
-
-    return run
-
-
 def _write(folder, name, text, mode="w"):
     path = folder / name
     if isinstance(text, bytes):

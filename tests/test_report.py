@@ -20,24 +20,6 @@ from conftest import ROOT
 ITEM_IDS = [item["id"] for item in checklist()["item"]]
 
 
-@pytest.fixture
-def msacclint(tmp_path, monkeypatch, capsys):
-    """The command line run in this process (the entry point itself is exercised as a
-    subprocess by the tests that use ``run_cli``): much faster for many small runs."""
-    from types import SimpleNamespace
-
-    from msacclint.frontends.cli import main
-
-    monkeypatch.chdir(tmp_path)
-
-    def run(*args):
-        code = main([str(a) for a in args])
-        out, err = capsys.readouterr()
-        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
-
-    return run
-
-
 def _row(markdown, item_id):
     (row,) = [line for line in markdown.splitlines() if line.startswith(f"| {item_id} ")]
     return row
