@@ -20,6 +20,9 @@ default); such rules report at the end of the file.
 ``unless_feeds`` lists layers (resolved names) whose taking the output silences the rule:
 a pool whose output goes straight into Flatten/Reshape/Dense is a global pool, and a
 wrong output size there fails loudly at the Dense, not silently (analysis.cells).
+``unless_next_downsamples`` silences a pool whose output goes into a layer that downsamples
+itself (stride > 1): a stride-1 smoothing pool in front of a strided layer is what such a
+block means (analysis.downsampling).
 ``unless`` is a list of condition groups (same vocabulary as ``require``, plus
 ``op = "given"``): a call for which every condition of one group holds is not reported
 (``use_batch_statistics=False`` together with hand-set ``moving_mean_init`` is a
@@ -75,6 +78,7 @@ class CallRule(TableRuleMixin, Rule):
     #: (analysis.loss_use: "onehot_labels" or "reduced"); all missing ones handled -> silent
     unless_handled: Dict[str, str] = {}
     unless_feeds: frozenset = frozenset()
+    unless_next_downsamples: bool = False
     unless: Tuple[Tuple[Dict[str, Any], ...], ...] = ()
 
     def __init__(self, ctx) -> None:
@@ -117,6 +121,11 @@ class CallRule(TableRuleMixin, Rule):
 
             following = next_layers(self.ctx, node)
             if following and any(layer in self.unless_feeds for layer in following):
+                return
+        if self.unless_next_downsamples:
+            from msacclint.analysis.downsampling import next_downsamples
+
+            if next_downsamples(self.ctx, node):
                 return
         for cond in self.require:
             arg = argument(node, cond["arg"], signature)
@@ -291,6 +300,7 @@ def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = Ca
             unless_attribute=frozenset(spec.get("unless_attribute", ())),
             unless_handled=dict(spec.get("unless_handled", {})),
             unless_feeds=frozenset(canonical(a) for a in spec.get("unless_feeds", ())),
+            unless_next_downsamples=bool(spec.get("unless_next_downsamples", False)),
             unless=tuple(tuple(group) for group in spec.get("unless", ())),
         )
         if not spec.get("fix_safety") and (spec.get("fix_safe") or spec.get("fix_unsafe")):
