@@ -73,7 +73,7 @@ class Training:
             self.step_functions = self._step_functions()
             self.loops = self._loops()
         self.set_train: List[Tuple[cst.Call, Optional[bool]]] = [
-            (call, _mode(call)) for call in self.facts.method_calls("set_train")]
+            (call, set_train_mode(call)) for call in self.facts.method_calls("set_train")]
         self.uses_model_train = bool(self.facts.called(MODEL)) and bool(self.facts.method_calls("train"))
 
     @property
@@ -337,7 +337,7 @@ def holds_mode_cells(ctx, class_name: str, seen: Optional[Set[str]] = None) -> b
     return False
 
 
-def _mode(call: cst.Call) -> Optional[bool]:
+def set_train_mode(call: cst.Call) -> Optional[bool]:
     arg = argument(call, "mode", ("mode",))
     if arg is None:
         return True

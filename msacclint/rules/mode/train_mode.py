@@ -224,9 +224,9 @@ class EvalLoopInTrainingMode(Rule):
 
 
 def _enables(call: cst.Call) -> bool:
-    from msacclint.analysis.training import _mode
+    from msacclint.analysis.training import set_train_mode
 
-    return _mode(call) is not False
+    return set_train_mode(call) is not False
 
 
 def _loop_calls_step(fl, event, step_names) -> bool:
