@@ -63,6 +63,23 @@ def test_not_utf8(tmp_path, run_cli):
     assert GOOD_FINDING in result.stdout
 
 
+def test_a_coding_line_is_honoured(tmp_path, run_cli):
+    source = "# -*- coding: latin-1 -*-\nimport mindspore.nn as nn\nname = 'caf\u00e9'\ndrop = nn.Dropout(0.1)\n"
+    _tree(tmp_path, "latin.py", source.encode("latin-1"))
+    result = _check(run_cli, ".")
+    assert result.returncode == 1
+    assert "latin.py:4:8: MSA101" in result.stdout
+    assert "MSA001" not in result.stdout
+
+
+def test_an_unknown_coding_line_is_bad_input(tmp_path, run_cli):
+    _tree(tmp_path, "odd.py", b"# coding: no-such-codec\nimport mindspore\n")
+    result = _check(run_cli, ".")
+    assert result.returncode == 1
+    assert "no-such-codec" in _msa001(result.stdout, "odd.py")
+    assert GOOD_FINDING in result.stdout
+
+
 def test_utf8_bom_is_read_like_any_file(tmp_path, run_cli):
     (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbf" + GOOD.encode())
     result = _check(run_cli, "bom.py")

@@ -175,6 +175,14 @@ def test_utf8_bom_is_kept(tmp_path, msacclint):
     assert path.read_bytes() == bom + "# é\nimport mindspore.nn as nn\npool = nn.MaxPool2d(2, stride=1)\n".encode()
 
 
+def test_a_declared_encoding_is_kept(tmp_path, msacclint):
+    head = "# -*- coding: latin-1 -*-\n# caf\u00e9\nimport mindspore.nn as nn\n"
+    path = _write(tmp_path, "net.py", (head + "pool = nn.MaxPool2d(2)\n").encode("latin-1"))
+    result = msacclint("check", "--fix", "--no-cache", "net.py")
+    assert result.returncode == 0, result.stderr
+    assert path.read_bytes() == (head + "pool = nn.MaxPool2d(2, stride=1)\n").encode("latin-1")
+
+
 def test_a_file_that_does_not_parse_is_left_untouched(tmp_path, msacclint):
     broken = _write(tmp_path, "broken.py", "import mindspore.nn as nn\npool = nn.MaxPool2d(2\n")
     good = _write(tmp_path, "good.py", "import mindspore.nn as nn\npool = nn.MaxPool2d(2)\n")

@@ -7,8 +7,10 @@ batched LibCST traversal. Positions are computed only when something was found.
 
 from __future__ import annotations
 
+import io
 import re
 import sys
+import tokenize
 import traceback
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Type, Union
 
@@ -68,12 +70,25 @@ def check_source(source: Union[str, bytes], path: str, settings: Settings) -> Li
 
 def decode(data: bytes) -> Tuple[str, Optional[str]]:
     """Text of a file, or a reason it cannot be read as Python source."""
+    text, _, problem = read_source(data)
+    return text, problem
+
+
+def read_source(data: bytes) -> Tuple[str, str, Optional[str]]:
+    """(text, encoding, problem) of a file's bytes, decoded as Python does: a UTF-8 BOM or
+    a PEP 263 coding line, else UTF-8. Encoding the text with ``encoding`` gives back the
+    file's own bytes (``utf-8-sig`` writes the BOM again)."""
     if b"\x00" in data:
-        return "", "file contains NUL bytes; not checked"
+        return "", "utf-8", "file contains NUL bytes; not checked"
     try:
-        return data.decode("utf-8-sig"), None
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:  # an unknown codec, or a coding line that contradicts the BOM
+        return "", "utf-8", f"{exc.msg if hasattr(exc, 'msg') else exc}; not checked"
+    try:
+        return data.decode(encoding), encoding, None
     except UnicodeDecodeError as exc:
-        return "", f"file is not valid UTF-8 (byte {exc.start}); not checked"
+        name = "UTF-8" if encoding in ("utf-8", "utf-8-sig") else f"{encoding}, as its coding line declares"
+        return "", encoding, f"file is not valid {name} (byte {exc.start}); not checked"
 
 
 #: CPython refuses more than 200 nested brackets; LibCST's native parser crashes the

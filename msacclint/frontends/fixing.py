@@ -7,7 +7,8 @@ it most likely meant; a diagnostic with both prefers its unsafe alternative then
 
 A file is only written when its fixed text parses (LibCST, and ``ast`` when the original
 compiled), atomically (a temporary file in the same folder, then ``os.replace``, keeping
-the file's mode), with its UTF-8 BOM and line endings as they were. A file that did not
+the file's mode), in its own encoding (a UTF-8 BOM, or a PEP 263 coding line) and with
+its line endings as they were. A file that did not
 parse, or could not be read or decoded, is never touched. What is left after fixing is
 reported like ``msacclint check`` reports it.
 """
@@ -29,10 +30,9 @@ from msacclint.diagnostics import Diagnostic
 from msacclint.engine.atomic import replace_file
 from msacclint.engine.batch import check_files
 from msacclint.engine.fixes import fix_source
-from msacclint.engine.runner import check_source
+from msacclint.engine.runner import check_source, read_source
 from msacclint.engine.settings import Settings
 
-BOM = b"\xef\xbb\xbf"
 EXIT_CLEAN, EXIT_FOUND = 0, 1
 
 
@@ -44,19 +44,14 @@ class FileFix:
     original: str
     fixed: str
     applied: int
-    bom: bool = False
+    #: the file's encoding (``utf-8-sig`` when it starts with a BOM, or its coding line's)
+    encoding: str = "utf-8"
     #: the diagnostics of the fixed text
     remaining: List[Diagnostic] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
         return self.applied > 0 and self.fixed != self.original
-
-
-def split_bom(data: bytes) -> Tuple[bool, bytes]:
-    if data.startswith(BOM):
-        return True, data[len(BOM):]
-    return False, data
 
 
 def _compiles(text: str) -> bool:
@@ -103,17 +98,15 @@ def fix_file(path: str, settings: Settings, unsafe: bool) -> Optional[FileFix]:
             data = handle.read()
     except OSError:
         return None
-    if b"\x00" in data:
-        return None
-    bom, body = split_bom(data)
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    if not _parses(text):
+    text, encoding, problem = read_source(data)
+    if problem is not None or not _parses(text):
         return None
     fixed, applied, remaining = fix_text(text, path, settings, unsafe)
-    return FileFix(path, text, fixed, applied, bom, remaining)
+    try:
+        fixed.encode(encoding)
+    except UnicodeEncodeError:  # a fix brought in a character the file's encoding cannot hold
+        return None
+    return FileFix(path, text, fixed, applied, encoding, remaining)
 
 
 def write_atomically(path: str, data: bytes) -> None:
@@ -166,7 +159,7 @@ def run(files: Sequence[str], settings: Settings, args: argparse.Namespace) -> i
         return EXIT_FOUND if results else EXIT_CLEAN
 
     for path, result in results.items():
-        data = (BOM if result.bom else b"") + result.fixed.encode("utf-8")
+        data = result.fixed.encode(result.encoding)
         write_atomically(path, data)
 
     remaining: List[Diagnostic] = []
