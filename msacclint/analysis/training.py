@@ -12,6 +12,9 @@ train, and the mode (``set_train``) calls made on networks.
 - ``set_train``: every ``x.set_train(...)`` call with its mode (True, False, or None when the
   argument cannot be read);
 - ``uses_model_train``: the file builds ``mindspore.Model`` and calls ``.train(`` on something.
+Asked on demand: ``trained_classes()``, the file's own Cell classes whose instances the file
+trains (the network of a step, or of a Model whose ``.train(`` is called, and what those
+wrap).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import List, Optional, Set, Tuple
 import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
-from msacclint.analysis.cells import cells
+from msacclint.analysis.cells import cell_of_call, cells
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import Definition, Event, FunctionFlow
 from msacclint.analysis.scopes import Scopes, scopes
@@ -35,6 +38,8 @@ GRAD_BUILDERS = {
 }
 GRAD_OPERATION = "mindspore.ops.GradOperation"
 STEP_CELLS = frozenset({"mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneStepWithLossScaleCell"})
+#: MindSpore cells that wrap the network given as their first arguments
+WRAPPERS = STEP_CELLS | {"mindspore.nn.WithLossCell", "mindspore.nn.WithGradCell"}
 MODEL = "mindspore.Model"
 BN_OR_DROPOUT_PREFIXES = ("mindspore.nn.BatchNorm", "mindspore.nn.SyncBatchNorm", "mindspore.nn.Dropout",
                           "mindspore.mint.nn.BatchNorm", "mindspore.mint.nn.Dropout")
@@ -189,6 +194,55 @@ class Training:
         if found is None or found[1].index is not None or not isinstance(found[1].value, cst.Call):
             return None
         return Network(found[0], found[1])
+
+    def trained_classes(self) -> Set[str]:
+        """Names of the file's own classes whose instances this file trains: the network of a
+        hand-built step or of a ``Model`` whose ``.train(`` is called in the same function,
+        and the objects of the file's classes those are built around
+        (``Model(NetWithLoss(Backbone()))``: both)."""
+        def compute() -> Set[str]:
+            out: Set[str] = set()
+            for step in self.steps:
+                if step.kind in ("cell", "gradop"):
+                    arg = argument(step.node, "network", ("network",))
+                    if arg is not None:
+                        out |= self._classes_built(step.flow, arg.value, step.flow.order(step.node))
+                elif step.network is not None:
+                    d = step.network.definition
+                    out |= self._classes_built(step.network.flow, d.value, d.order)
+            if self.uses_model_train:
+                for fl in self.scopes.flows:
+                    for e in fl.calls_to(MODEL):
+                        name = _bound_name(fl, e.node)
+                        arg = argument(e.node, "network", ("network",))
+                        if name is not None and arg is not None and fl.method_calls("train", receiver=name):
+                            out |= self._classes_built(fl, arg.value, e.order)
+            return out
+        return self.ctx.fact("training.trained_classes", compute)
+
+    def _classes_built(self, fl: FunctionFlow, expr: cst.BaseExpression, order, depth: int = 0) -> Set[str]:
+        """The file's classes instantiated by ``expr`` (a call, or a name bound to one) and by
+        the positional arguments of that call, through this file's classes and MindSpore
+        wrappers (a factory of unknown meaning stops the search)."""
+        if depth > 3:
+            return set()
+        if isinstance(expr, cst.Name):
+            found = self.scopes.resolve(fl, expr.value, order)
+            if found is None or found[1].index is not None or not isinstance(found[1].value, cst.Call):
+                return set()
+            fl, order, expr = found[0], found[1].order, found[1].value
+        if not isinstance(expr, cst.Call):
+            return set()
+        out: Set[str] = set()
+        info = cell_of_call(self.ctx, expr)
+        if info is not None:
+            out.add(info.name)
+        elif self.ctx.resolve(expr.func) not in WRAPPERS:
+            return out
+        for arg in expr.args:
+            if arg.keyword is None and not arg.star:
+                out |= self._classes_built(fl, arg.value, order, depth + 1)
+        return out
 
     def _step_functions(self) -> Set[str]:
         step_names = {s.name for s in self.steps if s.name}

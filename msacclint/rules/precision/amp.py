@@ -8,7 +8,7 @@ own loss, and O3 without loss_scale_manager/keep_batchnorm_fp32 (MS-AMP-01).
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import libcst as cst
 
@@ -17,6 +17,7 @@ from msacclint.analysis.cells import cell_of_call
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import flow
 from msacclint.analysis.loss_scale import GRAD_FUNCTIONS, defined_value, file_has_loss_scaling, model_argument
+from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Valid
 from msacclint.rules.function_rule import FunctionRule
@@ -55,6 +56,19 @@ def _on_self(node: cst.BaseExpression) -> bool:
         node = node.value
         depth += 1
     return not isinstance(node, cst.Name) or node.value == "self" or depth > 1
+
+
+def _constructor_network(init: cst.FunctionDef, owner, node: cst.BaseExpression) -> bool:
+    """``backbone`` or ``self.backbone`` (given ``self.backbone = backbone``) where ``backbone``
+    is a parameter of ``__init__``: the network the Cell wraps, not a layer it builds."""
+    params = {p.name.value for p in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params)}
+    params.discard("self")
+    if isinstance(node, cst.Name):
+        return node.value in params
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        attr = owner.attrs.get(node.attr.value)
+        return attr is not None and isinstance(attr.value, cst.Name) and attr.value.value in params
+    return False
 
 
 ADAPTIVE = frozenset({"mindspore.nn.Adam", "mindspore.nn.LazyAdam", "mindspore.nn.RMSProp", "mindspore.nn.Adagrad"})
@@ -201,6 +215,17 @@ def _compare(manager: Optional[cst.BaseExpression], optimizer: Optional[cst.Base
 
 TRAINING_APIS = GRAD_FUNCTIONS | {"mindspore.ops.GradOperation", "mindspore.nn.TrainOneStepCell", BUILD_TRAIN}
 _FP16_HDR = "import mindspore as ms\nfrom mindspore import nn\n\n"
+_FP16_LOSS_CELL = ("import mindspore as ms\nfrom mindspore import nn\nfrom mindspore.train import Model\n\n"
+                   "class NetWithLoss(nn.Cell):\n"
+                   "    def __init__(self, backbone, loss_fn):\n"
+                   "        super().__init__()\n"
+                   "        self.backbone = backbone.to_float(ms.float16)\n"
+                   "        self.loss_fn = loss_fn\n\n"
+                   "    def construct(self, x, y):\n"
+                   "        return self.loss_fn(self.backbone(x), y)\n\n")
+_FP16_TRAIN = ("def main(ds):\n"
+               "    train_net = NetWithLoss(resnet50(), nn.CrossEntropyLoss())\n"
+               "    opt = nn.SGD(train_net.trainable_params(), 0.1, 0.9)\n")
 _LOOP = ("grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)\n"
          "for data, label in dataset:\n    loss, grads = grad_fn(data, label)\n    optimizer(grads)\n")
 
@@ -223,7 +248,9 @@ class Float16WithoutLossScale(FunctionRule):
     message = "float16 training with no loss scaling anywhere in the file"
     what = ("Reports the float16 casts of a file that trains (`value_and_grad`/`grad`/`GradOperation`, "
             "`TrainOneStepCell`, `build_train_network` or `Model.train`) when nothing in the file scales the "
-            "loss: `net.to_float(mstype.float16)`, `auto_mixed_precision(net, 'O2'/'O3')`, and "
+            "loss: `net.to_float(mstype.float16)`, the network a Cell of the file is given cast in its "
+            "`__init__` (`self.backbone = backbone.to_float(mstype.float16)`) when the file trains that Cell "
+            "(a loss cell trained elsewhere may be scaled there), `auto_mixed_precision(net, 'O2'/'O3')`, and "
             "`Model`/`build_train_network` at O3 with `keep_batchnorm_fp32` (without it, MSA405 reports the "
             "call). `Model(amp_level='O2')` is never reported: its preset adds a DynamicLossScaleManager. Any "
             "loss-scale API, `loss_scale`/`scale_sense` argument or name in the file keeps it silent.")
@@ -250,6 +277,22 @@ class Float16WithoutLossScale(FunctionRule):
               note="one layer cast inside a Cell: an op-level choice, not float16 training"),
         Valid(_FP16_HDR + "net.encoder.cell.matmul.to_float(ms.float16)\n" + _LOOP,
               note="one operation deep inside the network"),
+        Valid(_FP16_LOSS_CELL + _FP16_TRAIN + "    manager = ms.FixedLossScaleManager(1024)\n"
+              "    model = Model(train_net, optimizer=opt, loss_scale_manager=manager)\n    model.train(10, ds)\n",
+              note="the loss cell's backbone in float16, trained with a loss scale manager"),
+        Valid(_FP16_LOSS_CELL + _FP16_TRAIN + "    model = Model(train_net, optimizer=opt,\n"
+              "                  loss_scale_manager=ms.DynamicLossScaleManager(2**16, 2, 1000))\n"
+              "    model.train(10, ds)\n", note="DynamicLossScaleManager"),
+        Valid(_FP16_LOSS_CELL + "class TrainStep(nn.Cell):\n"
+              "    def __init__(self, network, optimizer):\n        super().__init__()\n"
+              "        self.network = network\n        self.optimizer = optimizer\n"
+              "        self.grad = ms.ops.GradOperation(get_by_list=True)\n",
+              note="a loss cell module that casts the backbone but is trained by another file, which may scale"),
+        Valid(_FP16_HDR + "class Head(nn.Cell):\n    def __init__(self, channels):\n        super().__init__()\n"
+              "        self.dense = nn.Dense(channels, 8).to_float(ms.float16)\n\n"
+              "    def construct(self, x):\n        return self.dense(x)\n\n"
+              "net = Head(8)\ntrain_net = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)\n",
+              note="a layer the Cell builds itself, cast in a trained Cell: an op-level choice"),
     )
     INVALID = (
         Invalid(_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O2')\n" + _LOOP, line=4,
@@ -258,20 +301,39 @@ class Float16WithoutLossScale(FunctionRule):
                 "train_net = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)\n", line=5),
         Invalid(_FP16_HDR + "model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=True)\n"
                 "model.train(10, ds)\n", line=4),
+        Invalid(_FP16_LOSS_CELL + _FP16_TRAIN + "    model = Model(train_net, optimizer=opt)\n    model.train(10, ds)\n",
+                line=8, note="model.half() in a loss wrapper ported without the GradScaler"),
+        Invalid(_FP16_HDR + "class WithLoss(nn.Cell):\n    def __init__(self, network, criterion):\n"
+                "        super().__init__()\n        self.network = network\n"
+                "        self.network.to_float(ms.float16)\n        self.criterion = criterion\n\n"
+                "    def construct(self, x, y):\n        return self.criterion(self.network(x), y)\n\n"
+                "train_net = nn.TrainOneStepCell(WithLoss(build_net(), nn.MSELoss()), opt)\n", line=8,
+                note="the wrapped network cast through its attribute, trained by TrainOneStepCell"),
     )
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.casts: List[cst.Call] = []
+        #: casts of the network a Cell is given (``backbone.to_float(...)`` in ``__init__``),
+        #: with the name of that Cell: float16 training only when this file trains the Cell
+        self.wrapped_casts: List[Tuple[cst.Call, str]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "to_float" and node.args:
-            # a whole network cast by the script; ``self.dense.to_float(...)`` inside a Cell is
-            # a per-layer (O1-style) choice
-            if self.ctx.resolve(node.args[0].value) == "mindspore.float16" and not self._classes \
-                    and not _on_self(func.value):
-                self.casts.append(node)
+            if self.ctx.resolve(node.args[0].value) != "mindspore.float16":
+                return
+            if not self._classes:
+                # a whole network cast by the script
+                if not _on_self(func.value):
+                    self.casts.append(node)
+                return
+            # inside a Cell: ``self.dense.to_float(...)`` is a per-layer (O1-style) choice, but
+            # the network handed to the Cell's constructor is the whole backbone
+            owner = self._classes[-1]
+            if owner is not None and self.scope is not None and self.scope is owner.methods.get("__init__") \
+                    and _constructor_network(self.scope, owner, func.value):
+                self.wrapped_casts.append((node, owner.name))
             return
         callee = self.ctx.resolve(func)
         if callee == AUTO_MP and amp_level(node, callee) in ("O2", "O3"):
@@ -281,13 +343,17 @@ class Float16WithoutLossScale(FunctionRule):
             self.casts.append(node)
 
     def finish(self) -> None:
-        if not self.casts or file_has_loss_scaling(self.ctx) or _preset_scales(self.ctx):
+        if not (self.casts or self.wrapped_casts) or file_has_loss_scaling(self.ctx) or _preset_scales(self.ctx):
             return
         found = facts(self.ctx)
         trains = found.calls_any(*TRAINING_APIS) or (found.calls_any(MODEL) and bool(found.method_calls("train")))
         if not trains:
             return
-        for call in self.casts:
+        casts = list(self.casts)
+        if self.wrapped_casts:
+            trained = training(self.ctx).trained_classes()
+            casts += [call for call, owner in self.wrapped_casts if owner in trained]
+        for call in casts:
             self.report(call, "float16 training with no loss scaling anywhere in this file: small gradients "
                         "underflow to zero; add a loss scaler (DynamicLossScaler / a LossScaleManager) or "
                         "use Model(amp_level='O2'), whose preset scales the loss")
