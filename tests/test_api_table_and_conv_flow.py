@@ -135,3 +135,40 @@ def test_outer_call_of_an_instantiated_primitive_is_not_the_primitive():
             "w = nn.Dropout(p=0.1)(x)\nv = ops.ResizeBilinearV2()(x, size)\n")
     every_api_rule = [c for c in registry.all_codes() if c.startswith("MSA1")]
     assert codes(text, every_api_rule) == [("MSA124", 6)]
+
+
+# -- parameter groups (rules/api_defaults.toml [parameter_groups]) ---------------------
+
+def test_group_key_counts_as_given_for_every_optimizer_rule():
+    text = ("import mindspore.nn as nn\n"
+            "def build(net, lr):\n"
+            "    groups = [{'params': a, 'weight_decay': 0.01}, dict(params=b, lr=0.1)]\n"
+            "    adam = nn.AdamWeightDecay(groups, lr, eps=1e-8)\n"
+            "    sgd = nn.SGD(groups, momentum=0.9)\n"
+            "    return adam, sgd\n")
+    assert codes(text, ["MSA127", "MSA130"]) == []
+
+
+def test_group_list_without_the_key_or_not_literal_is_not_read():
+    text = ("import mindspore.nn as nn\n"
+            "only_params = [{'params': a}, {'params': b, 'order_params': c}]\n"
+            "opt1 = nn.AdamWeightDecay(only_params, lr, eps=1e-8)\n"
+            "built = make_groups(net)\n"
+            "opt2 = nn.AdamWeightDecay(built, lr, eps=1e-8)\n"
+            "def later(lr):\n"
+            "    opt3 = nn.AdamWeightDecay(groups, lr, eps=1e-8)\n"
+            "    groups = [{'params': a, 'weight_decay': 0.01}]\n")
+    assert codes(text, ["MSA127"]) == [("MSA127", 3), ("MSA127", 5), ("MSA127", 7)]
+
+
+def test_fix_does_not_add_what_a_group_sets():
+    text = ("import mindspore.nn as nn\n"
+            "opt = nn.AdamWeightDecay([{'params': a, 'weight_decay': 0.01}], 1e-4)\n")
+    assert fixed(text, ["MSA127"]).splitlines()[1] == \
+        "opt = nn.AdamWeightDecay([{'params': a, 'weight_decay': 0.01}], 1e-4, eps=1e-6)"
+
+
+def test_only_rules_whose_signature_names_the_group_argument_read_groups():
+    rules = registry.rules_by_code()
+    assert rules["MSA127"].group_argument == "params"
+    assert rules["MSA109"].group_argument == ""

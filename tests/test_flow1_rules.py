@@ -63,3 +63,43 @@ def test_torch_and_keras_look_alikes_are_silent():
             "train_loader = DataLoader(train_set, shuffle=False)\nnet.train()\n"
             "for x, y in train_loader:\n    loss = net(x).sum()\n    loss.backward()\n")
     assert [d for d in check(code) if d.code[:4] in ("MSA2", "MSA3", "MSA6")] == []
+
+
+# -- a dataset read into Python data and re-wrapped (analysis/dataset_reads.py) ------------
+
+_REWRAP = ("import numpy as np\nimport mindspore.dataset as ds\nfrom tqdm import tqdm\n"
+           "def load(path):\n"
+           "    raw = ds.Cifar10Dataset(path, usage='train', shuffle=False)\n"
+           "    raw = raw.map(operations=ops, input_columns='image')\n"
+           "    n = raw.get_dataset_size()\n"
+           "    xs, ys = [], []\n"
+           "    for item in {iterate}:\n"
+           "        xs.append(item['image'].asnumpy())\n"
+           "        ys.append(item['label'].asnumpy())\n"
+           "{extra}"
+           "    train_loader = ds.GeneratorDataset(list(zip(xs, ys)), ['image', 'label'], shuffle=True)\n"
+           "    return train_loader.batch(32)\n"
+           "model.train(10, load(p))\n")
+
+
+def _roles(code):
+    info = datasets(_ctx(code))
+    return [info.role(b) for b in info.builds]
+
+
+def test_dataset_only_read_into_python_is_not_the_training_dataset():
+    for iterate in ("raw.create_dict_iterator()", "tqdm(raw.create_dict_iterator(num_epochs=1))", "raw"):
+        assert _roles(_REWRAP.format(iterate=iterate, extra="")) == [None, TRAIN], iterate
+    comprehension = _REWRAP.format(iterate="[]", extra="    xs = [r['image'].asnumpy() for r in raw.create_dict_iterator()]\n")
+    assert _roles(comprehension) == [None, TRAIN]
+
+
+def test_dataset_read_and_also_used_otherwise_stays_a_training_dataset():
+    escapes = ("    keep(raw)\n", "    def later():\n        return raw\n", "    return_value = [raw]\n")
+    for extra in escapes:
+        assert _roles(_REWRAP.format(iterate="raw.create_dict_iterator()", extra=extra))[0] == TRAIN, extra
+    stepping = _REWRAP.replace("xs.append(item['image'].asnumpy())", "train_step(item['image'], item['label'])")
+    assert _roles(stepping.format(iterate="raw.create_tuple_iterator()", extra=""))[0] == TRAIN
+    alone = ("import mindspore.dataset as ds\ntrain_ds = ds.Cifar10Dataset(p, shuffle=False)\n"
+             "xs = [r['image'].asnumpy() for r in train_ds.create_dict_iterator()]\n")
+    assert _roles(alone) == [TRAIN]  # no other training dataset: nothing says it is re-wrapped

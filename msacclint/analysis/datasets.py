@@ -11,6 +11,8 @@ code whether it is a training dataset:
   when returned and used so by a caller in the file), sits under ``if do_train``, says
   ``usage="train"``, or the function's name says train; the file's name (``train.py``)
   counts only when nothing anywhere says eval.
+A dataset only read into Python data (its items copied into lists or arrays) while
+another dataset of the file is the training one is re-wrapped, not trained on: unknown.
 ``TRAIN``/``EVAL``/``None`` (unknown: rules stay silent). ``shuffled_later(build)``: the
 building function or a function calling it calls ``.shuffle(...)``.
 """
@@ -18,11 +20,12 @@ building function or a function calling it calls ``.shuffle(...)``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Set
+from typing import Dict, Iterable, List, Optional, Set
 
 import libcst as cst
 
 from msacclint.analysis.calls import literal
+from msacclint.analysis.dataset_reads import only_read_into_python
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import FunctionFlow
 from msacclint.analysis.scopes import names_in, says_eval, says_train, scopes
@@ -52,6 +55,7 @@ class Datasets:
     def __init__(self, ctx) -> None:
         self.ctx = ctx
         self.builds: List[Build] = []
+        self._only_read: Dict[cst.Call, bool] = {}
         if not any(is_dataset_class(name) for name in facts(ctx).calls):
             return
         self.scopes = scopes(ctx)
@@ -62,6 +66,23 @@ class Datasets:
 
     # -- role -----------------------------------------------------------------------
     def role(self, build: Build) -> Optional[str]:
+        """TRAIN, EVAL or None (unknown). A dataset that is only read into Python data
+        (analysis.dataset_reads) while another dataset of the file is the training one is
+        not trained on itself, whatever its words say: unknown."""
+        found = self._role(build)
+        if found == TRAIN and self.only_read(build) and any(
+                other is not build and self._role(other) == TRAIN and not self.only_read(other)
+                for other in self.builds):
+            return None
+        return found
+
+    def only_read(self, build: Build) -> bool:
+        """Every use of the dataset copies its items into Python (lists, numpy arrays)."""
+        if build.call not in self._only_read:
+            self._only_read[build.call] = only_read_into_python(self.scopes, build.flow, build.call)
+        return self._only_read[build.call]
+
+    def _role(self, build: Build) -> Optional[str]:
         evidence = set()
         self._local_evidence(build.flow, build.call, build.name, evidence)
         self._use_evidence(build.flow, build.name, build.call, evidence, depth=0)

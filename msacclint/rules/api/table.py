@@ -31,6 +31,11 @@ A call that passes ``**kwargs`` is never reported for a missing argument.
 ``signatures`` (api -> parameter names) overrides ``signature`` for APIs whose
 positional order differs (Conv2d vs Dense); a fix's ``add`` skips arguments the call
 already passes.
+The table's top-level ``[parameter_groups]`` (``argument``, ``keys``: group-dict key ->
+parameter) applies to every rule whose signature names that argument: when it is a
+literal list of group dicts (directly or via a local name), a parameter that any group
+sets counts as given, for ``missing``, ``op = "given"`` and a fix's ``add``
+(analysis.param_groups).
 
 Adding a known difference is a table entry with its examples; no code.
 """
@@ -44,6 +49,7 @@ import libcst as cst
 
 from msacclint.analysis.edits import append_keywords
 from msacclint.analysis.calls import UNKNOWN, argument, has_star_args, has_star_kwargs, literal
+from msacclint.analysis import param_groups
 from msacclint.analysis.imports import canonical
 from msacclint.data import api_defaults
 from msacclint.diagnostics import Applicability, Severity
@@ -80,6 +86,10 @@ class CallRule(TableRuleMixin, Rule):
     unless_feeds: frozenset = frozenset()
     unless_next_downsamples: bool = False
     unless: Tuple[Tuple[Dict[str, Any], ...], ...] = ()
+    #: the argument that may be a list of parameter-group dicts, and group key -> parameter
+    #: it sets (from the table's [parameter_groups]; empty when the signature lacks it)
+    group_argument: str = ""
+    group_keys: Dict[str, str] = {}
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -103,7 +113,7 @@ class CallRule(TableRuleMixin, Rule):
         if self.missing:
             if has_star_kwargs(node) or has_star_args(node):
                 return
-            absent = [p for p in self.missing if argument(node, p, signature) is None]
+            absent = [p for p in self.missing if not self.given(node, p, signature)]
             if self.missing_mode == "any" and not absent:
                 return
             if self.missing_mode == "all" and len(absent) != len(self.missing):
@@ -114,7 +124,8 @@ class CallRule(TableRuleMixin, Rule):
                 handled = handling(self.ctx, node)
                 if handled is not None and all(handled[self.unless_handled[p]] for p in absent):
                     return
-        if any(all(_holds(node, cond, signature) for cond in group) for group in self.unless):
+        if any(all(self.given(node, cond["arg"], signature) if cond["op"] == "given" else _holds(node, cond, signature)
+                   for cond in group) for group in self.unless):
             return
         if self.unless_feeds:
             from msacclint.analysis.cells import next_layers
@@ -178,7 +189,7 @@ class CallRule(TableRuleMixin, Rule):
                 texts["one_minus_" + param] = _round(1 - value)
         try:
             adds = {k: v.format(**texts) for k, v in spec.get("add", {}).items()
-                    if argument(node, k, signature) is None}
+                    if not self.given(node, k, signature)}
             sets = {k: v.format(**texts) for k, v in spec.get("set", {}).items()}
         except (KeyError, IndexError):
             return None
@@ -196,6 +207,18 @@ class CallRule(TableRuleMixin, Rule):
         description = spec.get("description", "").format(**texts) if spec.get("description") else \
             ", ".join(f"{k}={v}" for k, v in {**sets, **adds}.items())
         return FixSpec(description, applicability, [(node, new_call)])
+
+    def given(self, node: cst.Call, param: str, signature: Sequence[str]) -> bool:
+        """Whether the call passes ``param``, itself or in one of its parameter groups."""
+        if argument(node, param, signature) is not None:
+            return True
+        if not self.group_keys or param not in self.group_keys.values():
+            return False
+        groups = argument(node, self.group_argument, signature)
+        if groups is None:
+            return False
+        keys = param_groups.group_keys(self.ctx, node, groups.value)
+        return any(self.group_keys.get(key) == param for key in keys)
 
     def format_message(self, **values: Any) -> str:
         try:
@@ -303,12 +326,24 @@ def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = Ca
             unless_next_downsamples=bool(spec.get("unless_next_downsamples", False)),
             unless=tuple(tuple(group) for group in spec.get("unless", ())),
         )
+        attrs.update(_parameter_groups(attrs["signature"], attrs["signatures"]))
         if not spec.get("fix_safety") and (spec.get("fix_safe") or spec.get("fix_unsafe")):
             attrs["fix_safety"] = " ".join(
                 f"{kind.capitalize()} fix: {_placeholders(s.get('description') or ', '.join(f'{k}={v}' for k, v in {**s.get('set', {}), **s.get('add', {})}.items()))}."
                 for kind, s in (("safe", spec.get("fix_safe")), ("unsafe", spec.get("fix_unsafe"))) if s)
     class_name = "".join(part.capitalize() for part in spec["name"].split("-"))
     return type(class_name, (base,), attrs)
+
+
+def _parameter_groups(signature: Sequence[str], signatures: Dict[str, Sequence[str]]) -> Dict[str, Any]:
+    """The table's [parameter_groups] for a rule whose signature names its argument."""
+    groups = api_defaults().get("parameter_groups")
+    if not groups:
+        return {}
+    argument_name = groups["argument"]
+    if argument_name not in signature and not any(argument_name in s for s in signatures.values()):
+        return {}
+    return {"group_argument": argument_name, "group_keys": dict(groups["keys"])}
 
 
 def table_specs(kind: str) -> List[Tuple[Dict[str, Any], Dict[str, Any]]]:

@@ -56,7 +56,9 @@ class TrainingDatasetNotShuffled(Rule):
             "into `Model.train` or a hand-written training loop, sits under `if do_train`/`is_training`, "
             "says `usage=\"train\"`, or the function or file name says train. A dataset with any sign "
             "of evaluation (its name, its arguments, an `else` of `if is_training`) is never reported: "
-            "`shuffle=False` is right there.")
+            "`shuffle=False` is right there. Neither is a dataset whose items are only copied into "
+            "Python lists or arrays while another dataset of the file is the training one (the data "
+            "is re-wrapped, e.g. in a shuffled `GeneratorDataset`).")
     why = ("Without shuffling every epoch sees the samples in the same order, often sorted by class "
            "or by file: batches are not representative, BatchNorm statistics are biased and "
            "convergence is slower and worse (checklist dp.03).")
@@ -82,6 +84,13 @@ class TrainingDatasetNotShuffled(Rule):
         Valid(_HDR + "def create_dataset(path, is_training):\n    data = ds.ImageFolderDataset(path, shuffle=False)\n"
               "    return data\ntrain_ds = create_dataset(p, is_training=True)\ntest_ds = create_dataset(q, is_training=False)\n",
               note="used for both: the role cannot be told"),
+        Valid(_HDR + "import numpy as np\ndef load(path, batch_size):\n"
+              "    raw = ds.Cifar10Dataset(path, usage='train', shuffle=False)\n    images, labels = [], []\n"
+              "    for row in raw.create_dict_iterator(output_numpy=True):\n        images.append(row['image'])\n"
+              "        labels.append(row['label'])\n"
+              "    train_ds = ds.NumpySlicesDataset((np.stack(images), np.array(labels)), ['image', 'label'], shuffle=True)\n"
+              "    return train_ds.batch(batch_size)\nmodel.train(10, load(p, 32))\n",
+              note="read into arrays, then re-wrapped in a shuffled training dataset"),
     )
     INVALID = (
         Invalid(_HDR + "train_ds = ds.ImageFolderDataset(train_dir, shuffle=False)\nmodel.train(10, train_ds)\n",
@@ -93,6 +102,10 @@ class TrainingDatasetNotShuffled(Rule):
         Invalid(_HDR + "def create_dataset(path, do_train):\n    if do_train:\n"
                 "        data = ds.MnistDataset(path, sampler=ds.SequentialSampler())\n"
                 "    else:\n        data = ds.MnistDataset(path, shuffle=False)\n    return data\n", line=5),
+        Invalid(_HDR + "train_ds = ds.ImageFolderDataset(train_dir, shuffle=False)\n"
+                "counts = [row['label'].asnumpy() for row in train_ds.create_dict_iterator()]\n"
+                "model.train(10, train_ds)\n", line=3,
+                note="read into Python for statistics, but also trained on"),
     )
 
     def finish(self) -> None:
