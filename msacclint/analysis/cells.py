@@ -244,6 +244,22 @@ def cells(ctx) -> CellMap:
     return ctx.fact("cells", lambda: CellMap(ctx.module, ctx.imports))
 
 
+def inherited_attr(ctx, info: CellInfo, name: str, depth: int = 0) -> Optional[Attr]:
+    """``self.<name>`` as the class or, failing that, a base class of the same file sets it
+    in ``__init__`` (``self.reduce_mean = ops.ReduceMean()`` in a shared loss base)."""
+    if name in info.attrs:
+        return info.attrs[name]
+    if depth > 3:
+        return None
+    for base in info.node.bases:
+        parent = cells(ctx).classes.get(base.value.value) if isinstance(base.value, cst.Name) else None
+        if parent is not None and parent is not info:
+            found = inherited_attr(ctx, parent, name, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
 def cell_of_call(ctx, call: cst.BaseExpression) -> Optional[CellInfo]:
     """The file's own class instantiated by ``call`` (``NetWithLoss(net)``), if any."""
     if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):

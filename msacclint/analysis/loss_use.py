@@ -4,7 +4,9 @@ For ``self.ce = nn.SoftmaxCrossEntropyWithLogits()`` in a Cell's ``__init__``, t
 ``self.ce(logits, labels)`` in that Cell's ``construct`` answer two questions:
 - ``onehot_labels``: the labels argument is a one-hot op's result (``ops.OneHot()(...)``,
   ``ops.one_hot(...)``, ``self.onehot(...)`` with ``self.onehot = ops.OneHot()``), directly
-  or through a local name assigned from one;
+  or through a local name assigned from one; or the labels are reshaped to the very shape
+  the logits are reshaped to (``ce(reshape(logits, (-1, c)), reshape(label, (-1, c)))``, a
+  dense mask with a class axis, as segmentation losses pass it);
 - ``reduced``: the loss output reaches a reduction (``ReduceMean``/``ReduceSum``/
   ``ops.mean``/``ops.sum`` as a call or a ``self.<op>``, or ``.mean()``/``.sum()``) in
   ``construct``, directly or through local names (``x = out * mask; s = self.sum(x)``).
@@ -20,7 +22,7 @@ from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
-from msacclint.analysis.cells import CellInfo, _self_attr, cells
+from msacclint.analysis.cells import CellInfo, _self_attr, cells, inherited_attr
 from msacclint.analysis.flow import flow
 
 _REDUCTIONS = frozenset({"ReduceMean", "ReduceSum", "mean", "sum", "reduce_mean", "reduce_sum"})
@@ -39,7 +41,7 @@ def _op_name(ctx, info: CellInfo, call: cst.Call) -> Optional[str]:
     func = call.func
     attr = _self_attr(func)
     if attr is not None:
-        held = info.attrs.get(attr)
+        held = inherited_attr(ctx, info, attr)
         return _last(held.callee) if held is not None else None
     if isinstance(func, cst.Call):  # P.ReduceSum(False)(x)
         return _last(ctx.resolve(func.func))
@@ -85,6 +87,30 @@ def _contains_onehot(ctx, info: CellInfo, expr: cst.CSTNode) -> bool:
     return bool(found)
 
 
+def _reshape_target(ctx, info: CellInfo, expr: cst.BaseExpression) -> Optional[str]:
+    """The code of the shape a reshape call gives its tensor (``ops.reshape(x, s)``,
+    ``self.reshape(x, s)`` with ``self.reshape = ops.Reshape()``, ``x.reshape(s)``/``x.view(s)``)."""
+    if not isinstance(expr, cst.Call):
+        return None
+    positional = [a.value for a in expr.args if a.keyword is None and not a.star]
+    if _op_name(ctx, info, expr) in ("Reshape", "reshape") and len(positional) == 2:
+        shape = positional[1]
+    elif isinstance(expr.func, cst.Attribute) and expr.func.attr.value in ("reshape", "view") \
+            and _self_attr(expr.func) is None and _op_name(ctx, info, expr) is None and len(positional) == 1:
+        shape = positional[0]
+    else:
+        return None
+    return cst.Module([]).code_for_node(shape)
+
+
+def _dense_like_logits(ctx, info: CellInfo, use: cst.Call, labels: cst.BaseExpression) -> bool:
+    positional = [a.value for a in use.args if a.keyword is None and not a.star]
+    if not positional:
+        return False
+    shape = _reshape_target(ctx, info, labels)
+    return shape is not None and shape == _reshape_target(ctx, info, positional[0])
+
+
 def _labels(call: cst.Call) -> Optional[cst.BaseExpression]:
     positional = [a for a in call.args if a.keyword is None and not a.star]
     if len(positional) >= 2:
@@ -118,7 +144,7 @@ def _handling(ctx, info: CellInfo, name: str) -> Optional[Dict[str, bool]]:
         labels = _labels(use)
         if labels is None:
             onehot = False
-        elif not _is_onehot(ctx, info, labels):
+        elif not _is_onehot(ctx, info, labels) and not _dense_like_logits(ctx, info, use, labels):
             order = fl.order(use)
             defs = [d for d in fl.defs.get(labels.value, ()) if order is None or d.order < order] \
                 if isinstance(labels, cst.Name) else []
