@@ -260,6 +260,21 @@ def inherited_attr(ctx, info: CellInfo, name: str, depth: int = 0) -> Optional[A
     return None
 
 
+def calls_of_attr(info: CellInfo, name: str) -> List[cst.Call]:
+    """Every ``self.<name>(...)`` call in the class's methods other than ``__init__``."""
+    found: List[cst.Call] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if _self_attr(node.func) == name:
+                found.append(node)
+
+    for method, fn in info.methods.items():
+        if method != "__init__":
+            fn.body.visit(Finder())
+    return found
+
+
 def cell_of_call(ctx, call: cst.BaseExpression) -> Optional[CellInfo]:
     """The file's own class instantiated by ``call`` (``NetWithLoss(net)``), if any."""
     if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):

@@ -23,6 +23,10 @@ wrong output size there fails loudly at the Dense, not silently (analysis.cells)
 ``unless_next_downsamples`` silences a pool whose output goes into a layer that downsamples
 itself (stride > 1): a stride-1 smoothing pool in front of a strided layer is what such a
 block means (analysis.downsampling).
+``unless_called_with`` (conditions, as in ``unless``) silences a layer built as a sub-cell
+when every call of it in the class passes arguments that hold them
+(``self.up(x, scale_factor=2, align_corners=True)`` for ``nn.ResizeBilinear``, whose
+sampling options are given per call).
 ``unless`` is a list of condition groups (same vocabulary as ``require``, plus
 ``op = "given"``): a call for which every condition of one group holds is not reported
 (``use_batch_statistics=False`` together with hand-set ``moving_mean_init`` is a
@@ -85,6 +89,7 @@ class CallRule(TableRuleMixin, Rule):
     unless_handled: Dict[str, str] = {}
     unless_feeds: frozenset = frozenset()
     unless_next_downsamples: bool = False
+    unless_called_with: Tuple[Dict[str, Any], ...] = ()
     unless: Tuple[Tuple[Dict[str, Any], ...], ...] = ()
     #: the argument that may be a list of parameter-group dicts, and group key -> parameter
     #: it sets (from the table's [parameter_groups]; empty when the signature lacks it)
@@ -102,6 +107,15 @@ class CallRule(TableRuleMixin, Rule):
     def finish(self) -> None:
         if self._silenced:
             self.reports.clear()
+
+    def _called_with(self, node: cst.Call) -> bool:
+        from msacclint.analysis.cells import attribute_of, calls_of_attr
+
+        where = attribute_of(self.ctx, node)
+        if where is None or where[2] is not None:
+            return False
+        uses = calls_of_attr(where[0], where[1])
+        return bool(uses) and all(_holds(use, cond, ()) for use in uses for cond in self.unless_called_with)
 
     def visit_Call(self, node: cst.Call) -> None:
         name = called(self.ctx, node)
@@ -133,6 +147,8 @@ class CallRule(TableRuleMixin, Rule):
             following = next_layers(self.ctx, node)
             if following and any(layer in self.unless_feeds for layer in following):
                 return
+        if self.unless_called_with and self._called_with(node):
+            return
         if self.unless_next_downsamples:
             from msacclint.analysis.downsampling import next_downsamples
 
@@ -324,6 +340,7 @@ def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = Ca
             unless_handled=dict(spec.get("unless_handled", {})),
             unless_feeds=frozenset(canonical(a) for a in spec.get("unless_feeds", ())),
             unless_next_downsamples=bool(spec.get("unless_next_downsamples", False)),
+            unless_called_with=tuple(spec.get("unless_called_with", ())),
             unless=tuple(tuple(group) for group in spec.get("unless", ())),
         )
         attrs.update(_parameter_groups(attrs["signature"], attrs["signatures"]))

@@ -14,6 +14,7 @@ import libcst as cst
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.cells import CellInfo, cells
 from msacclint.analysis.flow import flow
+from msacclint.analysis.scopes import says_eval, says_train
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
@@ -205,8 +206,9 @@ class UncheckedCheckpointLoad(InFunctionRule):
             "`load_param_into_net(net, params)` whose result is discarded (a bare statement, `_`, or "
             "names never read again in the function), and `load_checkpoint(path, net)` with a network, which "
             "loads into it and drops those lists itself. `strict_load=True` does not make either safe. "
-            "Evaluation and export scripts are left alone: the checklist item is about the pretrained weights "
-            "a training run starts from, and there an incomplete load costs a whole run.")
+            "Evaluation and export scripts, and loads inside a function named for evaluation (`do_eval`, "
+            "`predict`) of a script that also trains, are left alone: the checklist item is about the pretrained "
+            "weights a training run starts from, and there an incomplete load costs a whole run.")
     why = ("In MindSpore 2.10 `load_param_into_net` never raises on missing or unexpected names, whatever "
            "`strict_load` says (verified; MS-CKPT-01): it returns `(param_not_load, ckpt_not_load)` and logs a "
            "warning. A checkpoint converted from PyTorch with a wrong name mapping (gamma/beta vs weight/bias, "
@@ -233,6 +235,11 @@ class UncheckedCheckpointLoad(InFunctionRule):
               "        ema[p.name[4:]] = p.data\n    ms.load_param_into_net(net, ema)\n",
               note="a dict built here from the network's own names"),
     )
+    VALID = VALID + (
+        Valid(_LOAD_HDR + "def do_eval(path):\n    net = Net()\n    ms.load_param_into_net(net, ms.load_checkpoint(path))\n"
+              "    return ms.Model(net).eval(eval_ds)\n" + _TRAINS,
+              note="the evaluation half of a train-and-evaluate script loads the checkpoint it just saved"),
+    )
     INVALID = (
         Invalid(example, line=4),
         Invalid(_LOAD_HDR + "ms.load_param_into_net(net, ms.load_checkpoint(path), strict_load=True)\n" + _TRAINS, line=3,
@@ -242,8 +249,14 @@ class UncheckedCheckpointLoad(InFunctionRule):
                 "    return net\n" + _TRAINS, line=4),
     )
 
+    def _in_evaluation(self) -> bool:
+        """The load sits in a function named for evaluation (``do_eval``, ``predict``) and
+        not for training: it loads what is evaluated, not what a training run starts from."""
+        names = [f.name.value for f in self._functions]
+        return any(says_eval(n) for n in names) and not any(says_train(n) for n in names)
+
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.resolve(node.func) != LOAD_CHECKPOINT:
+        if self.ctx.resolve(node.func) != LOAD_CHECKPOINT or self._in_evaluation():
             return
         net = argument(node, "net", ("ckpt_file_name", "net"))
         if net is not None and literal(net.value) is not None:
@@ -252,11 +265,11 @@ class UncheckedCheckpointLoad(InFunctionRule):
                         "check what ms.load_param_into_net(net, param_dict) returns")
 
     def visit_Expr(self, node: cst.Expr) -> None:
-        if self._is_load(node.value):
+        if self._is_load(node.value) and not self._in_evaluation():
             self._report(node.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if not self._is_load(node.value):
+        if not self._is_load(node.value) or self._in_evaluation():
             return
         names = []
         for target in node.targets:
