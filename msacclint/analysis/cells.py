@@ -308,6 +308,22 @@ PASS_THROUGH = frozenset({"mindspore.nn.Dropout", "mindspore.nn.Identity", "mind
                           "mindspore.nn.GELU", "mindspore.nn.Sigmoid"})
 
 
+def consumers_past_pass_through(info: CellInfo, name: str) -> List[str]:
+    """The attrs whose calls take ``self.<name>``'s output in ``construct``, looking past
+    shape-preserving layers (Dropout, activations), in name order."""
+    found: List[str] = []
+    seen, pending = {name}, [name]
+    while pending:
+        for consumer in sorted(info.consumers(pending.pop())):
+            callee = info.attrs[consumer].callee if consumer in info.attrs else None
+            if callee in PASS_THROUGH and consumer not in seen:
+                seen.add(consumer)
+                pending.append(consumer)
+            elif consumer not in found:
+                found.append(consumer)
+    return found
+
+
 def next_layers(ctx, call: cst.Call) -> Optional[List[Optional[str]]]:
     """Resolved callees of the layers that take this sub-cell's output in ``construct``
     (or the next element of its SequentialCell), looking past shape-preserving layers such
@@ -322,17 +338,8 @@ def next_layers(ctx, call: cst.Call) -> Optional[List[Optional[str]]]:
         while following and following[0] in PASS_THROUGH:
             following = following[1:]
         return following[:1]
-    found: List[Optional[str]] = []
-    seen = {name}
-    pending = [name]
-    while pending:
-        for consumer in sorted(info.consumers(pending.pop())):
-            callee = info.attrs[consumer].callee if consumer in info.attrs else None
-            if callee in PASS_THROUGH and consumer not in seen:
-                seen.add(consumer)
-                pending.append(consumer)
-            else:
-                found.append(callee)
+    found: List[Optional[str]] = [info.attrs[c].callee if c in info.attrs else None
+                                  for c in consumers_past_pass_through(info, name)]
     if not found and info.construct is not None:
         found = _through_reshapes(ctx, info, name)
     return found

@@ -23,7 +23,8 @@ from typing import Dict, Iterable, List, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, argument, literal
-from msacclint.analysis.cells import PASS_THROUGH, CellInfo, attribute_of, cell_of_call
+from msacclint.analysis.cells import (PASS_THROUGH, CellInfo, _self_attr, attribute_of, cell_of_call,
+                                      consumers_past_pass_through)
 
 #: strided layers and the position of ``stride`` in their signature
 _STRIDE_AT = {
@@ -45,28 +46,8 @@ def next_downsamples(ctx, call: cst.Call) -> bool:
         while following and callees[0] in PASS_THROUGH:
             following, callees = following[1:], callees[1:]
         return bool(following) and _downsamples(ctx, following[0])
-    consumers = _consumers(info, name) | _consumers_past_splits(ctx, info, name)
+    consumers = set(consumers_past_pass_through(info, name)) | _consumers_past_splits(ctx, info, name)
     return any(_downsamples(ctx, info.attrs[attr].value) for attr in consumers if attr in info.attrs)
-
-
-def _consumers(info: CellInfo, name: str) -> Set[str]:
-    found: Set[str] = set()
-    seen, pending = {name}, [name]
-    while pending:
-        for consumer in info.consumers(pending.pop()):
-            callee = info.attrs[consumer].callee if consumer in info.attrs else None
-            if callee in PASS_THROUGH and consumer not in seen:
-                seen.add(consumer)
-                pending.append(consumer)
-            else:
-                found.add(consumer)
-    return found
-
-
-def _self_attr(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return node.attr.value
-    return None
 
 
 def _split_of(call: cst.Call) -> Optional[str]:
