@@ -91,9 +91,58 @@ def plain_name_calls(ctx, word: str) -> List[cst.Call]:
     return [c for name, calls in facts(ctx).unresolved.items() if word in name.lower() for c in calls]
 
 
-def mentions_rank(node: cst.CSTNode) -> bool:
-    text = _code(node).lower()
-    return any(w in text for w in ("rank", "device_id", "local_rank"))
+_RANK_WORDS = ("rank", "device_id")
+_RANK_CALLS = frozenset({"get_rank", "get_local_rank", "get_rank_id", "get_device_id"})
+
+
+def _says_rank(name: str) -> bool:
+    return any(w in name.lower() for w in _RANK_WORDS)
+
+
+def rank_dependent(ctx, expr: cst.BaseExpression, call: cst.CSTNode, depth: int = 0) -> bool:
+    """Whether a value (a seed argument of ``call``) depends on the device's rank: it calls
+    ``get_rank()``/``get_local_rank()``, reads ``RANK``/``DEVICE_ID`` from the environment,
+    reads an attribute named for the rank (``args.rank_id``, set from the rank at run time),
+    or uses a local name assigned from one of those. A parameter of the enclosing function
+    (``def set_seed(seed, rank=0)``) is not: what its callers pass is unknown."""
+    from msacclint.analysis.scopes import scopes
+
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            tail = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+            if tail in _RANK_CALLS or (tail in ("getenv", "get") and _says_rank(_code(node))):
+                found.append(node)
+
+        def visit_Subscript(self, node: cst.Subscript) -> None:
+            if "environ" in _code(node.value) and _says_rank(_code(node)):
+                found.append(node)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            if _says_rank(node.attr.value):
+                found.append(node)
+            return False  # ``args.rank_id``: the receiver is not a local name to follow
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if found or depth > 3 or not _says_rank(node.value):
+                return
+            sc = scopes(ctx)
+            fl = sc.owner(call)
+            if fl is None:
+                return
+            before = fl.order_of.get(call)
+            for i, scope in enumerate(sc.enclosing(fl)):  # any assignment it may hold (if/else both count)
+                defs = [d for d in scope.defs.get(node.value, ()) if i or before is None or d.order < before]
+                if any(rank_dependent(ctx, d.value, d.node, depth + 1) for d in defs):
+                    found.append(node)
+                    return
+                if defs or node.value in sc.params(scope):
+                    return
+
+    expr.visit(Finder())
+    return bool(found)
 
 
 def distributed(ctx) -> Distributed:

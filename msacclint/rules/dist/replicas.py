@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from msacclint.analysis.distributed import distributed, mentions_rank
+from msacclint.analysis.distributed import distributed, rank_dependent
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
@@ -48,11 +48,15 @@ class ReplicasUnseeded(Rule):
               "model.eval(data)\n", note="distributed evaluation of a loaded checkpoint"),
         Valid("import mindspore\nimport torch.distributed as dist\ndist.init_process_group('nccl')\n"
               "model = torch.nn.parallel.DistributedDataParallel(net)\n", note="PyTorch DDP broadcasts itself"),
+        Valid(_HDR + "def seed_all(seed=42, rank=0):\n    ms.set_seed(seed + rank)\n\n" + "init()\n" + _DP + _MODEL,
+              note="a utility module: what the helper's callers pass for rank is not in this file"),
     )
     INVALID = (
         Invalid(example, line=4, note="torch DDP broadcasts rank 0's weights; MindSpore does not"),
         Invalid(_HDR + "init()\nrank = get_rank()\nms.set_seed(1 + rank)\n" + _DP + _MODEL, line=6,
                 message_contains="rank"),
+        Invalid(_HDR + "import os\ninit()\nms.set_seed(args.seed + int(os.environ['RANK_ID']))\n" + _DP + _MODEL,
+                line=6, message_contains="rank"),
     )
 
     def finish(self) -> None:
@@ -62,7 +66,8 @@ class ReplicasUnseeded(Rule):
         info = training(self.ctx)
         if not (info.uses_model_train or info.steps):
             return  # evaluation or inference on several devices loads its weights
-        rank_seeds = [c for c in dist.set_seed_calls + dist.seed_helpers if any(mentions_rank(a.value) for a in c.args)]
+        rank_seeds = [c for c in dist.set_seed_calls + dist.seed_helpers
+                      if any(rank_dependent(self.ctx, a.value, c) for a in c.args)]
         plain_seeds = [c for c in dist.set_seed_calls + dist.seed_helpers if c not in rank_seeds]
         if rank_seeds and not plain_seeds:
             self.report(rank_seeds[0], "the seed depends on the rank, so every replica starts from different weights; "
