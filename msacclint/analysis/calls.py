@@ -99,3 +99,27 @@ def is_number(value: Any) -> bool:
 
 def keyword_names(call: cst.Call) -> Tuple[str, ...]:
     return tuple(arg.keyword.value for arg in call.args if arg.keyword is not None)
+
+
+def constant(ctx, node: cst.BaseExpression) -> Any:
+    """``literal(node)``, and for a name the literal of its one module-level assignment
+    (``FROZEN = False`` ... ``use_batch_statistics=FROZEN``) when nothing else in the file
+    assigns it; UNKNOWN otherwise."""
+    value = literal(node)
+    if value is not UNKNOWN or not isinstance(node, cst.Name):
+        return value
+    table = ctx.fact("calls.constants", lambda: _module_constants(ctx))
+    return table.get(node.value, UNKNOWN)
+
+
+def _module_constants(ctx) -> dict:
+    from msacclint.analysis.flow import flow
+
+    defs = flow(ctx, ctx.module).defs
+    out = {}
+    for name, assigned in defs.items():
+        if len(assigned) == 1 and assigned[0].index is None and f"global {name}" not in ctx.source:
+            value = literal(assigned[0].value)
+            if value is not UNKNOWN:
+                out[name] = value
+    return out

@@ -75,10 +75,37 @@ def _self_attr(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+def _factories(module: cst.Module, imports: ImportTable) -> Dict[str, str]:
+    """Module-level functions that build one layer: ``def fc_with_initialize(i, o): return
+    nn.Dense(i, o, ...)`` -> {"fc_with_initialize": "mindspore.nn.Dense"} (every ``return``
+    returns a call of the same resolved name)."""
+    found: Dict[str, str] = {}
+    for stmt in module.body:
+        if not isinstance(stmt, cst.FunctionDef):
+            continue
+        returns: List[cst.Return] = []
+
+        class Returns(cst.CSTVisitor):
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+                return node is stmt
+
+            def visit_Return(self, node: cst.Return) -> None:
+                returns.append(node)
+
+        stmt.visit(Returns())
+        callees = {imports.resolve(r.value.func) if isinstance(r.value, cst.Call) else None for r in returns}
+        if len(callees) == 1:
+            callee = callees.pop()
+            if callee is not None and callee.startswith("mindspore."):
+                found[stmt.name.value] = callee
+    return found
+
+
 class _InitScan(cst.CSTVisitor):
-    def __init__(self, info: CellInfo, imports: ImportTable) -> None:
+    def __init__(self, info: CellInfo, imports: ImportTable, factories: Dict[str, str]) -> None:
         self.info = info
         self.imports = imports
+        self.factories = factories
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False  # nested functions are not __init__
@@ -99,6 +126,8 @@ class _InitScan(cst.CSTVisitor):
         attr = Attr(name, value, assign)
         if isinstance(value, cst.Call):
             attr.callee = self.imports.resolve(value.func)
+            if attr.callee is None and isinstance(value.func, cst.Name):  # a layer factory of the file
+                attr.callee = self.factories.get(value.func.value)
             if attr.callee in SEQUENTIAL and value.args:
                 first = value.args[0].value
                 items = first.elements if isinstance(first, (cst.List, cst.Tuple)) else [
@@ -176,7 +205,7 @@ class _ConstructScan(cst.CSTVisitor):
                 self.holds[target.target.value] = sources
 
 
-def _scan_class(node: cst.ClassDef, imports: ImportTable) -> CellInfo:
+def _scan_class(node: cst.ClassDef, imports: ImportTable, factories: Dict[str, str]) -> CellInfo:
     bases = [imports.resolve(b.value) for b in node.bases]
     info = CellInfo(node=node, name=node.name.value, bases=bases)
     if isinstance(node.body, cst.IndentedBlock):
@@ -185,7 +214,7 @@ def _scan_class(node: cst.ClassDef, imports: ImportTable) -> CellInfo:
                 info.methods[stmt.name.value] = stmt
     init = info.methods.get("__init__")
     if init is not None:
-        init.body.visit(_InitScan(info, imports))
+        init.body.visit(_InitScan(info, imports, factories))
     construct = info.construct
     if construct is not None:
         scan = _ConstructScan(info)
@@ -208,8 +237,9 @@ class CellMap:
     def __init__(self, module: cst.Module, imports: ImportTable) -> None:
         self.classes: Dict[str, CellInfo] = {}
         self.by_node: Dict[cst.ClassDef, CellInfo] = {}
+        factories = _factories(module, imports)
         for node in _classes(module):
-            info = _scan_class(node, imports)
+            info = _scan_class(node, imports, factories)
             self.classes[info.name] = info
             self.by_node[node] = info
 
@@ -338,11 +368,50 @@ def next_layers(ctx, call: cst.Call) -> Optional[List[Optional[str]]]:
         while following and following[0] in PASS_THROUGH:
             following = following[1:]
         return following[:1]
-    found: List[Optional[str]] = [info.attrs[c].callee if c in info.attrs else None
+    found: List[Optional[str]] = [layer_of(ctx, info.attrs[c]) if c in info.attrs else None
                                   for c in consumers_past_pass_through(info, name)]
     if not found and info.construct is not None:
         found = _through_reshapes(ctx, info, name)
     return found
+
+
+def layer_of(ctx, attr: Attr) -> Optional[str]:
+    """What a sub-cell is as a layer: its resolved callee, or for a Cell class of this file
+    the layer its ``construct`` first hands its input to."""
+    if attr.callee is None and isinstance(attr.value, cst.Call) and isinstance(attr.value.func, cst.Name):
+        return entry_layer(ctx, attr.value.func.value)
+    return attr.callee
+
+
+def entry_layer(ctx, class_name: str, depth: int = 0) -> Optional[str]:
+    """For a Cell class of this file, the layer its ``construct`` first hands its input to
+    (``Head: x = self.reshape(x, (n, -1)); return self.fc(x)`` -> ``mindspore.ops.Reshape``),
+    so that a head written as a class answers "what takes the output" like the layers it
+    starts with; None when that cannot be told."""
+    if ctx.imports.bindings.get(class_name) != f"{ImportTable.LOCAL}.{class_name}" or depth > 2:
+        return None
+    info = cells(ctx).classes.get(class_name)
+    construct = info.construct if info is not None else None
+    params = [p.name.value for p in construct.params.params] if construct is not None else []
+    if len(params) < 2:
+        return None
+    from msacclint.analysis.flow import flow
+
+    for event in flow(ctx, construct).events:
+        node = event.node
+        if not isinstance(node, cst.Call) or not node.args or not isinstance(node.args[0].value, cst.Name) \
+                or node.args[0].value.value != params[1]:
+            continue
+        if _reshaped(ctx, node) is not None:
+            return "mindspore.ops.Reshape"
+        attr = _self_attr(node.func)
+        if attr is not None and attr in info.attrs:
+            inner = info.attrs[attr]
+            if inner.callee is None and isinstance(inner.value, cst.Call) and isinstance(inner.value.func, cst.Name):
+                return entry_layer(ctx, inner.value.func.value, depth + 1)
+            return inner.callee
+        return None
+    return None
 
 
 _RESHAPES = frozenset({"reshape", "view", "flatten", "squeeze", "Reshape", "Flatten", "Squeeze"})
@@ -390,9 +459,11 @@ def _through_reshapes(ctx, info: CellInfo, name: str) -> List[Optional[str]]:
         node = event.node
         if isinstance(node, cst.Call):
             attr = _self_attr(node.func)
-            if attr is not None and node.args and isinstance(node.args[0].value, cst.Name) \
-                    and node.args[0].value.value == var:
-                callee = info.attrs[attr].callee if attr in info.attrs else None
+            first = node.args[0].value if node.args else None
+            if isinstance(first, cst.Call):  # self.fc(x.view(n, -1)): the reshape inline
+                first = _reshaped(ctx, first)
+            if attr is not None and isinstance(first, cst.Name) and first.value == var:
+                callee = layer_of(ctx, info.attrs[attr]) if attr in info.attrs else None
                 if callee not in PASS_THROUGH:
                     return [callee]
         elif isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == var

@@ -129,8 +129,20 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         return self._readings(defs[0].value, fl, defs[0].order, depth + 1)
 
 
-def _wrong(alternatives: List[List[Reading]], judge) -> bool:
-    return any(group and all(judge(r) for r in group) for group in alternatives)
+def _wrong(alternatives: List[List[Reading]], judge, evidence=None) -> bool:
+    """Some alternative reads wrong in every reading; with ``evidence``, that alternative
+    must also hold a reading ``evidence`` accepts."""
+    return any(group and all(judge(r) for r in group) and (evidence is None or any(evidence(r) for r in group))
+               for group in alternatives)
+
+
+def _numeric(reading: Reading) -> bool:
+    return _number(*reading) is not None
+
+
+def _keep_named(reading: Reading) -> bool:
+    base, flipped = reading
+    return not flipped and says_keep(base)
 
 
 def _parameter_default(func, name: str) -> Optional[cst.BaseExpression]:
@@ -210,16 +222,20 @@ class DropoutWrongProbability(_DropoutRule):
         Valid(_HDR + "class InceptionAux(nn.Cell):\n    def __init__(self, drop_rate=0.7):\n"
               "        super().__init__()\n        self.dropout = nn.Dropout(p=drop_rate)\n",
               note="GoogLeNet's auxiliary head drops 70 %: name and default agree on a drop rate"),
+        Valid(_HDR + "drop = nn.Dropout(keep_prob=cfg.dropout_prob)\n",
+              note="keep_prob= written out, value unknown: model zoos call keep probabilities 'dropout_prob'"),
+        Valid(_HDR + "drop = nn.Dropout(p=1 - config.transformer_dropout_rate)\n",
+              note="how the keep_prob -> p migration wrote a keep probability; the name alone cannot tell"),
     )
     INVALID = (
         Invalid(_HDR + "drop = nn.Dropout(0.1)\n", line=2, fixed=_HDR + "drop = nn.Dropout(0.1)\n",
                 unsafe_fixed=_HDR + "drop = nn.Dropout(p=0.1)\n"),
         Invalid(_HDR + "class Block(nn.Cell):\n    def __init__(self, drop_rate):\n        super().__init__()\n"
                 "        self.drop = nn.Dropout(drop_rate)\n", line=5),
-        Invalid(_HDR + "drop = nn.Dropout(keep_prob=self.dropout_rate)\n", line=2,
-                unsafe_fixed=_HDR + "drop = nn.Dropout(p=self.dropout_rate)\n"),
-        Invalid(_HDR + "drop = nn.Dropout(p=1 - proj_drop)\n", line=2,
-                unsafe_fixed=_HDR + "drop = nn.Dropout(p=proj_drop)\n"),
+        Invalid(_HDR + "def head():\n    drop_rate = 0.2\n    return nn.Dropout(keep_prob=drop_rate)\n", line=4,
+                unsafe_fixed=_HDR + "def head():\n    drop_rate = 0.2\n    return nn.Dropout(p=drop_rate)\n"),
+        Invalid(_HDR + "def proj(proj_drop=0.1):\n    return nn.Dropout(p=1 - proj_drop)\n", line=3,
+                unsafe_fixed=_HDR + "def proj(proj_drop=0.1):\n    return nn.Dropout(p=proj_drop)\n"),
         Invalid("from mindspore.nn import Dropout as D\ndrop = D(p=0.9)\n", line=2),
         Invalid(_HDR + "drop = nn.Dropout(p=keep_prob)\n", line=2),
         Invalid(_HDR + "def rnn(dropout=0.1):\n    return nn.Dropout(p=float(1 - dropout))\n", line=3),
@@ -231,7 +247,10 @@ class DropoutWrongProbability(_DropoutRule):
     def check(self, call, keep, p, by_position):
         if keep is not None:
             value = literal(keep.value)
-            if _wrong(self.readings(keep.value, call), _keep_reads_as_drop):
+            # keep_prob= written out is a deliberate choice: a drop-sounding name alone does not
+            # outweigh it (model zoos name keep probabilities "dropout_prob"); a value does
+            evidence = None if by_position else _numeric
+            if _wrong(self.readings(keep.value, call), _keep_reads_as_drop, evidence):
                 how = "its first argument" if by_position else "keep_prob"
                 shown = cst.Module([]).code_for_node(keep.value)
                 self.report(call, f"nn.Dropout({'' if by_position else 'keep_prob='}{shown}): {how} is the KEEP "
@@ -242,7 +261,10 @@ class DropoutWrongProbability(_DropoutRule):
                 return
         if p is not None:
             inner = one_minus(p.value)
-            if _wrong(self.readings(p.value, call), _p_reads_as_keep):
+            # p=1 - <drop name> is how keep_prob=<x> was migrated to p: the name alone cannot say
+            # whether x held a keep probability all along; a value, or p=<keep name>, can
+            evidence = lambda r: _numeric(r) or _keep_named(r)  # noqa: E731
+            if _wrong(self.readings(p.value, call), _p_reads_as_keep, evidence):
                 shown = cst.Module([]).code_for_node(p.value)
                 fix = None
                 if inner is not None:
@@ -286,6 +308,8 @@ class DropoutPositional(_DropoutRule):
     def check(self, call, keep, p, by_position):
         if keep is None or not by_position:
             return
+        if literal(keep.value) == 0.5:
+            return  # keep 0.5 is drop 0.5: the line means the same either way
         if _wrong(self.readings(keep.value, call), _keep_reads_as_drop):
             return  # MSA101
         new = _complement(keep.value)

@@ -52,7 +52,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
 import libcst as cst
 
 from msacclint.analysis.edits import append_keywords
-from msacclint.analysis.calls import UNKNOWN, argument, has_star_args, has_star_kwargs, literal
+from msacclint.analysis.calls import UNKNOWN, argument, constant, has_star_args, has_star_kwargs, literal
 from msacclint.analysis import param_groups
 from msacclint.analysis.imports import canonical
 from msacclint.data import api_defaults
@@ -115,7 +115,7 @@ class CallRule(TableRuleMixin, Rule):
         if where is None or where[2] is not None:
             return False
         uses = calls_of_attr(where[0], where[1])
-        return bool(uses) and all(_holds(use, cond, ()) for use in uses for cond in self.unless_called_with)
+        return bool(uses) and all(_holds(self.ctx, use, cond, ()) for use in uses for cond in self.unless_called_with)
 
     def visit_Call(self, node: cst.Call) -> None:
         name = called(self.ctx, node)
@@ -138,7 +138,7 @@ class CallRule(TableRuleMixin, Rule):
                 handled = handling(self.ctx, node)
                 if handled is not None and all(handled[self.unless_handled[p]] for p in absent):
                     return
-        if any(all(self.given(node, cond["arg"], signature) if cond["op"] == "given" else _holds(node, cond, signature)
+        if any(all(self.given(node, cond["arg"], signature) if cond["op"] == "given" else _holds(self.ctx, node, cond, signature)
                    for cond in group) for group in self.unless):
             return
         if self.unless_feeds:
@@ -163,12 +163,12 @@ class CallRule(TableRuleMixin, Rule):
             against = cond["value"]
             if "value_arg" in cond:
                 other = argument(node, cond["value_arg"], signature)
-                against = literal(other.value) if other is not None else cond["value"]
+                against = constant(self.ctx, other.value) if other is not None else cond["value"]
                 if against is UNKNOWN:
                     if cond.get("unknown", "skip") == "skip":
                         return
                     continue
-            value = _comparable(literal(arg.value), against)
+            value = _comparable(constant(self.ctx, arg.value), against)
             against = _comparable(against, value)
             values[cond["arg"]] = cst.Module([]).code_for_node(arg.value)
             if value is UNKNOWN or (isinstance(value, bool) and not isinstance(against, (bool, list))):
@@ -264,7 +264,7 @@ def _comparable(value: Any, against: Any) -> Any:
     return value
 
 
-def _holds(call: cst.Call, cond: Dict[str, Any], signature: Sequence[str]) -> bool:
+def _holds(ctx, call: cst.Call, cond: Dict[str, Any], signature: Sequence[str]) -> bool:
     """One ``unless`` condition: the argument is given and, unless ``op`` is "given", its
     literal value compares true with ``value``."""
     arg = argument(call, cond["arg"], signature)
@@ -272,7 +272,7 @@ def _holds(call: cst.Call, cond: Dict[str, Any], signature: Sequence[str]) -> bo
         return False
     if cond["op"] == "given":
         return True
-    value = literal(arg.value)
+    value = constant(ctx, arg.value)
     if value is UNKNOWN:
         return False
     try:

@@ -120,7 +120,10 @@ class FixedLossScaleMismatch(FunctionRule):
             "(a config value may be 1) or anything else it cannot compare keeps it silent.")
     why = ("With drop_overflow_update=False the manager scales the loss by x and leaves the division to "
            "the optimizer's own loss_scale. Left at 1.0, every update is x times too large (verified on "
-           "2.10: a weight that should move to 0.98 jumps to -1.56 with x=128): divergence or NaN.")
+           "2.10: a weight that should move to 0.98 jumps to -1.56 with x=128): divergence or NaN. Adaptive "
+           "optimizers (Adam, LazyAdam, RMSProp, Adagrad) divide the factor out of their step, so for them "
+           "only a weight decay is affected: it is added to the scaled gradient and ends up x times weaker; "
+           "without one they are not reported.")
     example = ("manager = FixedLossScaleManager(1024, drop_overflow_update=False)\n"
                "opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)\n"
                "model = Model(net, loss, opt, loss_scale_manager=manager)\n")
@@ -149,6 +152,10 @@ class FixedLossScaleMismatch(FunctionRule):
               "    if flag:\n        opt = nn.Momentum(params, 0.01, 0.9, loss_scale=128)\n"
               "    else:\n        opt = nn.Momentum(params, 0.01, 0.9, 0.0, 128)\n"
               "    model = Model(net, loss, opt, loss_scale_manager=manager)\n", note="two definitions: silent"),
+        Valid(_LS_HDR + "manager = FixedLossScaleManager(1024, drop_overflow_update=False)\n"
+              "opt = nn.Adam(net.trainable_params(), 1e-3)\n"
+              "model = Model(net, loss, opt, loss_scale_manager=manager)\n",
+              note="Adam without weight decay divides the factor out of its step: the same weights"),
     )
     INVALID = (
         Invalid(_LS_HDR + "manager = FixedLossScaleManager(1024, drop_overflow_update=False)\n"
@@ -163,7 +170,7 @@ class FixedLossScaleMismatch(FunctionRule):
                 "    manager = FixedLossScaleManager(256, drop_overflow_update=False)\n"
                 "    opt = nn.Adam(net.trainable_params(), 1e-3, weight_decay=1e-4)\n"
                 "    model = Model(net, loss, opt, loss_scale_manager=manager)\n", line=8,
-                message_contains="eps and weight_decay"),
+                message_contains="weight_decay"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -191,14 +198,27 @@ class FixedLossScaleMismatch(FunctionRule):
         verdict = _compare(scale_arg.value if scale_arg else None, opt_arg.value if opt_arg else None)
         if verdict is None:
             return
+        if opt_name in ADAPTIVE and not _decays(optimizer, OPTIMIZER_SIGNATURES[opt_name]):
+            return  # an adaptive step divides the factor out; only weight decay would feel it
         x = _CODE(scale_arg.value) if scale_arg else "128.0"
         y = _CODE(opt_arg.value) if opt_arg else "1.0 (its default)"
         short = opt_name.rsplit(".", 1)[-1]
-        effect = (f"{short} normalises most of the factor away, but its eps and weight_decay act on gradients off "
-                  f"by that ratio" if opt_name in ADAPTIVE else "every update is off by that ratio")
+        effect = (f"{short} divides the factor out of its step, but adds weight_decay to the scaled gradient, so "
+                  f"the decay is {x} times weaker than configured" if opt_name in ADAPTIVE
+                  else "every update is off by that ratio")
         self.report(node, f"FixedLossScaleManager({x}, drop_overflow_update=False) scales the loss by {x} and "
                     f"leaves the division to the optimizer, but {short} has loss_scale={y}: {effect}; give the "
                     f"optimizer loss_scale={x}")
+
+
+def _decays(optimizer: cst.Call, signature) -> bool:
+    """The optimizer is given a literal weight decay other than 0 (a config value may be 0:
+    not guessed at)."""
+    if "weight_decay" not in signature:
+        return False
+    arg = argument(optimizer, "weight_decay", signature)
+    value = literal(arg.value) if arg is not None else 0
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value != 0
 
 
 def _compare(manager: Optional[cst.BaseExpression], optimizer: Optional[cst.BaseExpression]) -> Optional[bool]:
