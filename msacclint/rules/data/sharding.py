@@ -58,6 +58,9 @@ class DatasetNotSharded(Rule):
               "data = ds.ImageFolderDataset(train_dir, sampler=sampler)\n", note="a distributed sampler"),
         Valid("import mindspore\nimport torch.distributed as dist\nfrom torch.utils.data import DataLoader\n"
               "dist.init_process_group('nccl')\nloader = DataLoader(train_set, shuffle=True)\n", note="PyTorch"),
+        Valid(_HDR + "gallery = ds.ImageFolderDataset(gallery_dir, shuffle=False)\nnet.set_train(False)\n"
+              "features = [net(image) for image, _ in gallery.create_tuple_iterator()]\n",
+              note="a distributed feature-extraction script: nothing is trained", path="extract_features.py"),
     )
     INVALID = (
         Invalid(example, line=6, note="torch DDP ports shard with a DistributedSampler, often forgotten"),
@@ -69,6 +72,7 @@ class DatasetNotSharded(Rule):
         dist = distributed(self.ctx)
         if not dist.init_calls or not dist.data_parallel or dist.full_batch:
             return  # (semi-)auto parallel and full_batch slice the data their own way
+        trains = training(self.ctx)
         info = datasets(self.ctx)
         sc = scopes(self.ctx)
         for build in info.builds:
@@ -88,6 +92,8 @@ class DatasetNotSharded(Rule):
                 continue
             if info.role(build) == EVAL and not info.training_use(build):
                 continue
+            if not (trains.uses_model_train or trains.steps or info.training_use(build)):
+                continue  # distributed evaluation: every device may score the whole set
             self.report(call, "data-parallel training, but this dataset has no num_shards/shard_id: every device "
                         "reads all samples in the same order")
 

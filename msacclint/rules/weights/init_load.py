@@ -239,6 +239,9 @@ class UncheckedCheckpointLoad(InFunctionRule):
         Valid(_LOAD_HDR + "def do_eval(path):\n    net = Net()\n    ms.load_param_into_net(net, ms.load_checkpoint(path))\n"
               "    return ms.Model(net).eval(eval_ds)\n" + _TRAINS,
               note="the evaluation half of a train-and-evaluate script loads the checkpoint it just saved"),
+        Valid(_LOAD_HDR + "def frozen_to_air(net, ckpt, path):\n    ms.load_param_into_net(net, ms.load_checkpoint(ckpt))\n"
+              "    ms.export(net, example_input, file_name=path, file_format='AIR')\n" + _TRAINS,
+              note="an export helper of a training script"),
     )
     INVALID = (
         Invalid(example, line=4),
@@ -251,8 +254,11 @@ class UncheckedCheckpointLoad(InFunctionRule):
 
     def _in_evaluation(self) -> bool:
         """The load sits in a function named for evaluation (``do_eval``, ``predict``) and
-        not for training: it loads what is evaluated, not what a training run starts from."""
+        not for training, or in one that exports (``mindspore.export``): it loads what is
+        evaluated or exported, not what a training run starts from."""
         names = [f.name.value for f in self._functions]
+        if self._functions and flow(self.ctx, self._functions[-1]).calls_to("mindspore.export"):
+            return True  # an export helper: it exports what it loads
         return any(says_eval(n) for n in names) and not any(says_train(n) for n in names)
 
     def visit_Call(self, node: cst.Call) -> None:
