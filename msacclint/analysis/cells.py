@@ -375,11 +375,11 @@ def next_layers(ctx, call: cst.Call) -> Optional[List[Optional[str]]]:
     return found
 
 
-def layer_of(ctx, attr: Attr) -> Optional[str]:
+def layer_of(ctx, attr: Attr, depth: int = 0) -> Optional[str]:
     """What a sub-cell is as a layer: its resolved callee, or for a Cell class of this file
     the layer its ``construct`` first hands its input to."""
     if attr.callee is None and isinstance(attr.value, cst.Call) and isinstance(attr.value.func, cst.Name):
-        return entry_layer(ctx, attr.value.func.value)
+        return entry_layer(ctx, attr.value.func.value, depth)
     return attr.callee
 
 
@@ -406,21 +406,23 @@ def entry_layer(ctx, class_name: str, depth: int = 0) -> Optional[str]:
             return "mindspore.ops.Reshape"
         attr = _self_attr(node.func)
         if attr is not None and attr in info.attrs:
-            inner = info.attrs[attr]
-            if inner.callee is None and isinstance(inner.value, cst.Call) and isinstance(inner.value.func, cst.Name):
-                return entry_layer(ctx, inner.value.func.value, depth + 1)
-            return inner.callee
+            return layer_of(ctx, info.attrs[attr], depth + 1)
         return None
     return None
 
 
 _RESHAPES = frozenset({"reshape", "view", "flatten", "squeeze", "Reshape", "Flatten", "Squeeze"})
+#: sub-cells that reshape what they are given
+RESHAPE_OPS = frozenset({"mindspore.ops.Reshape", "mindspore.ops.Flatten", "mindspore.nn.Flatten",
+                         "mindspore.ops.Squeeze"})
 
 
 def _reshaped(ctx, call: cst.Call) -> Optional[cst.BaseExpression]:
     """The tensor a reshape-like call reshapes (``x.view(n, -1)``, ``x.reshape(s)``,
     ``ops.reshape(x, s)``, ``reshape(x, s)``, ``P.Reshape()(x, s)``), or None."""
     func = call.func
+    if _self_attr(func) is not None:
+        return None  # a sub-cell: what it is, its attribute's callee says
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in _RESHAPES \
             and func.value.value not in ctx.imports.bindings:
         return func.value  # a method of the tensor itself
@@ -435,8 +437,11 @@ def _reshaped(ctx, call: cst.Call) -> Optional[cst.BaseExpression]:
 def _keeps_values(ctx, info: CellInfo, call: cst.Call, var: str) -> bool:
     """``call`` reshapes ``var`` or passes it through a shape-preserving layer."""
     attr = _self_attr(call.func)
-    if attr is not None:
-        return attr in info.attrs and info.attrs[attr].callee in PASS_THROUGH
+    if attr is not None:  # self.drop(x), or self.reshape(x, s) with self.reshape = ops.Reshape()
+        if attr not in info.attrs or not call.args or not isinstance(call.args[0].value, cst.Name) \
+                or call.args[0].value.value != var:
+            return False
+        return info.attrs[attr].callee in PASS_THROUGH or info.attrs[attr].callee in RESHAPE_OPS
     data = _reshaped(ctx, call)
     return isinstance(data, cst.Name) and data.value == var
 
