@@ -246,6 +246,12 @@ class Training:
 
     def _step_functions(self) -> Set[str]:
         step_names = {s.name for s in self.steps if s.name}
+        gradop_flows = [s.flow for s in self.steps if s.kind == "gradop"]
+        return self._callers_of(step_names, lambda fl: any(f is fl for f in gradop_flows))
+
+    def _callers_of(self, names: Set[str], also=lambda fl: False) -> Set[str]:
+        """The functions of the file that call one of ``names``, directly or through others
+        (or for which ``also`` holds)."""
         out: Set[str] = set()
         changed = True
         while changed:
@@ -254,30 +260,17 @@ class Training:
                 fname = fl.root.name.value
                 if fname in out:
                     continue
-                for e in fl.calls():
-                    func = e.node.func
-                    called = func.value if isinstance(func, cst.Name) else None
-                    if called in step_names or called in out or any(s.flow is fl for s in self.steps if s.kind == "gradop"):
-                        out.add(fname)
-                        changed = True
-                        break
+                if also(fl) or any(isinstance(e.node.func, cst.Name) and e.node.func.value in (names | out)
+                                   for e in fl.calls()):
+                    out.add(fname)
+                    changed = True
         return out
 
     def runs_in_loop(self, step: Step) -> bool:
         """The step is called in a loop, directly or through step functions."""
         if step.name is None:
             return False
-        callers = {step.name}
-        changed = True
-        while changed:
-            changed = False
-            for fl in self.scopes.flows[1:]:
-                fname = fl.root.name.value
-                if fname in callers:
-                    continue
-                if any(isinstance(e.node.func, cst.Name) and e.node.func.value in callers for e in fl.calls()):
-                    callers.add(fname)
-                    changed = True
+        callers = {step.name} | self._callers_of({step.name})
         return any(e.node.func.value in callers for _, e in self.loops)
 
     def _loops(self) -> List[Tuple[FunctionFlow, Event]]:
