@@ -11,11 +11,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_make_corpus_writes_both_kinds(tmp_path):
-    sys.path.insert(0, str(ROOT / "bench"))
+    sys.path.insert(0, str(ROOT / "bench" / "speed"))
     try:
         from make_corpus import write_corpus
     finally:
-        sys.path.remove(str(ROOT / "bench"))
+        sys.path.remove(str(ROOT / "bench" / "speed"))
     write_corpus(tmp_path, 10, 0.8, seed=1)
     files = sorted(tmp_path.rglob("*.py"))
     assert len(files) == 10
@@ -27,11 +27,11 @@ def test_make_corpus_writes_both_kinds(tmp_path):
 
 def test_run_prints_and_writes_the_table(tmp_path):
     corpus = tmp_path / "corpus"
-    subprocess.run([sys.executable, str(ROOT / "bench" / "make_corpus.py"), str(corpus), "--files", "4",
+    subprocess.run([sys.executable, str(ROOT / "bench" / "speed" / "make_corpus.py"), str(corpus), "--files", "4",
                     "--plain-share", "0.5"], check=True, capture_output=True, timeout=120)
     out = tmp_path / "performance.md"
     result = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "run.py"), str(corpus), "--sample", "2", "--write", str(out),
+        [sys.executable, str(ROOT / "bench" / "speed" / "run.py"), str(corpus), "--sample", "2", "--write", str(out),
          "--torchfix", str(tmp_path / "none"), "--fixit", str(tmp_path / "none")],
         capture_output=True, text=True, timeout=600, env={"PATH": "/usr/bin:/bin"})
     assert result.returncode == 0, result.stderr

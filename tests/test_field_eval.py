@@ -1,4 +1,4 @@
-"""bench/field_eval.py on a tiny generated repository: sources, per-rule figures, crashes,
+"""bench/field/eval.py on a tiny generated repository: sources, per-rule figures, crashes,
 triage matching and the history check, run for real as the user runs it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "bench" / "field_eval.py"
+SCRIPT = ROOT / "bench" / "field" / "eval.py"
 
 BUGGY = "import mindspore.nn as nn\n\nclass Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n        self.drop = nn.Dropout(0.1)\n"
 FIXED = BUGGY.replace("nn.Dropout(0.1)", "nn.Dropout(p=0.1)")

@@ -3,7 +3,7 @@
 One cheap pass over the statements of a module (never into expressions) records what
 each imported name stands for; ``resolve`` then turns ``nn.Dropout`` into
 ``mindspore.nn.Dropout``. This is deliberately not LibCST's QualifiedNameProvider,
-which costs several parses' worth of time on model code (see docs/performance.md).
+which costs several parses' worth of time on model code (see docs/evaluation/performance.md).
 
 What is understood:
 - ``import a.b``, ``import a.b as x``, ``from a.b import c``, ``from a.b import c as d``;

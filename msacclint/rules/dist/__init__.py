@@ -1,0 +1,1 @@
+"""dist.*: distributed training (replica seeds, gradient aggregation)."""

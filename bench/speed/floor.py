@@ -1,6 +1,6 @@
 """The floor of any LibCST linter: parse every file (and optionally resolve qualified names).
 
-    python bench/floor.py parse|qualified FILELIST
+    python bench/speed/floor.py parse|qualified FILELIST
 
 FILELIST holds one path per line. ``parse`` is ``libcst.parse_module`` alone;
 ``qualified`` adds ``MetadataWrapper(module).resolve(QualifiedNameProvider)``, which is

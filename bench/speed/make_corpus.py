@@ -1,6 +1,6 @@
 """Write a synthetic corpus: MindSpore model/training files plus files that never mention it.
 
-    python bench/make_corpus.py OUT [--files N] [--plain-share 0.8] [--seed 0]
+    python bench/speed/make_corpus.py OUT [--files N] [--plain-share 0.8] [--seed 0]
 
 The MindSpore files are shaped like model-zoo code (a backbone of Cells with Conv/BatchNorm
 blocks, a head with Dropout, a dataset pipeline, a training loop), 150-400 lines each, with

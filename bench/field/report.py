@@ -1,4 +1,4 @@
-"""The Markdown section of a field evaluation report (see field_eval.py)."""
+"""The Markdown section of a field evaluation report (see eval.py)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Benchmark msacclint against the LibCST floor, flake8, TorchFix and Fixit on the same files.
 
-    python bench/run.py [CORPUS...] [--files N] [--sample N] [--jobs N] [--write docs/performance.md]
+    python bench/speed/run.py [CORPUS...] [--files N] [--sample N] [--jobs N] [--write docs/evaluation/performance.md]
 
-Without CORPUS, two corpora are generated (bench/make_corpus.py): N MindSpore files, and N
+Without CORPUS, two corpora are generated (bench/speed/make_corpus.py): N MindSpore files, and N
 files of which 80 % never mention mindspore. Every command is a fresh process run on the
 same file list, timed by wall clock (interpreter start-up included, as a user sees it);
 peak RSS is that of the largest process of the command's tree (os.wait4). The slow
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parents[1]))
 
 from msacclint.engine.discovery import discover  # noqa: E402
 
@@ -323,7 +323,7 @@ def main(argv=None) -> int:
     parser.add_argument("--torchfix", default="/work/venvs/torchfix", help="virtualenv holding torchfix")
     parser.add_argument("--fixit", default="/work/venvs/fixit", help="virtualenv holding fixit")
     parser.add_argument("--write", type=Path, default=None, metavar="MARKDOWN",
-                        help="also write the table to this file (e.g. docs/performance.md's table part)")
+                        help="also write the table to this file (e.g. docs/evaluation/performance.md's table part)")
     args = parser.parse_args(argv)
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     with tempfile.TemporaryDirectory(prefix="msacclint-bench-") as tmp:

@@ -1,9 +1,9 @@
 """Field evaluation: msacclint over real repositories, per rule, with triage and history.
 
-    python bench/field_eval.py \
+    python bench/field/eval.py \
         --source mindspore-lab/mindcv=/work/.mirror/mindspore-lab+mindcv/repo \
         --source mindspore-ai/models=/work/.mirror/mindspore-ai+models/repo@HEAD:official \
-        --history bench/history_cases.toml --triage bench/triage.toml \
+        --history bench/field/history_cases.toml --triage bench/field/triage.toml \
         --json field.json --markdown field.md
 
 Every .py file of every source is checked twice through the engine API
@@ -31,7 +31,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from field_sources import Source, SourceError, file_at, git_dir_of, parse_spec, python_files, read_files  # noqa: E402
+from sources import Source, SourceError, file_at, git_dir_of, parse_spec, python_files, read_files  # noqa: E402
 
 from msacclint import __version__  # noqa: E402
 from msacclint.data import tomllib  # noqa: E402
@@ -286,8 +286,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="a repository to evaluate (repeatable)")
     parser.add_argument("--git", action="append", default=[], metavar="OWNER/NAME=GITDIR",
                         help="a git directory for history cases of a repository not given as --source")
-    parser.add_argument("--history", metavar="TOML", help="historical fixes to check (bench/history_cases.toml)")
-    parser.add_argument("--triage", metavar="TOML", help="recorded verdicts (bench/triage.toml)")
+    parser.add_argument("--history", metavar="TOML", help="historical fixes to check (bench/field/history_cases.toml)")
+    parser.add_argument("--triage", metavar="TOML", help="recorded verdicts (bench/field/triage.toml)")
     parser.add_argument("--rescore", metavar="JSON",
                         help="do not check anything: read a previous --json report and redo the triage "
                              "(and history) scoring and the Markdown, e.g. after adding verdicts")
@@ -323,7 +323,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         git_dirs.update(dict(spec.split("=", 1) for spec in args.git))
         report["history"] = check_history(args.history, git_dirs, args.mindspore_version)
         report["history_figures"] = history_figures(report["history"])
-    from field_report import markdown
+    from report import markdown
 
     text = markdown(report)
     if args.json:

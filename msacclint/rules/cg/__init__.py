@@ -1,0 +1,1 @@
+"""cg.*: the computational graph: unused or frozen layers, shared weights, loss functions."""

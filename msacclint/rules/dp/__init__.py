@@ -1,0 +1,1 @@
+"""dp.*: the data pipeline (shuffling, sharding, normalisation, evaluation transforms)."""

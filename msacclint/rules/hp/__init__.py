@@ -1,0 +1,1 @@
+"""hp.*: hyper-parameters (optimizer defaults that differ from PyTorch's)."""

@@ -1,0 +1,1 @@
+"""mp.*: mixed precision, loss scaling and gradient clipping of scaled gradients."""

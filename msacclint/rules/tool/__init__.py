@@ -1,0 +1,1 @@
+"""tool.*: the engine's own codes (input that cannot be checked, a rule that crashed)."""

@@ -1,0 +1,1 @@
+"""wi.*: weight initialisation and checkpoint loading."""
