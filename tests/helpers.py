@@ -15,6 +15,26 @@ def check(code_text, codes=None, path="train.py", **kw):
     return check_source(code_text, path, settings(codes, **kw))
 
 
+def check_tree(root, files, codes=None, **kw):
+    """Write ``files`` (relative path -> text) under ``root`` and check them together, as
+    ``msacclint check root`` does; diagnostics carry paths relative to ``root``."""
+    import dataclasses
+    from pathlib import Path
+
+    from msacclint.engine.batch import check_files
+
+    paths = []
+    for rel, text in files.items():
+        target = Path(root, rel)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        paths.append(str(target))
+    found = check_files(sorted(paths), settings(codes, **kw), jobs=1, use_cache=False)
+    prefix = str(root).rstrip("/") + "/"
+    return [dataclasses.replace(d, path=d.path[len(prefix):] if d.path.startswith(prefix) else d.path)
+            for d in found]
+
+
 def fixed(code_text, codes, unsafe=False, **kw):
     s = settings(codes, **kw)
     text, _ = fix_source(code_text, lambda t: check_source(t, "train.py", s), unsafe=unsafe)

@@ -7,9 +7,9 @@ that text, and a second pass must change nothing.
 
 import pytest
 
-from msacclint.engine import registry
+from msacclint.engine import examples, registry
 
-from helpers import check, fixed
+from helpers import check, check_tree, fixed
 
 CASES_VALID = [(r.code, i, ex) for r in registry.all_rules() for i, ex in enumerate(r.VALID)]
 CASES_INVALID = [(r.code, i, ex) for r in registry.all_rules() for i, ex in enumerate(r.INVALID)]
@@ -33,19 +33,33 @@ def test_every_rule_has_metadata():
         assert rule.name and rule.why and rule.message, rule.code
 
 
+def _found(example, code, tmp_path):
+    """(path, line, code) of the rule's findings on an example: one file through the
+    engine, several written to a folder and checked together."""
+    version = example.mindspore_version
+    if not example.files:
+        return [d for d in check(example.code, [code], path=example.path, mindspore_version=version)
+                if d.code == code]
+    return [d for d in check_tree(tmp_path, example.sources, [code], mindspore_version=version) if d.code == code]
+
+
 @pytest.mark.parametrize("code,index,example", CASES_VALID, ids=[f"{c}-valid-{i}" for c, i, _ in CASES_VALID])
-def test_valid(code, index, example):
-    found = [d for d in check(example.code, [code], path=example.path, mindspore_version=example.mindspore_version)
-             if d.code == code]
-    assert found == [], f"{code} reported VALID example {index}:\n{example.code}\n{found}"
+def test_valid(code, index, example, tmp_path):
+    assert not examples.expected(example.sources), f"{code} VALID example {index} carries a finding marker"
+    found = _found(example, code, tmp_path)
+    assert found == [], f"{code} reported VALID example {index}:\n{example.sources}\n{found}"
 
 
 @pytest.mark.parametrize("code,index,example", CASES_INVALID,
                          ids=[f"{c}-invalid-{i}" for c, i, _ in CASES_INVALID])
-def test_invalid(code, index, example):
-    found = [d for d in check(example.code, [code], path=example.path, mindspore_version=example.mindspore_version)
-             if d.code == code]
-    assert found, f"{code} missed INVALID example {index}:\n{example.code}"
+def test_invalid(code, index, example, tmp_path):
+    found = _found(example, code, tmp_path)
+    assert found, f"{code} missed INVALID example {index}:\n{example.sources}"
+    marked = example.expected
+    if marked:
+        assert {m for m in marked if m[2] != code} == set(), f"markers of other codes in an example of {code}"
+        got = {(d.path, d.line, d.code) for d in found}
+        assert got == set(marked), f"{code} INVALID example {index}: expected {sorted(marked)}, found {sorted(got)}"
     if example.line is not None:
         assert example.line in [d.line for d in found], (example.line, found)
     if example.message_contains:
@@ -53,6 +67,7 @@ def test_invalid(code, index, example):
     for unsafe, expected in ((False, example.fixed), (True, example.unsafe_fixed)):
         if expected is None:
             continue
+        assert not example.files, "fix expectations are for single-file examples"
         after = fixed(example.code, [code], unsafe=unsafe, mindspore_version=example.mindspore_version)
         assert after == expected
         assert fixed(after, [code], unsafe=unsafe, mindspore_version=example.mindspore_version) == after

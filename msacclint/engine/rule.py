@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Callable, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
 from msacclint.diagnostics import Applicability, Severity
+from msacclint.engine import examples
 
 if TYPE_CHECKING:
     from msacclint.engine.context import FileContext
@@ -21,20 +22,33 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Valid:
-    """Code the rule must not report."""
+    """Code the rule must not report: one file (``code``, checked as ``path``) or several
+    (``files``: path -> source). Sources are dedented (msacclint.engine.examples)."""
 
-    code: str
+    code: str = ""
     note: str = ""
     path: str = "train.py"
     mindspore_version: Optional[str] = None
+    files: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        _normalise(self)
+
+    @property
+    def sources(self) -> Dict[str, str]:
+        """path -> source of every file of the example."""
+        return dict(self.files) if self.files else {self.path: self.code}
 
 
 @dataclass(frozen=True)
 class Invalid:
-    """Code the rule must report, on ``line`` when given; ``fixed``/``unsafe_fixed`` are
-    the file after the safe / safe-plus-unsafe fixes, when the rule offers one."""
+    """Code the rule must report. The expected findings are marked on their lines with a
+    trailing ``# MSAnnn`` comment (the harness then checks the exact set of (path, line,
+    code) of the rule's findings); ``line`` is the older way to name one line.
+    ``fixed``/``unsafe_fixed`` are the file after the safe / safe-plus-unsafe fixes, when
+    the rule offers one (single-file examples)."""
 
-    code: str
+    code: str = ""
     line: Optional[int] = None
     message_contains: Optional[str] = None
     fixed: Optional[str] = None
@@ -42,6 +56,32 @@ class Invalid:
     note: str = ""
     path: str = "train.py"
     mindspore_version: Optional[str] = None
+    files: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        _normalise(self)
+        for name in ("fixed", "unsafe_fixed"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, examples.dedent(value))
+
+    @property
+    def sources(self) -> Dict[str, str]:
+        return dict(self.files) if self.files else {self.path: self.code}
+
+    @property
+    def expected(self) -> FrozenSet[examples.Expected]:
+        """(path, line, code) marked in the example's sources."""
+        return examples.expected(self.sources)
+
+
+def _normalise(example: Union[Valid, Invalid]) -> None:
+    if example.files:
+        if example.code:
+            raise ValueError("an example gives either code or files, not both")
+        object.__setattr__(example, "files", {p: examples.dedent(t) for p, t in example.files.items()})
+    else:
+        object.__setattr__(example, "code", examples.dedent(example.code))
 
 
 @dataclass

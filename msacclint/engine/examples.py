@@ -1,0 +1,73 @@
+"""Rule examples as they are written in a rule's module: dedented source in which an
+expected finding is marked by a trailing comment naming its code.
+
+    Invalid('''
+        import mindspore.nn as nn
+        drop = nn.Dropout(0.1)  # MSA101
+    ''')
+
+A marker comment starts with one or more codes (``# MSA101``, ``# MSA101 MSA104``), and
+may go on after a colon or a dash with a note (``# MSA101: a drop rate as keep_prob``).
+A comment that merely mentions a code (``# noqa: MSA101``) is not a marker. Several files
+are given as ``files={"src/model.py": '''...''', "train.py": '''...'''}``; the expected
+findings are then (path, line, code) triples over all of them.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import textwrap
+import tokenize
+from typing import FrozenSet, Mapping, Tuple
+
+#: (path, line, code)
+Expected = Tuple[str, int, str]
+
+_MARKER = re.compile(r"#\s*((?:MSA\d{3})(?:[\s,]+MSA\d{3})*)\s*(?:$|[:\u2014-])")
+_CODE = re.compile(r"MSA\d{3}")
+
+
+def dedent(source: str) -> str:
+    """The example's text as a file holds it: common indentation removed, the newline
+    right after an opening triple quote dropped, exactly one newline at the end."""
+    if not source:
+        return source
+    text = textwrap.dedent(source)
+    if text.startswith("\n"):
+        text = text[1:]
+    return text.rstrip() + "\n"
+
+
+def markers(source: str) -> FrozenSet[Tuple[int, str]]:
+    """(line, code) of every marker comment in ``source``."""
+    found = set()
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return frozenset(_scan_lines(source))
+    for token in tokens:
+        if token.type != tokenize.COMMENT:
+            continue
+        match = _MARKER.match(token.string)
+        if match:
+            for code in _CODE.findall(match.group(1)):
+                found.add((token.start[0], code))
+    return frozenset(found)
+
+
+def _scan_lines(source: str):
+    """Markers of a source that does not tokenize (an example of bad input): the last
+    '#' of each line."""
+    for number, line in enumerate(source.splitlines(), 1):
+        at = line.rfind("#")
+        if at >= 0:
+            match = _MARKER.match(line[at:])
+            if match:
+                for code in _CODE.findall(match.group(1)):
+                    yield number, code
+
+
+def expected(files: Mapping[str, str]) -> FrozenSet[Expected]:
+    """(path, line, code) of every marker over the files of an example."""
+    return frozenset((path, line, code) for path, text in files.items() for line, code in markers(text))
