@@ -216,6 +216,9 @@ def test_half_selects_cases_and_frozen_records_the_commit(project, tmp_path):
                           check=True).stdout.strip()
     assert report["frozen"]["commit"] == head and report["frozen"]["half"] == "tuning"
     assert f"Frozen run: msacclint commit {head}" in md
+    only, _ = _run(tmp_path, "--git", f"me/proj={project / '.git'}", "--history", str(cases), "--case", "p2")
+    assert [(r["id"], r["half"], r["status"]) for r in only["history"]] == [("p2", "held-out", "caught")]
+    assert "frozen" not in only
 
 
 def test_precision_per_rule_split_by_protocol_roles(repo, tmp_path):

@@ -235,7 +235,7 @@ HALVES = ("tuning", "held-out")
 
 
 def check_history(cases_path: str, git_dirs: Dict[str, str], version: Optional[str], half: str = "all",
-                  jobs: int = 1) -> List[dict]:
+                  jobs: int = 1, only: Sequence[str] = ()) -> List[dict]:
     """For each recorded fix: is the pre-fix version reported, and the fixed one silent?
 
     A case names the problem by ``code`` (one rule) or by ``checklist`` (any rule of that
@@ -248,6 +248,8 @@ def check_history(cases_path: str, git_dirs: Dict[str, str], version: Optional[s
     out = []
     for case in load_toml(cases_path).get("case", []):
         if half != "all" and case.get("half") != half:
+            continue
+        if only and case.get("id") not in only:
             continue
         row = {k: case.get(k) for k in ("id", "repo", "path", "fix_commit", "what", "rule_needed", "planned",
                                         "scope", "half")}
@@ -454,6 +456,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--half", choices=("tuning", "held-out", "all"), default="all",
                         help="history cases of one half only (default: all); never run held-out cases "
                              "before the rules are frozen")
+    parser.add_argument("--case", action="append", default=[], metavar="ID",
+                        help="history cases with this id only (repeatable; still restricted by --half)")
     parser.add_argument("--protocol", metavar="TOML",
                         help="bench/field/protocol.toml: split the triage precision per rule into "
                              "tuning and held-out repositories")
@@ -488,7 +492,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.history:
         git_dirs = {s.repo: git_dir_of(s.path) for s in sources if git_dir_of(s.path)}
         git_dirs.update(dict(spec.split("=", 1) for spec in args.git))
-        report["history"] = check_history(args.history, git_dirs, args.mindspore_version, args.half, args.jobs)
+        report["history"] = check_history(args.history, git_dirs, args.mindspore_version, args.half, args.jobs,
+                                          args.case)
         report["history_half"] = args.half
         report["history_figures"] = history_figures(report["history"])
     from report import markdown
