@@ -94,7 +94,8 @@ def test_git_source_at_a_commit_with_history_and_triage(repo, tmp_path):
     assert (cases_out["t1"]["pre_lines"], cases_out["t1"]["post_lines"]) == ([6], [])
     assert cases_out["t2"]["status"] == "no rule"
     assert report["history_figures"] == {"cases": 2, "pre_fix_reported": 1, "fixed_reported": 0,
-                                         "pre_fix_share": 0.5}
+                                         "pre_fix_share": 0.5, "fixed_quiet": 2, "caught": 1,
+                                         "by_code": {"MSA101": 1, "MSA999": 1}}
     assert "| MSA101 | dropout-wrong-probability | error | on | 1 |" in md
     assert f"me/tiny@{first[:12]}:models/head.py:6" in md
 
@@ -128,3 +129,113 @@ def test_rescore_reuses_a_report_with_new_verdicts(repo, tmp_path):
     assert again["findings"] == first["findings"]  # nothing re-checked
     assert again["triage"]["figures"]["error"]["true"] == 1
     assert "stride 1 where 2 was meant" in md
+
+
+# ---------------------------------------------------------------- project-scoped history cases (round 2)
+
+MODEL = ("import mindspore.nn as nn\n\nclass Head(nn.Cell):\n    def __init__(self, rate):\n"
+         "        super().__init__()\n        self.drop = nn.Dropout(rate)\n")
+TRAIN = "from src.model import Head\n\nhead = Head(0.1)\nprint(head)\n"
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A repository holding a project folder (proj/) and a file outside it."""
+    work = tmp_path / "project"
+    (work / "proj" / "src").mkdir(parents=True)
+    _git(work, "init", "-q")
+    (work / "proj" / "src" / "model.py").write_text(MODEL.replace("nn.Dropout(rate)", "nn.Dropout(0.2)"))
+    (work / "proj" / "src" / "__init__.py").write_text("")
+    (work / "proj" / "train.py").write_text(TRAIN)
+    (work / "proj" / "config.yaml").write_text("rate: 0.1\n")
+    (work / "other.py").write_text(BUGGY)
+    _git(work, "add", ".")
+    _git(work, "commit", "-q", "-m", "first")
+    (work / "proj" / "src" / "model.py").write_text(MODEL.replace("nn.Dropout(rate)", "nn.Dropout(p=0.2)"))
+    _git(work, "add", ".")
+    _git(work, "commit", "-q", "-m", "drop rate as p=")
+    return work
+
+
+def _cases(tmp_path, fix, *entries):
+    path = tmp_path / "cases2.toml"
+    text = ""
+    for case_id, half, scope in entries:
+        text += (f'[[case]]\nid = "{case_id}"\nrepo = "me/proj"\npath = "proj/src/model.py"\n'
+                 f'fix_commit = "{fix}"\ncode = "MSA101"\nscope = "{scope}"\nhalf = "{half}"\n'
+                 f'what = "rate as keep_prob"\n')
+    text += (f'[[case]]\nid = "planned"\nrepo = "me/proj"\npath = "proj/src/model.py"\nfix_commit = "{fix}"\n'
+             f'code = "NEW"\nplanned = "dist.02 gradients_mean"\nscope = "proj"\nhalf = "tuning"\nwhat = "x"\n')
+    path.write_text(text)
+    return path
+
+
+def test_scoped_cases_run_msacclint_over_the_project_folder(project, tmp_path):
+    fix = _git(project, "rev-parse", "HEAD")
+    cases = _cases(tmp_path, fix, ("p1", "tuning", "proj"), ("p2", "held-out", "proj"), ("whole", "tuning", ""))
+    report, md = _run(tmp_path, "--git", f"me/proj={project / '.git'}", "--history", str(cases), "--half", "all")
+    rows = {r["id"]: r for r in report["history"]}
+    assert (rows["p1"]["status"], rows["p1"]["pre_lines"], rows["p1"]["post_lines"]) == ("caught", [6], [])
+    assert rows["whole"]["status"] == "caught"  # scope "" = the whole repository
+    assert rows["planned"]["status"] == "no rule" and rows["planned"]["planned"] == "dist.02 gradients_mean"
+    halves = report["history_figures"]["halves"]
+    assert halves["tuning"]["cases"] == 3 and halves["tuning"]["pre_fix_reported"] == 2
+    assert halves["held-out"] == {"cases": 1, "pre_fix_reported": 1, "fixed_reported": 0, "pre_fix_share": 1.0,
+                                  "fixed_quiet": 1, "caught": 1, "by_code": {"MSA101": 1}}
+    assert "proj/src/model.py (project: proj)" in md
+    assert "| held-out | 1 | 1 | 100.0 % | 1 | 1 |" in md
+    assert "needs dist.02 gradients_mean" in md
+
+
+def test_project_copy_holds_the_scope_at_the_commit(project, tmp_path):
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import eval as field_eval  # bench/field/eval.py
+    finally:
+        sys.path.pop(0)
+    first = _git(project, "rev-parse", "HEAD^")
+    into = tmp_path / "copy"
+    into.mkdir()
+    assert field_eval.write_project(str(project / ".git"), first, "proj", str(into)) == 4
+    assert sorted(p.relative_to(into).as_posix() for p in into.rglob("*") if p.is_file()) == \
+        ["proj/config.yaml", "proj/src/__init__.py", "proj/src/model.py", "proj/train.py"]
+    assert "nn.Dropout(0.2)" in (into / "proj" / "src" / "model.py").read_text()  # the pre-fix version
+    found = field_eval.run_msacclint_on(str(into), "proj", None, 1)
+    assert [(d["path"], d["line"], d["code"]) for d in found if d["code"] == "MSA101"] == \
+        [("proj/src/model.py", 6, "MSA101")]
+
+
+def test_half_selects_cases_and_frozen_records_the_commit(project, tmp_path):
+    fix = _git(project, "rev-parse", "HEAD")
+    cases = _cases(tmp_path, fix, ("p1", "tuning", "proj"), ("p2", "held-out", "proj"))
+    report, md = _run(tmp_path, "--git", f"me/proj={project / '.git'}", "--history", str(cases),
+                      "--half", "tuning", "--frozen")
+    assert sorted(r["id"] for r in report["history"]) == ["p1", "planned"]
+    assert set(report["history_figures"]["halves"]) == {"tuning"}
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    assert report["frozen"]["commit"] == head and report["frozen"]["half"] == "tuning"
+    assert f"Frozen run: msacclint commit {head}" in md
+    only, _ = _run(tmp_path, "--git", f"me/proj={project / '.git'}", "--history", str(cases), "--case", "p2")
+    assert [(r["id"], r["half"], r["status"]) for r in only["history"]] == [("p2", "held-out", "caught")]
+    assert "frozen" not in only
+
+
+def test_precision_per_rule_split_by_protocol_roles(repo, tmp_path):
+    first = _git(repo, "rev-parse", "HEAD^")
+    protocol = tmp_path / "protocol.toml"
+    protocol.write_text('seed = 1\n[[repo]]\nname = "me/tiny"\nrole = "tuning"\n'
+                        '[[repo]]\nname = "me/held"\nrole = "held-out"\n')
+    triage = tmp_path / "triage.toml"
+    triage.write_text(f'[[verdict]]\nat = "me/tiny@{first[:12]}:models/head.py:6"\ncode = "MSA101"\n'
+                      f'verdict = "true"\nwhy = "rate"\n'
+                      f'[[verdict]]\nat = "me/held@{first[:12]}:models/head.py:6"\ncode = "MSA101"\n'
+                      f'verdict = "false"\nwhy = "keep"\n')
+    report, md = _run(tmp_path, "--source", f"me/tiny={repo / '.git'}@{first}",
+                      "--source", f"me/held={repo / '.git'}@{first}", "--triage", str(triage),
+                      "--protocol", str(protocol))
+    by_role = report["triage"]["by_role"]["MSA101"]
+    assert by_role["tuning"] == {"true": 1, "false": 0, "unsure": 0, "precision": 1.0}
+    assert by_role["held-out"] == {"true": 0, "false": 1, "unsure": 0, "precision": 0.0}
+    assert "other" not in by_role
+    assert "| MSA101 | tuning | 1 | 0 | 0 | 100.0 % |" in md

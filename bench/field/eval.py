@@ -14,6 +14,15 @@ and any exception escaping the engine), a sample of findings located as
 precision per severity; with --history, whether each historical fix's pre-fix version
 is reported and its fixed version is not. No repository content is stored: the JSON
 holds locations and messages only.
+
+History cases with a ``scope`` (bench/field/history_cases_2.toml) are checked project-wide:
+the scope folder of the repository is written at the pre-fix and at the fixed commit to a
+temporary directory and ``msacclint check`` runs over that folder as a user runs it (the
+normal batch path, so whole-project analysis sees every file of the project). ``--half``
+restricts the cases to the tuning or the held-out half; figures are given per half.
+With ``--protocol`` the triage precision is also split per rule into the tuning and the
+held-out repositories of bench/field/protocol.toml. ``--frozen`` records the msacclint
+commit a frozen (held-out) run used and refuses to run from a work tree with changes.
 """
 
 from __future__ import annotations
@@ -22,7 +31,9 @@ import argparse
 import json
 import os
 import random
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections import Counter, defaultdict
@@ -31,7 +42,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sources import Source, SourceError, file_at, git_dir_of, parse_spec, python_files, read_files  # noqa: E402
+from sources import (Source, SourceError, blobs, file_at, git, git_dir_of, parse_spec, python_files,  # noqa: E402
+                     read_files)
 
 from msacclint import __version__  # noqa: E402
 from msacclint.data import tomllib  # noqa: E402
@@ -219,31 +231,49 @@ def score_triage(report: dict, triage_path: str) -> dict:
 
 # ---------------------------------------------------------------- history cases
 
-def check_history(cases_path: str, git_dirs: Dict[str, str], version: Optional[str]) -> List[dict]:
+HALVES = ("tuning", "held-out")
+
+
+def check_history(cases_path: str, git_dirs: Dict[str, str], version: Optional[str], half: str = "all",
+                  jobs: int = 1, only: Sequence[str] = ()) -> List[dict]:
     """For each recorded fix: is the pre-fix version reported, and the fixed one silent?
 
     A case names the problem by ``code`` (one rule) or by ``checklist`` (any rule of that
-    checklist item, for problems whose rule code was not settled when the case was found)."""
+    checklist item, for problems whose rule code was not settled when the case was found).
+    A case with ``scope`` is checked over its whole project folder (see ``project_hits``);
+    one without is checked as a single file. ``half`` keeps only the cases of one half."""
     settings = selection_settings(version)["all"]
     known_codes = set(registry.all_codes())
     known_items = {r.checklist for r in registry.all_rules()}
     out = []
     for case in load_toml(cases_path).get("case", []):
-        row = {k: case.get(k) for k in ("id", "repo", "path", "fix_commit", "what", "rule_needed")}
+        if half != "all" and case.get("half") != half:
+            continue
+        if only and case.get("id") not in only:
+            continue
+        row = {k: case.get(k) for k in ("id", "repo", "path", "fix_commit", "what", "rule_needed", "planned",
+                                        "scope", "half")}
         row["code"] = case.get("code") or case.get("checklist")
         git_dir = git_dirs.get(case["repo"])
         before_rev = case.get("before", case["fix_commit"] + "^")
+        path_before = case.get("path_before", case["path"])
         if git_dir is None:
             out.append(dict(row, status="skipped", note="repository not among the sources"))
             continue
-        before = file_at(git_dir, before_rev, case.get("path_before", case["path"]))
+        before = file_at(git_dir, before_rev, path_before)
         after = file_at(git_dir, case["fix_commit"], case["path"])
         if before is None or after is None:
             out.append(dict(row, status="skipped", note="file missing at one of the commits"))
             continue
         wanted = _matcher(case)
-        pre = _hits(before, case.get("path_before", case["path"]), settings, wanted, case.get("lines_before"))
-        post = _hits(after, case["path"], settings, wanted, case.get("lines_after"))
+        if case.get("scope") is not None:
+            pre = project_hits(git_dir, before_rev, case["scope"], path_before, wanted, case.get("lines_before"),
+                               version, jobs)
+            post = project_hits(git_dir, case["fix_commit"], case["scope"], case["path"], wanted,
+                                case.get("lines_after"), version, jobs)
+        else:
+            pre = _hits(before, path_before, settings, wanted, case.get("lines_before"))
+            post = _hits(after, case["path"], settings, wanted, case.get("lines_after"))
         if ("code" in case and case["code"] not in known_codes) or \
                 ("code" not in case and case.get("checklist") not in known_items):
             status = "no rule"
@@ -259,10 +289,22 @@ def check_history(cases_path: str, git_dirs: Dict[str, str], version: Optional[s
     return out
 
 
-def _matcher(case: dict):
-    if "code" in case:
-        return lambda d: d.code == case["code"]
-    return lambda d: d.checklist == case["checklist"]
+class _Wanted:
+    """A case's code (or checklist item) as a predicate on Diagnostic objects and JSON dicts."""
+
+    def __init__(self, case: dict):
+        self.code = case.get("code")
+        self.checklist = None if "code" in case else case.get("checklist")
+
+    def __call__(self, diag) -> bool:
+        get = diag.get if isinstance(diag, dict) else lambda k: getattr(diag, k)
+        if self.code is not None:
+            return get("code") == self.code
+        return get("checklist") == self.checklist
+
+
+def _matcher(case: dict) -> _Wanted:
+    return _Wanted(case)
 
 
 def _hits(data: bytes, path: str, settings: Settings, wanted, lines: Optional[Sequence[int]]) -> List[Tuple[int, str]]:
@@ -270,12 +312,122 @@ def _hits(data: bytes, path: str, settings: Settings, wanted, lines: Optional[Se
     return sorted((line, code) for line, code in found if not lines or line in lines)
 
 
+#: files larger than this are not written into a project copy (weights, archives)
+PROJECT_FILE_LIMIT = 2_000_000
+
+
+def write_project(git_dir: str, rev: str, scope: str, into: str) -> int:
+    """Write the files of ``scope`` (a folder of the repository, "" = all of it) at ``rev``
+    under ``into``, keeping repository-relative paths. Returns the number of files."""
+    args = ["ls-tree", "-r", "-z", "-l", "--full-tree", rev]
+    if scope:
+        args += ["--", scope.strip("/")]
+    entries = []
+    for entry in git(git_dir, *args).decode("utf-8", errors="surrogateescape").split("\0"):
+        if not entry:
+            continue
+        meta, _, name = entry.partition("\t")
+        mode, kind, _sha, size = meta.split()
+        if kind == "blob" and mode != "120000" and size != "-" and int(size) <= PROJECT_FILE_LIMIT:
+            entries.append(name)
+    written = 0
+    for name, data in blobs(git_dir, [f"{rev}:{n}" for n in entries]):
+        if data is None:
+            continue
+        target = os.path.join(into, name.split(":", 1)[1])
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as handle:
+            handle.write(data)
+        written += 1
+    return written
+
+
+def run_msacclint_on(folder: str, target: str, version: Optional[str], jobs: int) -> List[dict]:
+    """``msacclint check TARGET --select ALL --format json`` run in FOLDER, as a user runs it."""
+    command = [sys.executable, "-m", "msacclint", "check", target, "--select", "ALL", "--format", "json",
+               "--no-cache", "--exit-zero", "--jobs", str(max(jobs, 1))]
+    if version:
+        command += ["--mindspore-version", version]
+    done = subprocess.run(command, cwd=folder, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"msacclint check failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+    return json.loads(done.stdout or "[]")
+
+
+def project_hits(git_dir: str, rev: str, scope: str, path: str, wanted, lines: Optional[Sequence[int]],
+                 version: Optional[str], jobs: int) -> List[Tuple[int, str]]:
+    """Findings of the case's code in ``path`` when msacclint checks the whole scope folder."""
+    with tempfile.TemporaryDirectory(prefix="msacclint-history-") as tmp:
+        write_project(git_dir, rev, scope, tmp)
+        target = scope.strip("/") or "."
+        if not os.path.isdir(os.path.join(tmp, target)):
+            return []
+        found = run_msacclint_on(tmp, target, version, jobs)
+    wanted_path = os.path.normpath(path)
+    return sorted((d["line"], d["code"]) for d in found
+                  if os.path.normpath(d["path"]) == wanted_path and wanted(d) and (not lines or d["line"] in lines))
+
+
 def history_figures(rows: List[dict]) -> dict:
+    """Overall figures, and the same per half when the cases carry one."""
+    figures = _figures(rows)
+    halves = {}
+    for half in HALVES:
+        part = [r for r in rows if r.get("half") == half]
+        if part:
+            halves[half] = _figures(part)
+    if halves:
+        figures["halves"] = halves
+    return figures
+
+
+def _figures(rows: List[dict]) -> dict:
     scored = [r for r in rows if r["status"] in ("caught", "missed", "fixed version reported", "no rule")]
     reported = sum(1 for r in scored if r.get("pre_lines"))
     fixed_reported = sum(1 for r in scored if r.get("post_lines"))
+    caught = sum(1 for r in scored if r["status"] == "caught")
     return {"cases": len(scored), "pre_fix_reported": reported, "fixed_reported": fixed_reported,
-            "pre_fix_share": round(reported / len(scored), 3) if scored else None}
+            "pre_fix_share": round(reported / len(scored), 3) if scored else None,
+            "fixed_quiet": len(scored) - fixed_reported, "caught": caught,
+            "by_code": dict(sorted(Counter(r["code"] for r in scored).items()))}
+
+
+# ---------------------------------------------------------------- protocol: roles and frozen runs
+
+def load_roles(protocol_path: str) -> Dict[str, str]:
+    """Repository -> role ("tuning" / "held-out") from bench/field/protocol.toml."""
+    return {r["name"]: r["role"] for r in load_toml(protocol_path).get("repo", [])}
+
+
+def precision_by_role(triage: dict, roles: Dict[str, str]) -> dict:
+    """Triage precision per rule, split into the tuning and the held-out repositories
+    (repositories the protocol does not list are counted as "other")."""
+    table: Dict[str, Dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+    for verdict in triage.get("verdicts", []):
+        repo = verdict["at"].split("@", 1)[0]
+        role = roles.get(repo, "other")
+        table[verdict["code"]][role][verdict["verdict"]] += 1
+    out = {}
+    for code in sorted(table):
+        out[code] = {}
+        for role, count in sorted(table[code].items()):
+            decided = count["true"] + count["false"]
+            out[code][role] = {"true": count["true"], "false": count["false"], "unsure": count["unsure"],
+                               "precision": round(count["true"] / decided, 3) if decided else None}
+    return out
+
+
+def msacclint_commit() -> dict:
+    """The msacclint commit this run uses, and whether its work tree has changes."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+    def run(*args: str) -> str:
+        done = subprocess.run(["git", "-C", root, *args], capture_output=True, text=True, check=False)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    commit = run("rev-parse", "HEAD")
+    status = run("status", "--porcelain", "--untracked-files=no", "--", "msacclint")
+    return {"commit": commit or "unknown", "dirty": bool(status), "version": __version__}
 
 
 # ---------------------------------------------------------------- main
@@ -301,6 +453,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                              "on the others it is taken from the ALL run, restricted to default codes")
     parser.add_argument("--mindspore-version", default=None,
                         help="the MindSpore version rules assume (default: unknown, every rule keeps its word)")
+    parser.add_argument("--half", choices=("tuning", "held-out", "all"), default="all",
+                        help="history cases of one half only (default: all); never run held-out cases "
+                             "before the rules are frozen")
+    parser.add_argument("--case", action="append", default=[], metavar="ID",
+                        help="history cases with this id only (repeatable; still restricted by --half)")
+    parser.add_argument("--protocol", metavar="TOML",
+                        help="bench/field/protocol.toml: split the triage precision per rule into "
+                             "tuning and held-out repositories")
+    parser.add_argument("--frozen", action="store_true",
+                        help="a frozen (held-out) run: record the msacclint commit used; refuse to run "
+                             "when msacclint/ has uncommitted changes")
     args = parser.parse_args(argv)
     if not args.source and not args.history and not args.rescore:
         parser.error("give at least one --source")
@@ -309,6 +472,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except SourceError as exc:
         print(f"field_eval: {exc}", file=sys.stderr)
         return 2
+    frozen = msacclint_commit() if args.frozen else None
+    if frozen is not None and frozen["dirty"]:
+        print("field_eval: --frozen: msacclint/ has uncommitted changes; commit them first", file=sys.stderr)
+        return 2
     if args.rescore:
         with open(args.rescore, encoding="utf-8") as handle:
             report = json.load(handle)
@@ -316,12 +483,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         runs = [check_source_files(src, args.mindspore_version, args.jobs, args.default_every) for src in sources]
         report = aggregate(runs, args.sample, args.seed)
         report["mindspore_version"] = args.mindspore_version
+    if frozen is not None:
+        report["frozen"] = dict(frozen, half=args.half, history=args.history)
     if args.triage:
         report["triage"] = score_triage(report, args.triage)
+        if args.protocol:
+            report["triage"]["by_role"] = precision_by_role(report["triage"], load_roles(args.protocol))
     if args.history:
         git_dirs = {s.repo: git_dir_of(s.path) for s in sources if git_dir_of(s.path)}
         git_dirs.update(dict(spec.split("=", 1) for spec in args.git))
-        report["history"] = check_history(args.history, git_dirs, args.mindspore_version)
+        report["history"] = check_history(args.history, git_dirs, args.mindspore_version, args.half, args.jobs,
+                                          args.case)
+        report["history_half"] = args.half
         report["history_figures"] = history_figures(report["history"])
     from report import markdown
 

@@ -19,6 +19,10 @@ def _pct(value) -> str:
 def markdown(report: dict) -> str:
     lines = [f"## Field evaluation (msacclint {report['msacclint_version']}, "
              f"MindSpore version assumed: {report.get('mindspore_version') or 'unknown'})", ""]
+    if report.get("frozen"):
+        frozen = report["frozen"]
+        lines += [f"Frozen run: msacclint commit {frozen['commit']} (version {frozen['version']}), "
+                  f"history half: {frozen.get('half', 'all')}.", ""]
     if report["sources"]:
         lines += _sources(report)
         lines += _rules(report)
@@ -98,6 +102,14 @@ def _triage(triage: dict) -> List[str]:
     if rows:
         lines += ["Verdicts per rule:", ""]
         lines += _table(["code", "findings", "triaged", "true", "false alarm", "unsure"], rows)
+    if triage.get("by_role"):
+        lines += ["Precision per rule, tuning and held-out repositories (bench/field/protocol.toml):", ""]
+        role_rows = []
+        for code, roles in triage["by_role"].items():
+            for role, f in roles.items():
+                role_rows.append([code, role, f["true"], f["false"], f["unsure"], _pct(f["precision"])])
+        lines += _table(["code", "repositories", "true", "false alarm", "unsure", "true / (true + false)"],
+                        role_rows)
     if triage["untriaged_errors"]:
         lines += ["Error-level findings without a verdict: " + "; ".join(triage["untriaged_errors"]), ""]
     if triage["stale"]:
@@ -120,10 +132,16 @@ def _history(rows: List[dict], figures: dict) -> List[str]:
     lines = ["### Historical fixes", "",
              f"{figures['pre_fix_reported']} of {figures['cases']} pre-fix versions reported "
              f"({_pct(figures['pre_fix_share'])}); fixed versions reported: {figures['fixed_reported']}.", ""]
+    if figures.get("halves"):
+        lines += _table(["half", "cases", "pre-fix reported", "share", "fixed versions quiet", "caught"],
+                        [[half, f["cases"], f["pre_fix_reported"], _pct(f["pre_fix_share"]), f["fixed_quiet"],
+                          f["caught"]] for half, f in figures["halves"].items()])
     table = []
     for r in rows:
-        table.append([r.get("id") or "", f"{r['repo']}@{(r.get('fix_commit') or '')[:12]}", r["path"],
-                      r["code"] + (f" ({', '.join(r['reported_by'])})" if r.get("reported_by") and r["reported_by"] != [r["code"]] else ""), r["status"], ",".join(map(str, r.get("pre_lines") or [])) or "-",
+        where = r["path"] if r.get("scope") is None else f"{r['path']} (project: {r['scope'] or '/'})"
+        table.append([r.get("id") or "", f"{r['repo']}@{(r.get('fix_commit') or '')[:12]}", where,
+                      r["code"] + (f" ({', '.join(r['reported_by'])})" if r.get("reported_by") and r["reported_by"] != [r["code"]] else ""), r["status"] + (f" (needs {r['planned']})" if r.get("planned") else ""),
+                      ",".join(map(str, r.get("pre_lines") or [])) or "-",
                       ",".join(map(str, r.get("post_lines") or [])) or "-", r.get("what") or ""])
     return lines + _table(["case", "fix commit", "path", "code", "status", "pre-fix lines reported",
                            "fixed lines reported", "what"], table)
