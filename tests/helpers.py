@@ -15,9 +15,9 @@ def check(code_text, codes=None, path="train.py", **kw):
     return check_source(code_text, path, settings(codes, **kw))
 
 
-def fixed(code_text, codes, unsafe=False, **kw):
+def fixed(code_text, codes, unsafe=False, explicit=False, **kw):
     s = settings(codes, **kw)
-    text, _ = fix_source(code_text, lambda t: check_source(t, "train.py", s), unsafe=unsafe)
+    text, _ = fix_source(code_text, lambda t: check_source(t, "train.py", s), unsafe=unsafe, explicit=explicit)
     return text
 
 

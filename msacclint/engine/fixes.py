@@ -28,13 +28,15 @@ def _index(starts: List[int], line: int, column: int) -> int:
 
 
 
-def apply_once(text: str, diagnostics: Sequence[Diagnostic], unsafe: bool) -> Tuple[str, int]:
-    """Text with the non-overlapping fixes applied, and how many were applied."""
+def apply_once(text: str, diagnostics: Sequence[Diagnostic], unsafe: bool,
+               explicit: bool = False) -> Tuple[str, int]:
+    """Text with the non-overlapping fixes applied, and how many were applied.
+    ``explicit`` applies the KEEP edits instead (``--add-explicit``), see ``Diagnostic.fix_for``."""
     starts = _offsets(text)
     chosen: List[Tuple[int, int, str]] = []
     applied = 0
     for d in sorted(diagnostics, key=Diagnostic.sort_key):
-        fix = d.fix_for(unsafe)
+        fix = d.fix_for(unsafe, explicit)
         if fix is None or not fix.edits:
             continue
         spans = [(_index(starts, e.line, e.column), _index(starts, e.end_line, e.end_column), e.text)
@@ -48,12 +50,14 @@ def apply_once(text: str, diagnostics: Sequence[Diagnostic], unsafe: bool) -> Tu
     return text, applied
 
 
-def fix_source(text: str, check: Callable[[str], Sequence[Diagnostic]], unsafe: bool = False) -> Tuple[str, int]:
+def fix_source(text: str, check: Callable[[str], Sequence[Diagnostic]], unsafe: bool = False,
+               explicit: bool = False) -> Tuple[str, int]:
     """Apply fixes until none is left; returns the new text (only if it parses) and the
-    number of fixes applied. ``check`` maps text to diagnostics."""
+    number of fixes applied. ``check`` maps text to diagnostics. ``explicit`` applies the
+    KEEP edits of ``--add-explicit`` instead of fixes."""
     total = 0
     for _ in range(MAX_PASSES):
-        new, applied = apply_once(text, check(text), unsafe)
+        new, applied = apply_once(text, check(text), unsafe, explicit)
         if not applied or new == text:
             break
         try:

@@ -70,9 +70,11 @@ def _parses(text: str) -> bool:
     return True
 
 
-def fix_text(text: str, path: str, settings: Settings, unsafe: bool) -> Tuple[str, int, List[Diagnostic]]:
+def fix_text(text: str, path: str, settings: Settings, unsafe: bool,
+             explicit: bool = False) -> Tuple[str, int, List[Diagnostic]]:
     """The fixed text, how many fixes were applied, and what the engine still finds in
-    the result. The text is returned unchanged when the fixes would break it."""
+    the result. The text is returned unchanged when the fixes would break it.
+    ``explicit`` applies the KEEP edits of ``--add-explicit`` instead of fixes."""
     seen: Dict[str, List[Diagnostic]] = {}
 
     def check(candidate: str) -> List[Diagnostic]:
@@ -81,7 +83,7 @@ def fix_text(text: str, path: str, settings: Settings, unsafe: bool) -> Tuple[st
             seen[candidate] = check_source(candidate, path, settings)
         return seen[candidate]
 
-    fixed, applied = fix_source(text, check, unsafe=unsafe)
+    fixed, applied = fix_source(text, check, unsafe=unsafe, explicit=explicit)
     if applied and fixed != text:
         # fix_source only hands back text LibCST parses; also insist that Python itself
         # still compiles it when it compiled before.
@@ -90,7 +92,7 @@ def fix_text(text: str, path: str, settings: Settings, unsafe: bool) -> Tuple[st
     return fixed, applied, check(fixed)
 
 
-def fix_file(path: str, settings: Settings, unsafe: bool) -> Optional[FileFix]:
+def fix_file(path: str, settings: Settings, unsafe: bool, explicit: bool = False) -> Optional[FileFix]:
     """Fix one file in memory; None when it cannot be read, decoded or parsed (such a
     file is left alone; ``check`` reports why)."""
     try:
@@ -101,7 +103,7 @@ def fix_file(path: str, settings: Settings, unsafe: bool) -> Optional[FileFix]:
     text, encoding, problem = read_source(data)
     if problem is not None or not _parses(text):
         return None
-    fixed, applied, remaining = fix_text(text, path, settings, unsafe)
+    fixed, applied, remaining = fix_text(text, path, settings, unsafe, explicit)
     try:
         fixed.encode(encoding)
     except UnicodeEncodeError:  # a fix brought in a character the file's encoding cannot hold
@@ -136,6 +138,9 @@ def run(files: Sequence[str], settings: Settings, args: argparse.Namespace) -> i
     from msacclint.frontends.cli import emit
 
     unsafe = bool(args.unsafe_fixes)
+    # --add-explicit: write out the current behaviour where a finding offers that (KEEP
+    # edits, never applied by --fix); see docs/fixes.md
+    explicit = bool(getattr(args, "add_explicit", False))
     # One (cached, parallel) check first: only files with an applicable fix are fixed.
     before = check_files(files, settings, jobs=args.jobs, use_cache=not args.no_cache)
     by_path: Dict[str, List[Diagnostic]] = {}
@@ -143,8 +148,8 @@ def run(files: Sequence[str], settings: Settings, args: argparse.Namespace) -> i
         by_path.setdefault(d.path, []).append(d)
     results: Dict[str, FileFix] = {}
     for path in files:
-        if any(d.fix_for(unsafe) is not None for d in by_path.get(path, ())):
-            result = fix_file(path, settings, unsafe)
+        if any(d.fix_for(unsafe, explicit) is not None for d in by_path.get(path, ())):
+            result = fix_file(path, settings, unsafe, explicit)
             if result is not None and result.changed:
                 results[path] = result
 
