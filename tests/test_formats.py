@@ -54,7 +54,8 @@ def test_json_contract(run_cli, faulty):
     # 1-based: `nn.MaxPool2d(2)` starts at the 21st character and ends after the 35th
     line_text = FAULTY.splitlines()[maxpool["line"] - 1]
     assert line_text[maxpool["column"] - 1:maxpool["end_column"] - 1] == "nn.MaxPool2d(2)"
-    assert maxpool["fix"] == {"description": maxpool["fix"]["description"], "applicability": "safe"}
+    # stride=1 would only write out the bug (a KEEP edit): the fix shown is the unsafe stride=2
+    assert maxpool["fix"] == {"description": "stride=2, as in PyTorch", "applicability": "unsafe"}
     assert data[1]["fix"]["applicability"] == "unsafe"
 
 
