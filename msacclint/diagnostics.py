@@ -79,6 +79,10 @@ class Diagnostic:
     #: (``msacclint check --fix`` applies the safe one; with ``--unsafe-fixes`` the unsafe
     #: one is preferred; the keep one only with ``--add-explicit``)
     fixes: Tuple[Fix, ...] = field(default=(), compare=False)
+    #: in a notebook (``.ipynb``): the 1-based number of the cell (every cell counts,
+    #: markdown too); ``line``/``end_line`` then count within that cell, and so do the
+    #: lines of the fixes' edits. None in a ``.py`` file. See docs/notebooks.md.
+    cell: Optional[int] = None
 
     @property
     def fix(self) -> Optional[Fix]:
@@ -106,12 +110,12 @@ class Diagnostic:
                 return fix
         return None
 
-    def sort_key(self) -> Tuple[str, int, int, str]:
-        return (self.path, self.line, self.column, self.code)
+    def sort_key(self) -> Tuple[str, int, int, int, str]:
+        return (self.path, self.cell or 0, self.line, self.column, self.code)
 
     def to_json(self) -> Dict[str, Any]:
         """The stable JSON contract (docs/contracts.md)."""
-        return {
+        data: Dict[str, Any] = {
             "code": self.code,
             "checklist": self.checklist,
             "severity": self.severity.value,
@@ -123,6 +127,9 @@ class Diagnostic:
             "message": self.message,
             "fix": self.fix.to_json() if self.fix else None,
         }
+        if self.cell is not None:  # notebooks only: .py findings keep the documented keys
+            data["cell"] = self.cell
+        return data
 
     def to_cache(self) -> Dict[str, Any]:
         data = asdict(self)

@@ -94,7 +94,16 @@ def fix_text(text: str, path: str, settings: Settings, unsafe: bool,
 
 def fix_file(path: str, settings: Settings, unsafe: bool, explicit: bool = False) -> Optional[FileFix]:
     """Fix one file in memory; None when it cannot be read, decoded or parsed (such a
-    file is left alone; ``check`` reports why)."""
+    file is left alone; ``check`` reports why). A notebook's code cells are fixed in
+    place (msacclint/engine/notebook.py); its FileFix holds the notebook's JSON text."""
+    if path.endswith(".ipynb"):
+        from msacclint.engine.notebook import fix_notebook
+
+        nb = fix_notebook(path, settings, unsafe, explicit)
+        if nb is None:
+            return None
+        return FileFix(path, nb.original.decode("utf-8"), nb.fixed.decode("utf-8"), nb.applied, "utf-8",
+                       nb.remaining)
     try:
         with open(path, "rb") as handle:
             data = handle.read()
