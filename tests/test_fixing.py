@@ -319,7 +319,8 @@ def _call_in(module):
     ("f()", "f(stride=1)"),
     ("f(2,)", "f(2, stride=1,)"),
     ("f(\n    2,  # k\n)", "f(\n    2,  # k\n    stride=1,\n)"),
-    ("f(\n    2  # k\n)", "f(\n    2, stride=1  # k\n)"),
+    ("f(\n    2  # k\n)", "f(\n    2,  # k\n    stride=1\n)"),
+    ("f(\n    a,\n    b\n)", "f(\n    a,\n    b,\n    stride=1\n)"),
     ("f(a,  # c\n  b,  # d\n)", "f(a,  # c\n  b,  # d\n  stride=1,\n)"),
     ("f(a,\n  b)", "f(a,\n  b, stride=1)"),
 ])

@@ -83,7 +83,10 @@ def fix_text(text: str, path: str, settings: Settings, unsafe: bool,
             seen[candidate] = check_source(candidate, path, settings)
         return seen[candidate]
 
-    fixed, applied = fix_source(text, check, unsafe=unsafe, explicit=explicit)
+    from msacclint.engine.fixes import configured_line_length
+
+    fixed, applied = fix_source(text, check, unsafe=unsafe, explicit=explicit,
+                                line_length=configured_line_length(path))
     if applied and fixed != text:
         # fix_source only hands back text LibCST parses; also insist that Python itself
         # still compiles it when it compiled before.
