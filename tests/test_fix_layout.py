@@ -9,7 +9,8 @@ from msacclint.analysis.edits import detected_line_length
 from msacclint.engine.fixes import configured_line_length
 from msacclint.frontends.fixing import fix_text
 
-HEAD = "import mindspore.nn as nn\n\n\nclass Net(nn.Cell):\n    def __init__(self):\n"
+HEAD = ("import mindspore.nn as nn\n" + "".join(f"LAYER_{i} = {i}\n" for i in range(8)) +
+        "\n\nclass Net(nn.Cell):\n    def __init__(self):\n")
 LONG = "        self.features_pooling_layer_one = nn.MaxPool2d(kernel_size=(2, 2), pad_mode='valid')  # pooled\n"
 
 
@@ -20,6 +21,10 @@ def test_a_keyword_that_would_pass_the_detected_length_goes_on_a_new_line():
         "        self.features_pooling_layer_one = nn.MaxPool2d(kernel_size=(2, 2), pad_mode='valid',\n"
         "                                                       stride=(2, 2))  # pooled\n")
     assert max(len(line) for line in after.splitlines()) <= 110
+
+
+def test_a_snippet_too_short_to_tell_gets_no_limit():
+    assert detected_line_length("import mindspore.nn as nn\n" + LONG) is None
 
 
 def test_a_short_line_stays_one_line():

@@ -190,10 +190,17 @@ def _position(starts: List[int], offset: int) -> Tuple[int, int]:
 COMMON_LINE_LENGTHS = (79, 88, 99, 100, 110, 120)
 
 
+#: fewer non-blank lines than this say nothing about a file's line length
+MIN_LINES_TO_DETECT = 10
+
+
 def detected_line_length(text: str) -> Optional[int]:
-    """The line length a file seems to keep: its longest code line rounded up to a common
-    limit; None when it has lines longer than all of them."""
-    longest = max((len(line) for line in _NEWLINE.split(text)), default=0)
+    """The line length a file seems to keep: its longest line rounded up to a common
+    limit; None when it has lines longer than all of them, or too few lines to tell."""
+    lines = _NEWLINE.split(text)
+    if sum(1 for line in lines if line.strip()) < MIN_LINES_TO_DETECT:
+        return None
+    longest = max((len(line) for line in lines), default=0)
     return next((n for n in COMMON_LINE_LENGTHS if longest <= n), None)
 
 
