@@ -58,3 +58,12 @@ def test_one_argument_per_line_without_trailing_comma_keeps_the_comment_in_place
     assert fixed(text, ["MSA104"], unsafe=True) == (
         "import mindspore.nn as nn\npool = nn.MaxPool2d(\n    3,\n    pad_mode='valid',  # as in torch\n"
         "    stride=3\n)\n")
+
+
+def test_line_length_is_a_known_configuration_key(tmp_path, msacclint):
+    (tmp_path / "pyproject.toml").write_text("[tool.msacclint]\nline-length = 70\n")
+    (tmp_path / "net.py").write_text("import mindspore.nn as nn\npool = nn.MaxPool2d(2, stride=2)\n")
+    assert msacclint("check", "net.py").returncode == 0
+    (tmp_path / "pyproject.toml").write_text("[tool.msacclint]\nline-length = \"long\"\n")
+    bad = msacclint("check", "net.py")
+    assert bad.returncode == 2 and "line-length must be a positive integer" in bad.stderr
