@@ -26,6 +26,7 @@ KNOWN_KEYS = {
     "exclude": "gitignore-style patterns of paths never checked",
     "mindspore-version": "the MindSpore version the code targets, e.g. \"2.10.0\"",
     "defaults": "path of a probe snapshot (msacclint probe --write) whose observed defaults the messages quote",
+    "line-length": "the line length fixes keep to (default: [tool.ruff]/[tool.black] line-length, else detected)",
 }
 
 
@@ -88,6 +89,9 @@ def load_table(path: Path) -> Dict[str, Any]:
     for key in ("mindspore-version", "defaults"):
         if key in table and not isinstance(table[key], str):
             raise ConfigError(f"{path}: [tool.msacclint] {key} must be a string")
+    length = table.get("line-length", 1)
+    if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+        raise ConfigError(f"{path}: [tool.msacclint] line-length must be a positive integer")
     pfi = table.get("per-file-ignores", {})
     if not isinstance(pfi, dict) or not all(_string_list(v) for v in pfi.values()):
         raise ConfigError(f"{path}: [tool.msacclint] per-file-ignores must map globs to lists of codes")

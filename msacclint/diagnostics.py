@@ -22,10 +22,25 @@ class Severity(str, enum.Enum):
 
 
 class Applicability(str, enum.Enum):
-    """Ruff's model: a safe fix keeps behaviour, an unsafe one changes it to what was meant."""
+    """How a fix may be applied (docs/fixes.md).
+
+    A fix removes the reported problem. It is SAFE when it does so without changing
+    anything else a user would notice, UNSAFE when it changes what the program computes
+    on purpose (to what the code most likely meant; read its diff). KEEP is not a fix: it
+    writes out today's behaviour (``stride=1``), which is right only if that behaviour
+    was intended. It silences the finding without removing the problem, so ``--fix`` and
+    ``--unsafe-fixes`` never apply it and editors never prefer it; only the explicit
+    ``--add-explicit`` mode (``fix_for(explicit=True)``) does.
+    """
 
     SAFE = "safe"
     UNSAFE = "unsafe"
+    KEEP = "keep"
+
+    @property
+    def rank(self) -> int:
+        """Order of preference among a finding's fixes: safe, unsafe, keep."""
+        return {"safe": 0, "unsafe": 1, "keep": 2}[self.value]
 
 
 @dataclass(frozen=True)
@@ -60,17 +75,32 @@ class Diagnostic:
     end_line: int
     end_column: int
     message: str
-    #: at most one safe and one unsafe fix, the safe one first (``msacclint check --fix``
-    #: applies the safe one; with ``--unsafe-fixes`` the unsafe one is preferred)
+    #: at most one fix of each applicability, in the order safe, unsafe, keep
+    #: (``msacclint check --fix`` applies the safe one; with ``--unsafe-fixes`` the unsafe
+    #: one is preferred; the keep one only with ``--add-explicit``)
     fixes: Tuple[Fix, ...] = field(default=(), compare=False)
+    #: in a notebook (``.ipynb``): the 1-based number of the cell (every cell counts,
+    #: markdown too); ``line``/``end_line`` then count within that cell, and so do the
+    #: lines of the fixes' edits. None in a ``.py`` file. See docs/notebooks.md.
+    cell: Optional[int] = None
 
     @property
     def fix(self) -> Optional[Fix]:
-        """The fix shown in JSON/SARIF: the safe one when there is one."""
-        return self.fixes[0] if self.fixes else None
+        """The fix shown in JSON/SARIF: the safe one, else the unsafe one. A KEEP edit is
+        not a fix and is never shown as the finding's fix."""
+        return next((f for f in self.fixes if f.applicability is not Applicability.KEEP), None)
 
-    def fix_for(self, unsafe: bool) -> Optional[Fix]:
-        """The fix a run applies: with unsafe fixes allowed, the unsafe alternative wins."""
+    @property
+    def fixable(self) -> bool:
+        """Whether ``--fix`` or ``--fix --unsafe-fixes`` would remove this finding."""
+        return self.fix is not None
+
+    def fix_for(self, unsafe: bool, explicit: bool = False) -> Optional[Fix]:
+        """The fix a run applies: with unsafe fixes allowed, the unsafe alternative wins.
+        ``explicit`` is the ``--add-explicit`` mode: it applies only KEEP edits (write out
+        the current behaviour, for code where that behaviour is intended) and nothing else."""
+        if explicit:
+            return next((f for f in self.fixes if f.applicability is Applicability.KEEP), None)
         if unsafe:
             for fix in self.fixes:
                 if fix.applicability is Applicability.UNSAFE:
@@ -80,12 +110,12 @@ class Diagnostic:
                 return fix
         return None
 
-    def sort_key(self) -> Tuple[str, int, int, str]:
-        return (self.path, self.line, self.column, self.code)
+    def sort_key(self) -> Tuple[str, int, int, int, str]:
+        return (self.path, self.cell or 0, self.line, self.column, self.code)
 
     def to_json(self) -> Dict[str, Any]:
         """The stable JSON contract (docs/contracts.md)."""
-        return {
+        data: Dict[str, Any] = {
             "code": self.code,
             "checklist": self.checklist,
             "severity": self.severity.value,
@@ -97,6 +127,9 @@ class Diagnostic:
             "message": self.message,
             "fix": self.fix.to_json() if self.fix else None,
         }
+        if self.cell is not None:  # notebooks only: .py findings keep the documented keys
+            data["cell"] = self.cell
+        return data
 
     def to_cache(self) -> Dict[str, Any]:
         data = asdict(self)

@@ -35,9 +35,9 @@ def check_tree(root, files, codes=None, **kw):
             for d in found]
 
 
-def fixed(code_text, codes, unsafe=False, **kw):
+def fixed(code_text, codes, unsafe=False, explicit=False, **kw):
     s = settings(codes, **kw)
-    text, _ = fix_source(code_text, lambda t: check_source(t, "train.py", s), unsafe=unsafe)
+    text, _ = fix_source(code_text, lambda t: check_source(t, "train.py", s), unsafe=unsafe, explicit=explicit)
     return text
 
 

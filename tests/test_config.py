@@ -139,7 +139,8 @@ def test_resolve_reports_the_file_it_used(write, tmp_path):
 
 ERRORS = [
     ('selekt = ["MSA104"]\n', ["unknown key", "selekt", "known keys"]),
-    ('select = ["MSA104"]\nline-length = 88\n', ["unknown key", "line-length"]),
+    ('select = ["MSA104"]\ntarget-version = "py38"\n', ["unknown key", "target-version"]),
+    ('line-length = 0\n', ["line-length", "positive integer"]),
     ('select = ["MSA999"]\n', ["select", "MSA999", "unknown rule code"]),
     ('ignore = ["E501"]\n', ["ignore", "E501"]),
     ('extend-select = ["MSA9"]\n', ["extend-select", "MSA9"]),

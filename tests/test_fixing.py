@@ -12,7 +12,7 @@ from msacclint.engine import registry
 from msacclint.engine.fixes import apply_once
 from msacclint.frontends.fixing import fix_text
 
-from helpers import fixed, settings
+from helpers import check, fixed, settings
 
 BEFORE = """\
 import mindspore.nn as nn
@@ -38,6 +38,8 @@ class Net(nn.Cell):
         return ops.avg_pool2d(self.pool(self.bn(x)), 2)
 """
 
+#: --fix: only MSA102 has a safe fix (p=0.2 drops the same 20 % and removes the problem);
+#: writing stride=1 would only spell out the reported bug (a KEEP edit, not a fix)
 AFTER_SAFE = """\
 import mindspore.nn as nn
 from mindspore import ops
@@ -47,8 +49,33 @@ class Net(nn.Cell):
     def __init__(self):
         super().__init__()
         # the pooling of the reference model
-        self.pool = nn.MaxPool2d(2, stride=1)  # halves H and W in PyTorch
+        self.pool = nn.MaxPool2d(2)  # halves H and W in PyTorch
         self.keep = nn.Dropout(p=0.2)  # ported from keep_prob code
+        self.drop = nn.Dropout(0.1)
+        self.bn = nn.BatchNorm2d(
+            64,
+            momentum=0.1,  # PyTorch's value
+        )
+        self.down = nn.AvgPool2d(  # blur?
+            kernel_size=3,  # odd kernel
+        )
+
+    def construct(self, x):
+        return ops.avg_pool2d(self.pool(self.bn(x)), 2)
+"""
+
+#: --add-explicit: the KEEP edits (current behaviour written out), and nothing else
+AFTER_EXPLICIT = """\
+import mindspore.nn as nn
+from mindspore import ops
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        # the pooling of the reference model
+        self.pool = nn.MaxPool2d(2, stride=1)  # halves H and W in PyTorch
+        self.keep = nn.Dropout(0.8)  # ported from keep_prob code
         self.drop = nn.Dropout(0.1)
         self.bn = nn.BatchNorm2d(
             64,
@@ -102,11 +129,34 @@ def test_fix_applies_safe_fixes_and_reports_what_remains(tmp_path, run_cli):
     path = _write(tmp_path, "net.py", BEFORE)
     result = run_cli("check", "--fix", "--no-cache", "net.py")
     assert path.read_text(encoding="utf-8") == AFTER_SAFE
-    assert result.returncode == 1, result.stderr  # MSA101 and MSA107 have only unsafe fixes
+    assert result.returncode == 1, result.stderr
     codes = sorted(line.split()[1] for line in result.stdout.splitlines())
-    assert codes == ["MSA101", "MSA107"], result.stdout
-    assert "(4 fixed in 1 file, 2 remaining)" in result.stderr
-    assert "more fixes available with --unsafe-fixes" in result.stderr
+    assert codes == ["MSA101", "MSA104", "MSA105", "MSA106", "MSA107"], result.stdout
+    assert "(1 fixed in 1 file, 5 remaining)" in result.stderr
+    assert "5 more fixes available with --unsafe-fixes" in result.stderr
+
+
+def test_keep_edits_are_never_fixes():
+    """stride=1 on nn.MaxPool2d(2) writes out the reported bug: offered as a KEEP edit,
+    never applied by --fix or --unsafe-fixes, never the fix JSON/SARIF show."""
+    from msacclint.diagnostics import Applicability
+
+    [d] = check("import mindspore.nn as nn\npool = nn.MaxPool2d(2)\n", ["MSA104"])
+    assert [f.applicability for f in d.fixes] == [Applicability.UNSAFE, Applicability.KEEP]
+    assert d.fix_for(False) is None
+    assert d.fix_for(True).applicability is Applicability.UNSAFE
+    assert d.fix_for(False, explicit=True).applicability is Applicability.KEEP
+    assert d.fix.applicability is Applicability.UNSAFE and d.to_json()["fix"]["applicability"] == "unsafe"
+
+
+def test_add_explicit_applies_only_keep_edits(tmp_path):
+    from msacclint.frontends.fixing import fix_file
+
+    path = _write(tmp_path, "net.py", BEFORE)
+    result = fix_file(str(path), settings(), unsafe=False, explicit=True)
+    assert result.fixed == AFTER_EXPLICIT
+    assert result.applied == 3
+    assert sorted(d.code for d in result.remaining) == ["MSA101", "MSA102", "MSA107"]
 
 
 def test_unsafe_fixes_prefer_the_unsafe_alternative(tmp_path, msacclint):
@@ -134,22 +184,24 @@ def test_a_second_run_changes_nothing(tmp_path, msacclint, unsafe):
 
 
 def test_diff_shows_the_change_and_writes_nothing(tmp_path, msacclint):
-    path = _write(tmp_path, "net.py", "import mindspore.nn as nn\n\npool = nn.MaxPool2d(2)  # keep\n")
+    text = "import mindspore.nn as nn\n\ndrop = nn.Dropout(0.8)  # keep\npool = nn.MaxPool2d(2)\n"
+    path = _write(tmp_path, "net.py", text)
     result = msacclint("check", "--diff", "--no-cache", "net.py")
-    assert path.read_text() == "import mindspore.nn as nn\n\npool = nn.MaxPool2d(2)  # keep\n"
+    assert path.read_text() == text
     assert result.returncode == 1
     assert result.stdout == (
         "--- a/net.py\n"
         "+++ b/net.py\n"
-        "@@ -1,3 +1,3 @@\n"
+        "@@ -1,4 +1,4 @@\n"
         " import mindspore.nn as nn\n"
         " \n"
-        "-pool = nn.MaxPool2d(2)  # keep\n"
-        "+pool = nn.MaxPool2d(2, stride=1)  # keep\n"
+        "-drop = nn.Dropout(0.8)  # keep\n"
+        "+drop = nn.Dropout(p=0.2)  # keep\n"
+        " pool = nn.MaxPool2d(2)\n"
     )
     assert "Would fix 1 problem in 1 file." in result.stderr
     unsafe = msacclint("check", "--diff", "--unsafe-fixes", "--no-cache", "net.py")
-    assert "+pool = nn.MaxPool2d(2, stride=2)  # keep\n" in unsafe.stdout
+    assert "+pool = nn.MaxPool2d(2, stride=2)\n" in unsafe.stdout
 
 
 def test_diff_on_clean_code_exits_zero(tmp_path, msacclint):
@@ -169,28 +221,28 @@ def test_crlf_line_endings_are_kept(tmp_path, msacclint):
 
 def test_utf8_bom_is_kept(tmp_path, msacclint):
     bom = b"\xef\xbb\xbf"
-    path = _write(tmp_path, "net.py", bom + "# é\nimport mindspore.nn as nn\npool = nn.MaxPool2d(2)\n".encode())
+    path = _write(tmp_path, "net.py", bom + "# é\nimport mindspore.nn as nn\ndrop = nn.Dropout(0.8)\n".encode())
     result = msacclint("check", "--fix", "--no-cache", "net.py")
     assert result.returncode == 0, result.stderr
-    assert path.read_bytes() == bom + "# é\nimport mindspore.nn as nn\npool = nn.MaxPool2d(2, stride=1)\n".encode()
+    assert path.read_bytes() == bom + "# é\nimport mindspore.nn as nn\ndrop = nn.Dropout(p=0.2)\n".encode()
 
 
 def test_a_declared_encoding_is_kept(tmp_path, msacclint):
     head = "# -*- coding: latin-1 -*-\n# caf\u00e9\nimport mindspore.nn as nn\n"
-    path = _write(tmp_path, "net.py", (head + "pool = nn.MaxPool2d(2)\n").encode("latin-1"))
+    path = _write(tmp_path, "net.py", (head + "drop = nn.Dropout(0.8)\n").encode("latin-1"))
     result = msacclint("check", "--fix", "--no-cache", "net.py")
     assert result.returncode == 0, result.stderr
-    assert path.read_bytes() == (head + "pool = nn.MaxPool2d(2, stride=1)\n").encode("latin-1")
+    assert path.read_bytes() == (head + "drop = nn.Dropout(p=0.2)\n").encode("latin-1")
 
 
 def test_a_file_that_does_not_parse_is_left_untouched(tmp_path, msacclint):
     broken = _write(tmp_path, "broken.py", "import mindspore.nn as nn\npool = nn.MaxPool2d(2\n")
-    good = _write(tmp_path, "good.py", "import mindspore.nn as nn\npool = nn.MaxPool2d(2)\n")
+    good = _write(tmp_path, "good.py", "import mindspore.nn as nn\ndrop = nn.Dropout(0.8)\n")
     os.utime(broken, (1_000_000, 1_000_000))
     result = msacclint("check", "--fix", "--no-cache", ".")
     assert broken.read_text() == "import mindspore.nn as nn\npool = nn.MaxPool2d(2\n"
     assert broken.stat().st_mtime == 1_000_000
-    assert good.read_text() == "import mindspore.nn as nn\npool = nn.MaxPool2d(2, stride=1)\n"
+    assert good.read_text() == "import mindspore.nn as nn\ndrop = nn.Dropout(p=0.2)\n"
     assert "broken.py:" in result.stdout and "MSA001" in result.stdout
     assert result.returncode == 1
 
@@ -204,12 +256,12 @@ def test_mode_is_kept_and_no_temporary_file_is_left(tmp_path, msacclint):
 
 
 def test_a_symbolic_link_stays_a_link(tmp_path, msacclint):
-    target = _write(tmp_path, "real.txt", "import mindspore.nn as nn\npool = nn.MaxPool2d(2)\n")
+    target = _write(tmp_path, "real.txt", "import mindspore.nn as nn\ndrop = nn.Dropout(0.8)\n")
     link = tmp_path / "net.py"
     link.symlink_to(target.name)
     msacclint("check", "--fix", "--no-cache", "net.py")
     assert link.is_symlink()
-    assert target.read_text() == "import mindspore.nn as nn\npool = nn.MaxPool2d(2, stride=1)\n"
+    assert target.read_text() == "import mindspore.nn as nn\ndrop = nn.Dropout(p=0.2)\n"
 
 
 def test_noqa_lines_are_not_fixed(tmp_path, msacclint):
@@ -221,9 +273,9 @@ def test_noqa_lines_are_not_fixed(tmp_path, msacclint):
 
 def test_fixes_respect_the_selection(tmp_path, msacclint):
     path = _write(tmp_path, "net.py", BEFORE)
-    msacclint("check", "--fix", "--select", "MSA104", "--no-cache", "net.py")
+    msacclint("check", "--fix", "--unsafe-fixes", "--select", "MSA104", "--no-cache", "net.py")
     after = path.read_text()
-    assert "nn.MaxPool2d(2, stride=1)" in after
+    assert "nn.MaxPool2d(2, stride=2)" in after
     assert "nn.Dropout(0.8)" in after and "ops.avg_pool2d(self.pool(self.bn(x)), 2)" in after
 
 
@@ -267,7 +319,8 @@ def _call_in(module):
     ("f()", "f(stride=1)"),
     ("f(2,)", "f(2, stride=1,)"),
     ("f(\n    2,  # k\n)", "f(\n    2,  # k\n    stride=1,\n)"),
-    ("f(\n    2  # k\n)", "f(\n    2, stride=1  # k\n)"),
+    ("f(\n    2  # k\n)", "f(\n    2,  # k\n    stride=1\n)"),
+    ("f(\n    a,\n    b\n)", "f(\n    a,\n    b,\n    stride=1\n)"),
     ("f(a,  # c\n  b,  # d\n)", "f(a,  # c\n  b,  # d\n  stride=1,\n)"),
     ("f(a,\n  b)", "f(a,\n  b, stride=1)"),
 ])

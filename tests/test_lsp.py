@@ -119,11 +119,12 @@ async def test_code_actions_fix_the_finding(client: LanguageClient, workspace):
         text_document=types.TextDocumentIdentifier(uri=uri), range=pool.range,
         context=types.CodeActionContext(diagnostics=[pool], only=[types.CodeActionKind.QuickFix])))
     titles = [a.title for a in actions]
-    assert titles == ["MSA104: make the default explicit: stride=1 (safe fix)",
-                      "MSA104: stride=2, as in PyTorch (unsafe fix)"], titles
+    # stride=1 only writes out the reported bug: offered last, as "not a fix", never preferred
+    assert titles == ["MSA104: stride=2, as in PyTorch (unsafe fix)",
+                      "MSA104: keep this behaviour, written out: stride=1 (not a fix: keeps the current behaviour)"], titles
     assert all(a.kind == types.CodeActionKind.QuickFix for a in actions)
-    assert actions[0].is_preferred and not actions[1].is_preferred
-    new_text = _apply(SOURCE, actions[1].edit.changes[uri])
+    assert not any(a.is_preferred for a in actions)
+    new_text = _apply(SOURCE, actions[0].edit.changes[uri])
     assert "pool = nn.MaxPool2d(2, stride=2)  # as in the reference\n" in new_text
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
@@ -135,14 +136,15 @@ async def test_code_actions_fix_the_finding(client: LanguageClient, workspace):
 @pytest.mark.asyncio(loop_scope="module")
 async def test_fix_all_applies_the_safe_fixes(client: LanguageClient, workspace):
     tmp_path = workspace
-    uri = await _open(client, tmp_path / "fixall.py", SOURCE)
+    source = SOURCE + "keep = nn.Dropout(0.8)\n"  # MSA102's safe fix; MSA104 has none (stride=1 is KEEP)
+    uri = await _open(client, tmp_path / "fixall.py", source)
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=uri),
         range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
         context=types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll])))
     (fix_all,) = actions
     assert fix_all.title == "msacclint: apply all safe fixes (1)"
-    assert _apply(SOURCE, fix_all.edit.changes[uri]) == SOURCE.replace("MaxPool2d(2)", "MaxPool2d(2, stride=1)")
+    assert _apply(source, fix_all.edit.changes[uri]) == source.replace("Dropout(0.8)", "Dropout(p=0.2)")
 
 
 @pytest.mark.asyncio(loop_scope="module")

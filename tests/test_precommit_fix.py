@@ -28,7 +28,7 @@ def user_repo(tmp_path):
     _git(repo, "init", "-q")
     _git(repo, "config", "user.email", "dev@example.invalid")
     _git(repo, "config", "user.name", "dev")
-    (repo / "net.py").write_text("import mindspore.nn as nn\n\npool = nn.MaxPool2d(2)  # as in the reference\n")
+    (repo / "net.py").write_text("import mindspore.nn as nn\n\ndrop = nn.Dropout(0.8)  # as in the reference\n")
     (repo / "clean.py").write_text("import mindspore.nn as nn\n\npool = nn.MaxPool2d(2, stride=2)\n")
     _git(repo, "add", ".")
     _git(repo, "commit", "-qm", "port")
@@ -49,7 +49,7 @@ def test_msacclint_fix_hook_fixes_the_file_and_fails_the_commit(user_repo, tmp_p
     assert "files were modified by this hook" in first.stdout
     assert "1 fixed in 1 file" in first.stdout
     assert (user_repo / "net.py").read_text() == \
-        "import mindspore.nn as nn\n\npool = nn.MaxPool2d(2, stride=1)  # as in the reference\n"
+        "import mindspore.nn as nn\n\ndrop = nn.Dropout(p=0.2)  # as in the reference\n"
     assert (user_repo / "clean.py").read_text() == "import mindspore.nn as nn\n\npool = nn.MaxPool2d(2, stride=2)\n"
 
     # once the fix is committed, the hook passes

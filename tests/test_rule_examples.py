@@ -64,10 +64,13 @@ def test_invalid(code, index, example, tmp_path):
         assert example.line in [d.line for d in found], (example.line, found)
     if example.message_contains:
         assert any(example.message_contains in d.message for d in found), found
-    for unsafe, expected in ((False, example.fixed), (True, example.unsafe_fixed)):
+    for unsafe, explicit, expected in ((False, False, example.fixed), (True, False, example.unsafe_fixed),
+                                       (False, True, example.explicit_fixed)):
         if expected is None:
             continue
         assert not example.files, "fix expectations are for single-file examples"
-        after = fixed(example.code, [code], unsafe=unsafe, mindspore_version=example.mindspore_version)
+        after = fixed(example.code, [code], unsafe=unsafe, explicit=explicit,
+                      mindspore_version=example.mindspore_version)
         assert after == expected
-        assert fixed(after, [code], unsafe=unsafe, mindspore_version=example.mindspore_version) == after
+        assert fixed(after, [code], unsafe=unsafe, explicit=explicit,
+                     mindspore_version=example.mindspore_version) == after

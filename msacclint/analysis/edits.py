@@ -64,6 +64,22 @@ def append_keywords(call: cst.Call, items: Sequence[Tuple[str, Union[str, cst.Ba
         new = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in new[:-1]] + \
               [new[-1].with_changes(comma=comma.with_changes(whitespace_before=_NO_SPACE))]
         return call.with_changes(args=args + new)
+    after_last = last.whitespace_after_arg
+    line_start = _line_start_before(call, len(args) - 1)
+    if isinstance(after_last, cst.ParenthesizedWhitespace) and line_start is not None:
+        # one argument per line, ")" on a line of its own, no trailing comma: each new
+        # argument on its own line; a comment after the old last argument stays on its line
+        next_line = cst.ParenthesizedWhitespace(first_line=cst.TrailingWhitespace(), empty_lines=(),
+                                                indent=line_start.indent, last_line=line_start.last_line)
+        args[-1] = last.with_changes(
+            comma=cst.Comma(whitespace_after=cst.ParenthesizedWhitespace(
+                first_line=after_last.first_line, empty_lines=after_last.empty_lines,
+                indent=line_start.indent, last_line=line_start.last_line)),
+            whitespace_after_arg=_NO_SPACE)
+        closing = after_last.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=())
+        new = [a.with_changes(comma=cst.Comma(whitespace_after=next_line)) for a in new[:-1]] + \
+              [new[-1].with_changes(whitespace_after_arg=closing)]
+        return call.with_changes(args=args + new)
     # no trailing comma: ", name=value" right after the value; what followed it (a
     # comment, the line break before ")") follows the new last argument
     args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
@@ -167,3 +183,97 @@ def _position(starts: List[int], offset: int) -> Tuple[int, int]:
     line = bisect.bisect_right(starts, offset) - 1
     line = min(line, len(starts) - 1)
     return line + 1, offset - starts[line] + 1
+
+
+#: line lengths a file's longest line is rounded up to when none is configured (PEP 8,
+#: black/ruff, and the usual wider settings); a file with longer lines gets no limit
+COMMON_LINE_LENGTHS = (79, 88, 99, 100, 110, 120)
+
+
+#: fewer non-blank lines than this say nothing about a file's line length
+MIN_LINES_TO_DETECT = 10
+
+
+def detected_line_length(text: str) -> Optional[int]:
+    """The line length a file seems to keep: its longest line rounded up to a common
+    limit; None when it has lines longer than all of them, or too few lines to tell."""
+    lines = _NEWLINE.split(text)
+    if sum(1 for line in lines if line.strip()) < MIN_LINES_TO_DETECT:
+        return None
+    longest = max((len(line) for line in lines), default=0)
+    return next((n for n in COMMON_LINE_LENGTHS if longest <= n), None)
+
+
+def _opening_bracket(call_text: str) -> Optional[int]:
+    """Offset of the "(" that the final ")" of ``call_text`` closes (strings skipped)."""
+    depth = 0
+    quote = None
+    index = len(call_text) - 1
+    positions = []
+    i = 0
+    while i < len(call_text):
+        ch = call_text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if call_text.startswith(quote, i):
+                i += len(quote)
+                quote = None
+                continue
+        elif ch in "'\"":
+            quote = call_text[i:i + 3] if call_text[i:i + 3] in ("'\'\'", '\"\"\"') else ch
+            i += len(quote)
+            continue
+        elif ch in "([{":
+            positions.append(i)
+            depth += 1
+        elif ch in ")]}":
+            if not positions:
+                return None
+            opened = positions.pop()
+            depth -= 1
+            if i == index:
+                return opened
+        i += 1
+    return None
+
+
+def wrap_long_insertion(text: str, start: int, end: int, new: str, limit: Optional[int]) -> str:
+    """``new`` (replacing ``text[start:end]``) with a line break before the keywords it
+    appends when the line would pass ``limit``: a one-line call that grows to
+    ``f(a, b, stride=2)`` past the limit becomes ``f(a, b,\n  stride=2)`` with the new
+    line aligned after the opening bracket, as black and PEP 8 align a continuation."""
+    old = text[start:end]
+    if limit is None or "\n" in old or "\n" in new or "\r" in old:
+        return new
+    line_start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+    line_end = len(text)
+    for sep in ("\n", "\r"):
+        found = text.find(sep, end)
+        if found != -1:
+            line_end = min(line_end, found)
+    if len(text[line_start:start]) + len(new) + len(text[end:line_end]) <= limit:
+        return new
+    prefix = 0
+    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    inserted = new[prefix:len(new) - suffix]
+    # the usual append: ", name=value" (the prefix may already hold the comma's first char)
+    if old[prefix:len(old) - suffix] or not old.endswith(")"):
+        return new
+    head, body = new[:prefix], inserted
+    if body.startswith(", "):
+        head, body = head + ",", body[2:]
+    elif head.endswith(",") and body.startswith(" "):
+        body = body[1:]
+    else:
+        return new
+    bracket = _opening_bracket(old)
+    if bracket is None or bracket + 1 >= len(old) - 1:
+        return new  # f() grows to f(x=1): nothing to break after
+    column = (start - line_start) + bracket + 1
+    return head + "\n" + " " * column + body + new[len(new) - suffix:]

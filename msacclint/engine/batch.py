@@ -43,7 +43,12 @@ def check_file(path: str, settings: Settings, cache: Optional[Cache] = None) -> 
         hit = cache.get(key)
         if hit is not None:
             return hit
-    found = check_source(data, path, settings)
+    if path.endswith(".ipynb"):
+        from msacclint.engine.notebook import check_notebook
+
+        found = check_notebook(data, path, settings)
+    else:
+        found = check_source(data, path, settings)
     if cache is not None and key is not None:
         cache.put(key, found)
     return found

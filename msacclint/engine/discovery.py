@@ -1,6 +1,6 @@
 """Which files a run checks.
 
-Folders are walked without following symbolic links inside them (no loops; a folder
+Folders are walked for ``.py`` files and ``.ipynb`` notebooks, without following symbolic links inside them (no loops; a folder
 named on the command line is walked even when it is a link); hidden folders,
 virtualenvs, build output and caches are skipped. ``exclude`` patterns (gitignore
 style, relative to the configuration's folder) apply to walked files and to files named
@@ -19,6 +19,11 @@ SKIPPED_FOLDERS = frozenset({
     "__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env",
     ".msacclint_cache",
 })
+
+
+#: what a walk of a folder checks: Python files and Jupyter notebooks
+#: (msacclint/engine/notebook.py); ``exclude = ["*.ipynb"]`` leaves notebooks out
+SUFFIXES = (".py", ".ipynb")
 
 
 class MissingPath(Exception):
@@ -42,7 +47,7 @@ def _walk(folder: str) -> Iterator[str]:
             if entry.is_dir(follow_symlinks=False):
                 if not _skip_folder(entry):
                     yield from _walk(entry.path)
-            elif entry.name.endswith(".py"):
+            elif entry.name.endswith(SUFFIXES):
                 yield entry.path
         except OSError:
             continue

@@ -46,13 +46,15 @@ class Invalid:
     trailing ``# MSAnnn`` comment (the harness then checks the exact set of (path, line,
     code) of the rule's findings); ``line`` is the older way to name one line.
     ``fixed``/``unsafe_fixed`` are the file after the safe / safe-plus-unsafe fixes, when
-    the rule offers one (single-file examples)."""
+    the rule offers one (single-file examples); ``explicit_fixed`` the file after
+    ``--add-explicit`` (its KEEP edits, not fixes)."""
 
     code: str = ""
     line: Optional[int] = None
     message_contains: Optional[str] = None
     fixed: Optional[str] = None
     unsafe_fixed: Optional[str] = None
+    explicit_fixed: Optional[str] = None
     note: str = ""
     path: str = "train.py"
     mindspore_version: Optional[str] = None
@@ -60,7 +62,7 @@ class Invalid:
 
     def __post_init__(self) -> None:
         _normalise(self)
-        for name in ("fixed", "unsafe_fixed"):
+        for name in ("fixed", "unsafe_fixed", "explicit_fixed"):
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, examples.dedent(value))
@@ -151,9 +153,10 @@ class Rule(cst.BatchableCSTVisitor):
         message: Optional[str] = None,
         fix: Union[None, FixSpec, Sequence[FixSpec]] = None,
     ) -> None:
-        """Report ``node``; ``fix`` is a FixSpec or a safe and an unsafe alternative."""
+        """Report ``node``; ``fix`` is a FixSpec or alternatives (at most one safe, one
+        unsafe and one keep, see Applicability)."""
         fixes: Tuple[FixSpec, ...] = () if fix is None else (fix,) if isinstance(fix, FixSpec) else tuple(fix)
-        fixes = tuple(sorted(fixes, key=lambda f: f.applicability is not Applicability.SAFE))
+        fixes = tuple(sorted(fixes, key=lambda f: f.applicability.rank))
         self.reports.append(Report(self, node, message or self.message, fixes))
 
     def finish(self) -> None:

@@ -70,9 +70,11 @@ def _parses(text: str) -> bool:
     return True
 
 
-def fix_text(text: str, path: str, settings: Settings, unsafe: bool) -> Tuple[str, int, List[Diagnostic]]:
+def fix_text(text: str, path: str, settings: Settings, unsafe: bool,
+             explicit: bool = False) -> Tuple[str, int, List[Diagnostic]]:
     """The fixed text, how many fixes were applied, and what the engine still finds in
-    the result. The text is returned unchanged when the fixes would break it."""
+    the result. The text is returned unchanged when the fixes would break it.
+    ``explicit`` applies the KEEP edits of ``--add-explicit`` instead of fixes."""
     seen: Dict[str, List[Diagnostic]] = {}
 
     def check(candidate: str) -> List[Diagnostic]:
@@ -81,7 +83,10 @@ def fix_text(text: str, path: str, settings: Settings, unsafe: bool) -> Tuple[st
             seen[candidate] = check_source(candidate, path, settings)
         return seen[candidate]
 
-    fixed, applied = fix_source(text, check, unsafe=unsafe)
+    from msacclint.engine.fixes import configured_line_length
+
+    fixed, applied = fix_source(text, check, unsafe=unsafe, explicit=explicit,
+                                line_length=configured_line_length(path))
     if applied and fixed != text:
         # fix_source only hands back text LibCST parses; also insist that Python itself
         # still compiles it when it compiled before.
@@ -90,9 +95,18 @@ def fix_text(text: str, path: str, settings: Settings, unsafe: bool) -> Tuple[st
     return fixed, applied, check(fixed)
 
 
-def fix_file(path: str, settings: Settings, unsafe: bool) -> Optional[FileFix]:
+def fix_file(path: str, settings: Settings, unsafe: bool, explicit: bool = False) -> Optional[FileFix]:
     """Fix one file in memory; None when it cannot be read, decoded or parsed (such a
-    file is left alone; ``check`` reports why)."""
+    file is left alone; ``check`` reports why). A notebook's code cells are fixed in
+    place (msacclint/engine/notebook.py); its FileFix holds the notebook's JSON text."""
+    if path.endswith(".ipynb"):
+        from msacclint.engine.notebook import fix_notebook
+
+        nb = fix_notebook(path, settings, unsafe, explicit)
+        if nb is None:
+            return None
+        return FileFix(path, nb.original.decode("utf-8"), nb.fixed.decode("utf-8"), nb.applied, "utf-8",
+                       nb.remaining)
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -101,7 +115,7 @@ def fix_file(path: str, settings: Settings, unsafe: bool) -> Optional[FileFix]:
     text, encoding, problem = read_source(data)
     if problem is not None or not _parses(text):
         return None
-    fixed, applied, remaining = fix_text(text, path, settings, unsafe)
+    fixed, applied, remaining = fix_text(text, path, settings, unsafe, explicit)
     try:
         fixed.encode(encoding)
     except UnicodeEncodeError:  # a fix brought in a character the file's encoding cannot hold
@@ -136,6 +150,9 @@ def run(files: Sequence[str], settings: Settings, args: argparse.Namespace) -> i
     from msacclint.frontends.cli import emit
 
     unsafe = bool(args.unsafe_fixes)
+    # --add-explicit: write out the current behaviour where a finding offers that (KEEP
+    # edits, never applied by --fix); see docs/fixes.md
+    explicit = bool(getattr(args, "add_explicit", False))
     # One (cached, parallel) check first: only files with an applicable fix are fixed.
     before = check_files(files, settings, jobs=args.jobs, use_cache=not args.no_cache)
     by_path: Dict[str, List[Diagnostic]] = {}
@@ -143,8 +160,8 @@ def run(files: Sequence[str], settings: Settings, args: argparse.Namespace) -> i
         by_path.setdefault(d.path, []).append(d)
     results: Dict[str, FileFix] = {}
     for path in files:
-        if any(d.fix_for(unsafe) is not None for d in by_path.get(path, ())):
-            result = fix_file(path, settings, unsafe)
+        if any(d.fix_for(unsafe, explicit) is not None for d in by_path.get(path, ())):
+            result = fix_file(path, settings, unsafe, explicit)
             if result is not None and result.changed:
                 results[path] = result
 

@@ -19,6 +19,9 @@ from msacclint import __version__
 from msacclint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 
 INSTALL_HINT = "pip install 'msacclint[lsp]'"
+#: how a quick fix's title names its applicability; a KEEP edit is not a fix (docs/fixes.md)
+_KIND = {Applicability.SAFE: "safe fix", Applicability.UNSAFE: "unsafe fix",
+         Applicability.KEEP: "not a fix: keeps the current behaviour"}
 SOURCE = "msacclint"
 FIX_ALL_KIND = "source.fixAll.msacclint"
 
@@ -172,7 +175,7 @@ def build_server():
     def quick_fix(uri: str, doc, d: Diagnostic, fix: Fix) -> "types.CodeAction":
         safe = fix.applicability is Applicability.SAFE
         return types.CodeAction(
-            title=f"{d.code}: {fix.description} ({'safe' if safe else 'unsafe'} fix)",
+            title=f"{d.code}: {fix.description} ({_KIND[fix.applicability]})",
             kind=types.CodeActionKind.QuickFix,
             diagnostics=[to_lsp(doc, d)],
             is_preferred=safe,

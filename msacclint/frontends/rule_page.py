@@ -3,6 +3,7 @@ and written to docs/rules/CODE.md (``python -m msacclint.frontends.rule_page doc
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import List, Type
@@ -43,8 +44,27 @@ def render(rule: Type[Rule]) -> str:
     if versions:
         parts.append("## Versions\n\n" + versions + "\n")
     if rule.references:
-        parts.append("## References\n\n" + "".join(f"- {r}\n" for r in rule.references))
+        parts.append("## References\n\n" + "".join(f"- {reference(r)}\n" for r in rule.references))
     return "\n".join(parts)
+
+
+_SHARED_TABLE = re.compile(r"^shared/api_defaults\.md\s+(MS-[A-Z]+-\d+)(.*)$")
+_REPO_AT_COMMIT = re.compile(r"^([\w.-]+/[\w.-]+)@([0-9a-f]{7,40}):(\S+)(.*)$")
+
+
+def reference(text: str) -> str:
+    """A rule's reference as its page shows it: never a path outside this repository.
+    The design notes' defaults table (``shared/api_defaults.md ID``) is cited by its entry in
+    the shipped ``rules/api_defaults.toml``; a file of another public repository at a commit
+    (``owner/name@commit:path``) becomes a link to it."""
+    match = _SHARED_TABLE.match(text)
+    if match:
+        return f"`rules/api_defaults.toml`, entry `{match.group(1)}`{match.group(2)}"
+    match = _REPO_AT_COMMIT.match(text)
+    if match:
+        repo, commit, path, rest = match.groups()
+        return f"[{repo} `{path}` at {commit}](https://github.com/{repo}/blob/{commit}/{path}){rest}"
+    return text
 
 
 def write_all(folder: Path) -> List[Path]:

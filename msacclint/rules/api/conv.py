@@ -138,7 +138,7 @@ def transpose_size_differs(call: cst.Call, name: str) -> bool:
 
 def _fixes(call: cst.Call, safe: Dict[str, str], unsafe: Dict[str, str]) -> Sequence[FixSpec]:
     describe = lambda adds: ", ".join(f"{k}={v}" for k, v in adds.items())  # noqa: E731
-    return (FixSpec("make the default explicit: " + describe(safe), Applicability.SAFE,
+    return (FixSpec("keep this behaviour, written out: " + describe(safe), Applicability.KEEP,
                     [(call, add_keywords(call, safe))]),
             FixSpec(describe(unsafe) + ", as in PyTorch", Applicability.UNSAFE,
                     [(call, add_keywords(call, unsafe))]))
@@ -164,8 +164,8 @@ class ConvBiasDefault(TableRuleMixin, Rule):
                "        self.conv = nn.Conv2d(256, 256, 3)\n        self.act = nn.ReLU()\n\n"
                "    def construct(self, x):\n        return self.act(self.conv(x))\n")
     use_instead = _HDR + "self.conv = nn.Conv2d(256, 256, 3, has_bias=True)\n"
-    fix_safety = ("Safe fix: `has_bias=False` (the current behaviour, made explicit). Unsafe fix: "
-                  "`has_bias=True`, the PyTorch meaning; it adds parameters.")
+    fix_safety = ("Unsafe fix: `has_bias=True`, the PyTorch meaning; it adds parameters. Keep this "
+                  "behaviour (not a fix; `--add-explicit` only): `has_bias=False`.")
     versions = "has_bias=False is the default in every MindSpore version checked (1.5 to 2.10)."
     VALID = (
         Valid(_HDR + "class Block(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
@@ -212,7 +212,7 @@ class ConvBiasDefault(TableRuleMixin, Rule):
         Invalid(_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
                 "        self.conv = nn.Conv2d(256, 256, 3)\n        self.act = nn.ReLU()\n\n"
                 "    def construct(self, x):\n        return self.act(self.conv(x))\n", line=5,
-                fixed=_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+                explicit_fixed=_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
                 "        self.conv = nn.Conv2d(256, 256, 3, has_bias=False)\n        self.act = nn.ReLU()\n\n"
                 "    def construct(self, x):\n        return self.act(self.conv(x))\n",
                 unsafe_fixed=_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
@@ -345,8 +345,8 @@ class ConvTransposeDefaults(TableRuleMixin, Rule):
            "on 4x4) without bias; silent when a crop or resize aligns the sizes afterwards.")
     example = _HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2)\n"
     use_instead = _HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='pad', padding=1, has_bias=True)\n"
-    fix_safety = ("Safe fix: `pad_mode='same', has_bias=False` (the current behaviour, explicit). Unsafe "
-                  "fix: `pad_mode='pad', has_bias=True`, PyTorch's geometry (padding 0) and bias.")
+    fix_safety = ("Unsafe fix: `pad_mode='pad', has_bias=True`, PyTorch's geometry (padding 0) and bias. "
+                  "Keep this behaviour (not a fix; `--add-explicit` only): `pad_mode='same', has_bias=False`.")
     versions = "Defaults unchanged from 1.x to 2.10."
     VALID = (
         Valid(_HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='pad', padding=1, has_bias=True)\n"),
@@ -358,7 +358,7 @@ class ConvTransposeDefaults(TableRuleMixin, Rule):
     )
     INVALID = (
         Invalid(_HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2)\n", line=2,
-                fixed=_HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='same', has_bias=False)\n",
+                explicit_fixed=_HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='same', has_bias=False)\n",
                 unsafe_fixed=_HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='pad', has_bias=True)\n",
                 note="ConvTranspose2d(64, 32, 4, 2) ported by renaming"),
         Invalid("from mindspore import nn\nclass Gen(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"

@@ -48,8 +48,8 @@ class OpsDropoutTrainingDefault(TableRuleMixin, Rule):
            "noisy and too low. PyTorch's F.dropout has the same trap; the port keeps it.")
     example = _cell("        return ops.dropout(x, p=0.1)\n")
     use_instead = _cell("        return ops.dropout(x, p=0.1, training=self.training)\n")
-    fix_safety = ("Safe fix: `training=True` (the current behaviour, explicit). Unsafe fix: "
-                  "`training=self.training`, which stops dropping in evaluation mode.")
+    fix_safety = ("Unsafe fix: `training=self.training`, which stops dropping in evaluation mode. "
+                  "Keep this behaviour (not a fix; `--add-explicit` only): `training=True`.")
     versions = "ops.dropout(input, p=0.5, training=True, seed=None) in 2.x (verified on 2.10)."
     VALID = (
         Valid(_cell("        return ops.dropout(x, p=0.1, training=self.training)\n")),
@@ -63,7 +63,7 @@ class OpsDropoutTrainingDefault(TableRuleMixin, Rule):
     )
     INVALID = (
         Invalid(_cell("        return ops.dropout(x, p=0.1)\n"), line=7,
-                fixed=_cell("        return ops.dropout(x, p=0.1, training=True)\n"),
+                explicit_fixed=_cell("        return ops.dropout(x, p=0.1, training=True)\n"),
                 unsafe_fixed=_cell("        return ops.dropout(x, p=0.1, training=self.training)\n"),
                 note="F.dropout(x, 0.1) ported by renaming"),
         Invalid(_cell("        if self.use_drop:\n            x = ops.dropout2d(x, p=0.2)\n        return x\n"),
@@ -103,7 +103,7 @@ class OpsDropoutTrainingDefault(TableRuleMixin, Rule):
         short = name.replace("mindspore.", "", 1)
         self.report(node, f"{short} in construct without training= drops even when the Cell is in evaluation "
                     f"mode (training defaults to True); write training=self.training",
-                    [FixSpec("make the default explicit: training=True", Applicability.SAFE,
+                    [FixSpec("keep this behaviour, written out: training=True", Applicability.KEEP,
                              [(node, add_keywords(node, {"training": "True"}))]),
                      FixSpec("training=self.training", Applicability.UNSAFE,
                              [(node, add_keywords(node, {"training": "self.training"}))])])

@@ -83,6 +83,7 @@ class CallRule(TableRuleMixin, Rule):
     require: Tuple[Dict[str, Any], ...] = ()
     fix_safe: Optional[Dict[str, Any]] = None
     fix_unsafe: Optional[Dict[str, Any]] = None
+    fix_keep: Optional[Dict[str, Any]] = None
     unless_attribute: frozenset = frozenset()
     #: missing parameter -> what makes its default right when the call is a loss sub-cell
     #: (analysis.loss_use: "onehot_labels" or "reduced"); all missing ones handled -> silent
@@ -184,7 +185,8 @@ class CallRule(TableRuleMixin, Rule):
                 values["one_minus_" + cond["arg"]] = _round(1 - value)
         short = name.replace("mindspore.", "", 1)
         fixes = [f for f in (self.build_fix(node, spec, Applicability(kind), signature)
-                             for kind, spec in (("safe", self.fix_safe), ("unsafe", self.fix_unsafe)) if spec)
+                             for kind, spec in (("safe", self.fix_safe), ("unsafe", self.fix_unsafe),
+                                                ("keep", self.fix_keep)) if spec)
                  if f is not None]
         quoted = absent or [c["arg"] for c in self.require[:1]]
         if self.contradicted(name, quoted):
@@ -336,6 +338,7 @@ def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = Ca
             require=tuple(spec.get("require", ())),
             fix_safe=spec.get("fix_safe"),
             fix_unsafe=spec.get("fix_unsafe"),
+            fix_keep=spec.get("fix_keep"),
             unless_attribute=frozenset(spec.get("unless_attribute", ())),
             unless_handled=dict(spec.get("unless_handled", {})),
             unless_feeds=frozenset(canonical(a) for a in spec.get("unless_feeds", ())),
@@ -344,10 +347,13 @@ def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = Ca
             unless=tuple(tuple(group) for group in spec.get("unless", ())),
         )
         attrs.update(_parameter_groups(attrs["signature"], attrs["signatures"]))
-        if not spec.get("fix_safety") and (spec.get("fix_safe") or spec.get("fix_unsafe")):
+        if not spec.get("fix_safety") and (spec.get("fix_safe") or spec.get("fix_unsafe") or spec.get("fix_keep")):
+            titles = {"safe": "Safe fix", "unsafe": "Unsafe fix",
+                      "keep": "Keep this behaviour (not a fix; `--add-explicit` only)"}
             attrs["fix_safety"] = " ".join(
-                f"{kind.capitalize()} fix: {_placeholders(s.get('description') or ', '.join(f'{k}={v}' for k, v in {**s.get('set', {}), **s.get('add', {})}.items()))}."
-                for kind, s in (("safe", spec.get("fix_safe")), ("unsafe", spec.get("fix_unsafe"))) if s)
+                f"{titles[kind]}: {_placeholders(s.get('description') or ', '.join(f'{k}={v}' for k, v in {**s.get('set', {}), **s.get('add', {})}.items()))}."
+                for kind, s in (("safe", spec.get("fix_safe")), ("unsafe", spec.get("fix_unsafe")),
+                                ("keep", spec.get("fix_keep"))) if s)
     class_name = "".join(part.capitalize() for part in spec["name"].split("-"))
     return type(class_name, (base,), attrs)
 

@@ -14,8 +14,9 @@ class UncheckableFile(Rule):
             "bytes that are not UTF-8, NUL bytes, or a file that vanished or cannot be opened.")
     why = ("A file that is silently skipped is a file whose accuracy problems nobody sees. "
            "The run goes on with the other files; this finding says which one was left out and why.")
-    example = "def train(:\n    pass\n"
-    use_instead = "Fix the syntax error or the encoding (save the file as UTF-8), or exclude the file."
+    example = "import mindspore.nn as nn\n\n\ndef train(:\n    pass\n"
+    use_instead = ("# Fix the syntax error or the encoding (save the file as UTF-8), or exclude the file.\n"
+                   "import mindspore.nn as nn\n\n\ndef train():\n    pass\n")
 
 
 class RuleCrashed(Rule):
