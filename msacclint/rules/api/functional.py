@@ -1,11 +1,8 @@
-"""Functional ops whose PyTorch habit does the wrong thing in MindSpore.
+"""ops.dropout whose PyTorch habit does the wrong thing in MindSpore.
 
 - MSA121 (MS-DROP-02, warning): ``ops.dropout``/``dropout2d``/``dropout3d`` inside a
   Cell's ``construct`` without ``training=``: the default training=True drops even when
   the Cell is in evaluation mode.
-- MSA125 (MS-CLIP-01, error): ``ops.clip_by_global_norm``/``ops.clip_by_norm`` as an
-  expression statement: they return the clipped tensors and leave their input alone,
-  so a torch-style ``clip_grad_norm_`` port clips nothing.
 """
 
 from __future__ import annotations
@@ -17,15 +14,13 @@ import libcst as cst
 from msacclint.analysis.calls import argument, has_star_args, has_star_kwargs
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
-from msacclint.rules.api.table import add_keywords, called
-from msacclint.rules.api.versions import TableRuleMixin
+from msacclint.rules.table import TableRuleMixin, add_keywords, called
 
 _DROPOUTS = {
     "mindspore.ops.dropout": ("input", "p", "training", "seed"),
     "mindspore.ops.dropout2d": ("input", "p", "training"),
     "mindspore.ops.dropout3d": ("input", "p", "training"),
 }
-_CLIPS = frozenset({"mindspore.ops.clip_by_global_norm", "mindspore.ops.clip_by_norm"})
 _OPS = "from mindspore import nn, ops\n"
 
 
@@ -107,51 +102,3 @@ class OpsDropoutTrainingDefault(TableRuleMixin, Rule):
                              [(node, add_keywords(node, {"training": "True"}))]),
                      FixSpec("training=self.training", Applicability.UNSAFE,
                              [(node, add_keywords(node, {"training": "self.training"}))])])
-
-
-class ClipResultIgnored(TableRuleMixin, Rule):
-    code = "MSA125"
-    name = "clip-result-ignored"
-    checklist = "mp.03"
-    severity = Severity.ERROR
-    entry_id = "MS-CLIP-01"
-    message = "the clipped gradients are returned, not written back: this call clips nothing"
-    what = "Reports `ops.clip_by_global_norm(...)` and `ops.clip_by_norm(...)` used as a statement."
-    why = ("PyTorch's `clip_grad_norm_` clips `p.grad` in place; MindSpore's `clip_by_global_norm` "
-           "returns a new tuple and leaves its input untouched. A port that ignores the result "
-           "applies the unclipped gradients, so gradient explosions are not prevented.")
-    example = _OPS + "ops.clip_by_global_norm(grads, 1.0)\noptimizer(grads)\n"
-    use_instead = _OPS + "grads = ops.clip_by_global_norm(grads, 1.0)\noptimizer(grads)\n"
-    fix_safety = ("Unsafe fix: assign the result back to the first argument when it is a plain name "
-                  "(`grads = ops.clip_by_global_norm(grads, ...)`): it changes what the optimizer gets.")
-    versions = "Functional (returns a new tuple) in every version."
-    VALID = (
-        Valid(_OPS + "grads = ops.clip_by_global_norm(grads, 1.0)\n"),
-        Valid(_OPS + "optimizer(ops.clip_by_global_norm(grads, clip_norm=5.0))\n"),
-        Valid("import torch\ntorch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"),
-        Valid("from mindspore import mint\nmint.nn.utils.clip_grad_norm_(params, 1.0)\n"),
-        Valid(_OPS + "grads = ops.clip_by_norm(grads, max_norm=cfg.max_norm)\n"),
-    )
-    INVALID = (
-        Invalid(_OPS + "ops.clip_by_global_norm(grads, 1.0)\noptimizer(grads)\n", line=2,
-                unsafe_fixed=_OPS + "grads = ops.clip_by_global_norm(grads, 1.0)\noptimizer(grads)\n",
-                note="torch.nn.utils.clip_grad_norm_(params, 1.0) ported by renaming"),
-        Invalid("from mindspore.ops import composite as C\ndef step(grads):\n"
-                "    C.clip_by_global_norm(grads, clip_norm=5.0)\n    return grads\n", line=3),
-        Invalid(_OPS + "ops.clip_by_norm(self.grads, 1.0)\n", line=2),
-    )
-
-    def visit_Expr(self, node: cst.Expr) -> None:
-        call = node.value
-        if not isinstance(call, cst.Call) or called(self.ctx, call) not in _CLIPS:
-            return
-        short = called(self.ctx, call).replace("mindspore.", "", 1)
-        fix = None
-        first = call.args[0] if call.args else None
-        if first is not None and first.keyword is None and not first.star and isinstance(first.value, cst.Name):
-            target = first.value.value
-            fix = FixSpec(f"assign the result: {target} = {short}(...)", Applicability.UNSAFE,
-                          [(node, cst.Assign(targets=[cst.AssignTarget(cst.Name(target))], value=call))])
-        self.report(call, f"{short} returns the clipped tensors and leaves its input unchanged; its result is "
-                    f"ignored here, so nothing is clipped: write grads = {short}(grads, ...) and pass that "
-                    f"to the optimizer", fix)

@@ -19,7 +19,7 @@ from msacclint.analysis.calls import argument, has_star_kwargs
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
 from msacclint.rules.api.optimizers import device_target
-from msacclint.rules.api.versions import TableRuleMixin
+from msacclint.rules.table import TableRuleMixin
 
 _KEY = "precision_mode"
 _HDR = "import mindspore as ms\n"
