@@ -21,12 +21,6 @@ _DROPOUTS = {
     "mindspore.ops.dropout2d": ("input", "p", "training"),
     "mindspore.ops.dropout3d": ("input", "p", "training"),
 }
-_OPS = "from mindspore import nn, ops\n"
-
-
-def _cell(body: str) -> str:
-    return (_OPS + "class Block(nn.Cell):\n    def __init__(self):\n        super().__init__()\n\n"
-            "    def construct(self, x):\n" + body)
 
 
 class OpsDropoutTrainingDefault(TableRuleMixin, Rule):
@@ -41,30 +35,118 @@ class OpsDropoutTrainingDefault(TableRuleMixin, Rule):
     why = ("The functional dropout's `training` defaults to True and does not follow the Cell's "
            "mode: evaluation and inference keep dropping activations, so validation accuracy is "
            "noisy and too low. PyTorch's F.dropout has the same trap; the port keeps it.")
-    example = _cell("        return ops.dropout(x, p=0.1)\n")
-    use_instead = _cell("        return ops.dropout(x, p=0.1, training=self.training)\n")
+    example = """
+        from mindspore import nn, ops
+        class Block(nn.Cell):
+            def __init__(self):
+                super().__init__()
+
+            def construct(self, x):
+                return ops.dropout(x, p=0.1)  # MSA121
+    """
+    use_instead = """
+        from mindspore import nn, ops
+        class Block(nn.Cell):
+            def __init__(self):
+                super().__init__()
+
+            def construct(self, x):
+                return ops.dropout(x, p=0.1, training=self.training)
+    """
     fix_safety = ("Safe fix: `training=True` (the current behaviour, explicit). Unsafe fix: "
                   "`training=self.training`, which stops dropping in evaluation mode.")
     versions = "ops.dropout(input, p=0.5, training=True, seed=None) in 2.x (verified on 2.10)."
     VALID = (
-        Valid(_cell("        return ops.dropout(x, p=0.1, training=self.training)\n")),
-        Valid(_cell("        return ops.dropout2d(x, 0.1, self.training)\n")),
-        Valid(_OPS + "def augment(x):\n    return ops.dropout(x, p=0.1)\n", note="not in construct"),
-        Valid("import torch.nn.functional as F\nimport torch.nn as nn\nclass Block(nn.Module):\n"
-              "    def construct(self, x):\n        return F.dropout(x, 0.1)\n"),
-        Valid("from mindspore import mint, nn\nclass Block(nn.Cell):\n    def construct(self, x):\n"
-              "        return mint.nn.functional.dropout(x, p=0.1, training=self.training)\n"),
-        Valid(_cell("        return ops.dropout(x, **self.drop_kwargs)\n")),
+        Valid("""
+            from mindspore import nn, ops
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+
+                def construct(self, x):
+                    return ops.dropout(x, p=0.1, training=self.training)
+        """),
+        Valid("""
+            from mindspore import nn, ops
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+
+                def construct(self, x):
+                    return ops.dropout2d(x, 0.1, self.training)
+        """),
+        Valid("""
+            from mindspore import nn, ops
+            def augment(x):
+                return ops.dropout(x, p=0.1)
+        """, note="not in construct"),
+        Valid("""
+            import torch.nn.functional as F
+            import torch.nn as nn
+            class Block(nn.Module):
+                def construct(self, x):
+                    return F.dropout(x, 0.1)
+        """),
+        Valid("""
+            from mindspore import mint, nn
+            class Block(nn.Cell):
+                def construct(self, x):
+                    return mint.nn.functional.dropout(x, p=0.1, training=self.training)
+        """),
+        Valid("""
+            from mindspore import nn, ops
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+
+                def construct(self, x):
+                    return ops.dropout(x, **self.drop_kwargs)
+        """),
     )
     INVALID = (
-        Invalid(_cell("        return ops.dropout(x, p=0.1)\n"), line=7,
-                fixed=_cell("        return ops.dropout(x, p=0.1, training=True)\n"),
-                unsafe_fixed=_cell("        return ops.dropout(x, p=0.1, training=self.training)\n"),
-                note="F.dropout(x, 0.1) ported by renaming"),
-        Invalid(_cell("        if self.use_drop:\n            x = ops.dropout2d(x, p=0.2)\n        return x\n"),
-                line=8),
-        Invalid("import mindspore.ops as P\nfrom mindspore import nn\nclass Head(nn.Cell):\n"
-                "    def construct(self, x):\n        return P.dropout(x, 0.5)\n", line=5),
+        Invalid("""
+            from mindspore import nn, ops
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+
+                def construct(self, x):
+                    return ops.dropout(x, p=0.1)  # MSA121
+        """, fixed="""
+            from mindspore import nn, ops
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+
+                def construct(self, x):
+                    return ops.dropout(x, p=0.1, training=True)
+        """, unsafe_fixed="""
+            from mindspore import nn, ops
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+
+                def construct(self, x):
+                    return ops.dropout(x, p=0.1, training=self.training)
+        """, note="F.dropout(x, 0.1) ported by renaming"),
+        Invalid("""
+            from mindspore import nn, ops
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+
+                def construct(self, x):
+                    if self.use_drop:
+                        x = ops.dropout2d(x, p=0.2)  # MSA121
+                    return x
+        """),
+        Invalid("""
+            import mindspore.ops as P
+            from mindspore import nn
+            class Head(nn.Cell):
+                def construct(self, x):
+                    return P.dropout(x, 0.5)  # MSA121
+        """),
     )
 
     def __init__(self, ctx) -> None:

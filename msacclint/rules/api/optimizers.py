@@ -18,9 +18,6 @@ _CONTEXT_CALLS = frozenset({"mindspore.set_context", "mindspore.context.set_cont
 _SET_DEVICE = "mindspore.set_device"
 
 
-_HDR = "import mindspore as ms\nfrom mindspore import nn\n"
-
-
 def device_target(ctx, call: cst.Call):
     """The literal device a set_context(device_target=...)/set_device(...) call picks, else None."""
     name = called(ctx, call)
@@ -48,26 +45,73 @@ class MomentumNesterovCpu(TableRuleMixin, Rule):
     why = ("On the MindSpore 2.10 CPU backend nn.Momentum with use_nesterov=True produced exactly the "
            "plain-momentum trajectory (0.95 instead of 0.905 after one step), while nn.SGD(nesterov=True) "
            "is correct. Ascend and GPU kernels were not checked, so only CPU-targeted files are reported.")
-    example = _HDR + "ms.set_context(device_target='CPU')\nopt = nn.Momentum(params, 0.1, 0.9, use_nesterov=True)\n"
-    use_instead = _HDR + "ms.set_context(device_target='CPU')\nopt = nn.SGD(params, 0.1, momentum=0.9, nesterov=True)\n"
+    example = """
+        import mindspore as ms
+        from mindspore import nn
+        ms.set_context(device_target='CPU')
+        opt = nn.Momentum(params, 0.1, 0.9, use_nesterov=True)  # MSA131
+    """
+    use_instead = """
+        import mindspore as ms
+        from mindspore import nn
+        ms.set_context(device_target='CPU')
+        opt = nn.SGD(params, 0.1, momentum=0.9, nesterov=True)
+    """
     versions = "Observed on 2.10.0, CPU backend only."
     VALID = (
-        Valid(_HDR + "ms.set_context(device_target='CPU')\nopt = nn.SGD(params, 0.1, momentum=0.9, nesterov=True)\n"),
-        Valid(_HDR + "ms.set_context(device_target='Ascend')\nopt = nn.Momentum(params, 0.1, 0.9, use_nesterov=True)\n"),
-        Valid(_HDR + "ms.set_context(device_target=args.device)\nopt = nn.Momentum(params, 0.1, 0.9, use_nesterov=True)\n",
-              note="device not literal: not decided"),
-        Valid("import torch\nopt = torch.optim.SGD(params, lr=0.1, momentum=0.9, nesterov=True)\n"),
-        Valid(_HDR + "ms.set_device('CPU')\nopt = nn.Momentum(params, 0.1, 0.9)\n"),
-        Valid("from mindspore import mint\nimport mindspore as ms\nms.set_device('CPU')\n"
-              "opt = mint.optim.SGD(params, lr=0.1, momentum=0.9, nesterov=True)\n"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            ms.set_context(device_target='CPU')
+            opt = nn.SGD(params, 0.1, momentum=0.9, nesterov=True)
+        """),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            ms.set_context(device_target='Ascend')
+            opt = nn.Momentum(params, 0.1, 0.9, use_nesterov=True)
+        """),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            ms.set_context(device_target=args.device)
+            opt = nn.Momentum(params, 0.1, 0.9, use_nesterov=True)
+        """, note="device not literal: not decided"),
+        Valid("""
+            import torch
+            opt = torch.optim.SGD(params, lr=0.1, momentum=0.9, nesterov=True)
+        """),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            ms.set_device('CPU')
+            opt = nn.Momentum(params, 0.1, 0.9)
+        """),
+        Valid("""
+            from mindspore import mint
+            import mindspore as ms
+            ms.set_device('CPU')
+            opt = mint.optim.SGD(params, lr=0.1, momentum=0.9, nesterov=True)
+        """),
     )
     INVALID = (
-        Invalid(_HDR + "ms.set_context(device_target='CPU')\nopt = nn.Momentum(params, 0.1, 0.9, use_nesterov=True)\n",
-                line=4, note="torch SGD(nesterov=True) ported to the Momentum optimizer"),
-        Invalid("from mindspore import context, nn\nopt = nn.Momentum(net.trainable_params(), learning_rate=0.01, "
-                "momentum=0.9, use_nesterov=True)\ncontext.set_context(mode=context.GRAPH_MODE, device_target=\"CPU\")\n",
-                line=2),
-        Invalid(_HDR + "ms.set_device(\"CPU\")\nopt = nn.Momentum(params, lr, 0.9, 0.0, 1.0, True)\n", line=4),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            ms.set_context(device_target='CPU')
+            opt = nn.Momentum(params, 0.1, 0.9, use_nesterov=True)  # MSA131
+        """, note="torch SGD(nesterov=True) ported to the Momentum optimizer"),
+        Invalid("""
+            from mindspore import context, nn
+            opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9, use_nesterov=True)  # MSA131
+            context.set_context(mode=context.GRAPH_MODE, device_target="CPU")
+        """),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            ms.set_device("CPU")
+            opt = nn.Momentum(params, lr, 0.9, 0.0, 1.0, True)  # MSA131
+        """),
     )
 
     def __init__(self, ctx) -> None:
