@@ -11,7 +11,6 @@ from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
 from msacclint.rules.table import TableRuleMixin, called
 
 _CLIPS = frozenset({"mindspore.ops.clip_by_global_norm", "mindspore.ops.clip_by_norm"})
-_OPS = "from mindspore import nn, ops\n"
 
 
 class ClipResultIgnored(TableRuleMixin, Rule):
@@ -25,25 +24,61 @@ class ClipResultIgnored(TableRuleMixin, Rule):
     why = ("PyTorch's `clip_grad_norm_` clips `p.grad` in place; MindSpore's `clip_by_global_norm` "
            "returns a new tuple and leaves its input untouched. A port that ignores the result "
            "applies the unclipped gradients, so gradient explosions are not prevented.")
-    example = _OPS + "ops.clip_by_global_norm(grads, 1.0)\noptimizer(grads)\n"
-    use_instead = _OPS + "grads = ops.clip_by_global_norm(grads, 1.0)\noptimizer(grads)\n"
+    example = """
+        from mindspore import nn, ops
+        ops.clip_by_global_norm(grads, 1.0)  # MSA125
+        optimizer(grads)
+    """
+    use_instead = """
+        from mindspore import nn, ops
+        grads = ops.clip_by_global_norm(grads, 1.0)
+        optimizer(grads)
+    """
     fix_safety = ("Unsafe fix: assign the result back to the first argument when it is a plain name "
                   "(`grads = ops.clip_by_global_norm(grads, ...)`): it changes what the optimizer gets.")
     versions = "Functional (returns a new tuple) in every version."
     VALID = (
-        Valid(_OPS + "grads = ops.clip_by_global_norm(grads, 1.0)\n"),
-        Valid(_OPS + "optimizer(ops.clip_by_global_norm(grads, clip_norm=5.0))\n"),
-        Valid("import torch\ntorch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"),
-        Valid("from mindspore import mint\nmint.nn.utils.clip_grad_norm_(params, 1.0)\n"),
-        Valid(_OPS + "grads = ops.clip_by_norm(grads, max_norm=cfg.max_norm)\n"),
+        Valid("""
+            from mindspore import nn, ops
+            grads = ops.clip_by_global_norm(grads, 1.0)
+        """),
+        Valid("""
+            from mindspore import nn, ops
+            optimizer(ops.clip_by_global_norm(grads, clip_norm=5.0))
+        """),
+        Valid("""
+            import torch
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        """),
+        Valid("""
+            from mindspore import mint
+            mint.nn.utils.clip_grad_norm_(params, 1.0)
+        """),
+        Valid("""
+            from mindspore import nn, ops
+            grads = ops.clip_by_norm(grads, max_norm=cfg.max_norm)
+        """),
     )
     INVALID = (
-        Invalid(_OPS + "ops.clip_by_global_norm(grads, 1.0)\noptimizer(grads)\n", line=2,
-                unsafe_fixed=_OPS + "grads = ops.clip_by_global_norm(grads, 1.0)\noptimizer(grads)\n",
-                note="torch.nn.utils.clip_grad_norm_(params, 1.0) ported by renaming"),
-        Invalid("from mindspore.ops import composite as C\ndef step(grads):\n"
-                "    C.clip_by_global_norm(grads, clip_norm=5.0)\n    return grads\n", line=3),
-        Invalid(_OPS + "ops.clip_by_norm(self.grads, 1.0)\n", line=2),
+        Invalid("""
+            from mindspore import nn, ops
+            ops.clip_by_global_norm(grads, 1.0)  # MSA125
+            optimizer(grads)
+        """, unsafe_fixed="""
+            from mindspore import nn, ops
+            grads = ops.clip_by_global_norm(grads, 1.0)
+            optimizer(grads)
+        """, note="torch.nn.utils.clip_grad_norm_(params, 1.0) ported by renaming"),
+        Invalid("""
+            from mindspore.ops import composite as C
+            def step(grads):
+                C.clip_by_global_norm(grads, clip_norm=5.0)  # MSA125
+                return grads
+        """),
+        Invalid("""
+            from mindspore import nn, ops
+            ops.clip_by_norm(self.grads, 1.0)  # MSA125
+        """),
     )
 
     def visit_Expr(self, node: cst.Expr) -> None:
