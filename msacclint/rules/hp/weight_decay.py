@@ -18,8 +18,6 @@ OPTIMIZERS = frozenset("mindspore.nn." + n for n in (
 #: methods that return every parameter of a Cell as one flat list
 _FLAT_LISTS = frozenset({"trainable_params", "get_parameters"})
 
-_HDR = "import mindspore as ms\nfrom mindspore import nn\n"
-
 
 class WeightDecayNameFilter(TableRuleMixin, Rule):
     code = "MSA132"
@@ -34,27 +32,65 @@ class WeightDecayNameFilter(TableRuleMixin, Rule):
            "'beta' nor 'gamma': norm scales and shifts are not decayed, biases are, and a custom "
            "parameter named e.g. 'gamma_scale' silently gets no decay. PyTorch decays every "
            "parameter of the group. Regularisation therefore differs from the PyTorch reference.")
-    example = _HDR + "opt = nn.Momentum(net.trainable_params(), 0.1, 0.9, weight_decay=1e-4)\n"
-    use_instead = (_HDR + "decay = [p for p in net.trainable_params() if p.ndim > 1]\n"
-                   "no_decay = [p for p in net.trainable_params() if p.ndim <= 1]\n"
-                   "opt = nn.Momentum([{'params': decay, 'weight_decay': 1e-4}, {'params': no_decay}], 0.1, 0.9)\n")
+    example = """
+        import mindspore as ms
+        from mindspore import nn
+        opt = nn.Momentum(net.trainable_params(), 0.1, 0.9, weight_decay=1e-4)  # MSA132
+    """
+    use_instead = """
+        import mindspore as ms
+        from mindspore import nn
+        decay = [p for p in net.trainable_params() if p.ndim > 1]
+        no_decay = [p for p in net.trainable_params() if p.ndim <= 1]
+        opt = nn.Momentum([{'params': decay, 'weight_decay': 1e-4}, {'params': no_decay}], 0.1, 0.9)
+    """
     versions = "The name filter is documented in the Optimizer docstring since 1.x; verified in 2.10."
     VALID = (
-        Valid(_HDR + "opt = nn.Momentum([{'params': decay, 'weight_decay': 1e-4}, {'params': rest}], 0.1, 0.9)\n"),
-        Valid(_HDR + "opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)\n"),
-        Valid(_HDR + "opt = nn.Momentum(net.trainable_params(), 0.1, 0.9, weight_decay=cfg.weight_decay)\n",
-              note="a value from config: not guessed"),
-        Valid("import torch\nopt = torch.optim.SGD(model.parameters(), lr=0.1, weight_decay=1e-4)\n"),
-        Valid("from mindspore import mint\nopt = mint.optim.AdamW(net.trainable_params(), weight_decay=0.05)\n"),
-        Valid(_HDR + "opt = nn.Adam(group_params, 1e-3, weight_decay=1e-4)\n", note="groups may be explicit"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            opt = nn.Momentum([{'params': decay, 'weight_decay': 1e-4}, {'params': rest}], 0.1, 0.9)
+        """),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+        """),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            opt = nn.Momentum(net.trainable_params(), 0.1, 0.9, weight_decay=cfg.weight_decay)
+        """, note="a value from config: not guessed"),
+        Valid("""
+            import torch
+            opt = torch.optim.SGD(model.parameters(), lr=0.1, weight_decay=1e-4)
+        """),
+        Valid("""
+            from mindspore import mint
+            opt = mint.optim.AdamW(net.trainable_params(), weight_decay=0.05)
+        """),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            opt = nn.Adam(group_params, 1e-3, weight_decay=1e-4)
+        """, note="groups may be explicit"),
     )
     INVALID = (
-        Invalid(_HDR + "opt = nn.Momentum(net.trainable_params(), 0.1, 0.9, weight_decay=1e-4)\n", line=3,
-                note="torch SGD(model.parameters(), weight_decay=1e-4) ported as is"),
-        Invalid(_HDR + "opt = nn.AdamWeightDecay(params=net.trainable_params(), learning_rate=1e-4, "
-                "weight_decay=0.05)\n", line=3),
-        Invalid(_HDR + "opt = nn.Adam(filter(lambda p: p.requires_grad, net.get_parameters()), "
-                "learning_rate=1e-3, weight_decay=1e-4)\n", line=3),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            opt = nn.Momentum(net.trainable_params(), 0.1, 0.9, weight_decay=1e-4)  # MSA132
+        """, note="torch SGD(model.parameters(), weight_decay=1e-4) ported as is"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            opt = nn.AdamWeightDecay(params=net.trainable_params(), learning_rate=1e-4, weight_decay=0.05)  # MSA132
+        """),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            opt = nn.Adam(filter(lambda p: p.requires_grad, net.get_parameters()), learning_rate=1e-3, weight_decay=1e-4)  # MSA132
+        """),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
