@@ -13,7 +13,7 @@ Adding a known difference is a table entry with its examples; no code.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
+from typing import Any, Dict, List, Optional, Tuple, Type
 
 import libcst as cst
 
