@@ -18,8 +18,6 @@ from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Valid
 from msacclint.rules.function_rule import FunctionRule
 
-# line of the clip when it directly follows the gradient line of _CELL_HDR
-
 
 class ClipScaledGradients(FunctionRule):
     code = "MSA401"
