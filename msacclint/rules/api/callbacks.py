@@ -53,8 +53,8 @@ class CallbackLeavesEvalMode(Rule):
     """
     fix_safety = "No automatic fix: where training mode resumes is a choice."
     versions = "All MindSpore 1.x and 2.x releases (checked in 2.10's Model)."
-    references = ("shared/api_defaults.md MS-MODE-01",
-                  "mindspore-ai/models@ff84c5a05ecf:official/nlp/tinybert/src/utils.py (the fix)")
+    references = ("rules/api_defaults.toml, entry MS-MODE-01",
+                  "https://github.com/mindspore-ai/models/blob/ff84c5a05ecf/official/nlp/tinybert/src/utils.py (the fix)")
     VALID = (
         Valid("""
             from mindspore.train.callback import Callback

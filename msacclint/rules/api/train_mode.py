@@ -48,7 +48,7 @@ class TrainLoopWithoutSetTrain(Rule):
     """
     fix_safety = "No automatic fix: where the call belongs (before the loop, per epoch after evaluation) is a choice."
     versions = "All MindSpore 1.x and 2.x releases (Cell.training defaults to False)."
-    references = ("shared/api_defaults.md MS-MODE-01",)
+    references = ("rules/api_defaults.toml, entry MS-MODE-01",)
     VALID = (
         Valid("""
             import mindspore as ms
@@ -452,7 +452,7 @@ class EvalLoopInTrainingMode(Rule):
     """
     fix_safety = "No automatic fix."
     versions = "All MindSpore 1.x and 2.x releases."
-    references = ("shared/api_defaults.md MS-MODE-01",)
+    references = ("rules/api_defaults.toml, entry MS-MODE-01",)
     VALID = (
         Valid("""
             import mindspore as ms

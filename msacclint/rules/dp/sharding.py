@@ -210,7 +210,7 @@ class NumpySeedWithoutMindSporeSeed(Rule):
     """
     fix_safety = "No automatic fix."
     versions = "All MindSpore 1.x and 2.x releases (the dataset coupling observed on 2.10)."
-    references = ("shared/api_defaults.md MS-SEED-01",)
+    references = ("rules/api_defaults.toml, entry MS-SEED-01",)
     VALID = (
         Valid("""
             import numpy as np

@@ -73,7 +73,7 @@ class TrainingDatasetNotShuffled(Rule):
     """
     fix_safety = "Unsafe: `shuffle=False` becomes `shuffle=True`, which changes the data order on purpose."
     versions = "All MindSpore 1.x and 2.x releases."
-    references = ("shared/api_defaults.md MS-DS-01",)
+    references = ("rules/api_defaults.toml, entry MS-DS-01",)
     VALID = (
         Valid("""
             import mindspore as ms
@@ -303,8 +303,7 @@ class GeneratorDatasetNotShuffled(Rule):
     """
     fix_safety = "No automatic fix: the buffer size is a choice (at least the dataset size for a full shuffle)."
     versions = "All MindSpore 1.x and 2.x releases."
-    references = ("shared/api_defaults.md MS-DS-02",)
-    _GEN = "def samples():\n    for path in files:\n        yield load(path)\n"
+    references = ("rules/api_defaults.toml, entry MS-DS-02",)
     VALID = (
         Valid("""
             import mindspore as ms

@@ -274,7 +274,7 @@ class NormalizeOnPixelScale(Rule):
     """
     fix_safety = "No automatic fix: Rescale(1/255) before it and mean*255 are both right; the choice is the user's."
     versions = "All MindSpore 1.x (c_transforms) and 2.x releases."
-    references = ("shared/api_defaults.md MS-VIS-01",)
+    references = ("rules/api_defaults.toml, entry MS-VIS-01",)
     VALID = (
         Valid("""
             import mindspore.dataset as ds
@@ -356,7 +356,7 @@ class ToTensorThenNormalizeHwc(Rule):
     """
     fix_safety = "Unsafe: adds `is_hwc=False`, which changes which axis is normalised (to the intended one)."
     versions = "MindSpore 2.x vision API (is_hwc since 1.8)."
-    references = ("shared/api_defaults.md MS-VIS-02",)
+    references = ("rules/api_defaults.toml, entry MS-VIS-02",)
     VALID = (
         Valid("""
             import mindspore.dataset as ds
