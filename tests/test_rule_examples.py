@@ -57,10 +57,10 @@ def test_invalid(code, index, example, tmp_path):
     found = _found(example, code, tmp_path)
     assert found, f"{code} missed INVALID example {index}:\n{example.sources}"
     marked = example.expected
-    if marked:
-        assert {m for m in marked if m[2] != code} == set(), f"markers of other codes in an example of {code}"
-        got = {(d.path, d.line, d.code) for d in found}
-        assert got == set(marked), f"{code} INVALID example {index}: expected {sorted(marked)}, found {sorted(got)}"
+    assert marked, f"{code} INVALID example {index} marks no line: put '# {code}' on each reported line"
+    assert {m for m in marked if m[2] != code} == set(), f"markers of other codes in an example of {code}"
+    got = {(d.path, d.line, d.code) for d in found}
+    assert got == set(marked), f"{code} INVALID example {index}: expected {sorted(marked)}, found {sorted(got)}"
     if example.line is not None:
         assert example.line in [d.line for d in found], (example.line, found)
     if example.message_contains:
