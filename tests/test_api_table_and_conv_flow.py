@@ -171,5 +171,5 @@ def test_fix_does_not_add_what_a_group_sets():
 
 def test_only_rules_whose_signature_names_the_group_argument_read_groups():
     rules = registry.rules_by_code()
-    assert rules["MSA127"].group_argument == "params"
-    assert rules["MSA109"].group_argument == ""
+    assert rules["MSA127"].groups is not None and rules["MSA127"].groups.argument == "params"
+    assert rules["MSA109"].groups is None

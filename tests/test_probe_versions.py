@@ -3,6 +3,7 @@ them. None of this imports MindSpore."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from msacclint.config import Options, resolve
 from msacclint.data import api_defaults, entry
 from msacclint.engine.context import FileContext
 from msacclint.engine.runner import run_rules
-from msacclint.rules.api.table import make_rule, spec_for
+from msacclint.rules.table import make_rule, spec_for
 
 RELEASES = ["2.7.0", "2.7.1", "2.7.1.post1", "2.7.2", "2.8.0", "2.9.0", "2.10.0"]
 POOL = "import mindspore.nn as nn\npool = nn.MaxPool2d(2)\n"
@@ -37,13 +38,13 @@ def run_rule(rule, code, version):
                                             ("2.10.0", True), ("2.11.0", False), ("3.0", False)])
 def test_a_table_rule_fires_only_inside_its_entry_range(version, fires):
     item, spec = spec_for("MSA104")
-    ranged = make_rule(dict(item, since="2.8", until="2.11"), spec)
+    ranged = make_rule(dataclasses.replace(item, since="2.8", until="2.11"), spec)
     assert bool(run_rule(ranged, POOL, version)) is fires
 
 
 def test_a_rule_without_a_range_fires_for_every_version():
     item, spec = spec_for("MSA104")
-    assert "since" not in item and "until" not in item
+    assert item.since is None and item.until is None
     for version in RELEASES + ["1.10.1", None]:
         assert run_rule(make_rule(item, spec), POOL, version)
 

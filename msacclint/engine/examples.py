@@ -71,3 +71,19 @@ def _scan_lines(source: str):
 def expected(files: Mapping[str, str]) -> FrozenSet[Expected]:
     """(path, line, code) of every marker over the files of an example."""
     return frozenset((path, line, code) for path, text in files.items() for line, code in markers(text))
+
+
+def strip_markers(source: str) -> str:
+    """``source`` without its marker comments (``x = f()  # MSA101`` -> ``x = f()``;
+    ``# MSA101: a note`` -> ``# a note``): what an example's ``fixed`` text is compared
+    with after the fix, since a fix keeps the comments of the lines it rewrites."""
+    lines = source.split("\n")
+    for line, _ in sorted(markers(source)):
+        text = lines[line - 1]
+        at = text.rfind("#")
+        match = _MARKER.match(text[at:]) if at >= 0 else None
+        if match is None:
+            continue
+        rest = text[at + match.end():].strip()
+        lines[line - 1] = text[:at] + "# " + rest if rest else text[:at].rstrip()
+    return "\n".join(lines)

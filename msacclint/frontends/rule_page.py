@@ -86,7 +86,11 @@ def render_index() -> str:
     from msacclint.engine.registry import all_rules
 
     areas = checklist()["areas"]
-    lines = ["# Rules\n", "Generated from the rules' own metadata (`python -m msacclint.frontends.rule_page docs/rules`).\n"]
+    lines = ["# Rules\n", "Generated from the rules' own metadata (`python -m msacclint.frontends.rule_page docs/rules`).\n",
+             "Codes are stable (configurations name them); a rule lives in the package of its checklist area, "
+             "`msacclint/rules/<area>/`, whatever its code's range: the table below maps each code to its area "
+             "and module. Rules generated from rules/api_defaults.toml live in their area's `table_rules` module "
+             "(docs/dev/table-dsl.md).\n"]
     by_area = {}
     for rule in all_rules():
         by_area.setdefault(rule.checklist.split(".")[0], []).append(rule)
@@ -95,11 +99,12 @@ def render_index() -> str:
         if not rules:
             continue
         lines.append(f"## {title} ({area}.*)\n")
-        lines.append("| code | name | checklist | severity | default |")
-        lines.append("|---|---|---|---|---|")
+        lines.append("| code | name | checklist | severity | default | module |")
+        lines.append("|---|---|---|---|---|---|")
         for rule in rules:
             lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {rule.checklist} | "
-                         f"{rule.severity.value} | {'on' if rule.enabled_by_default() else 'off'} |")
+                         f"{rule.severity.value} | {'on' if rule.enabled_by_default() else 'off'} | "
+                         f"`{rule.__module__.replace('msacclint.rules.', '')}` |")
         lines.append("")
     return "\n".join(lines)
 

@@ -22,10 +22,6 @@ CALLBACK_BASES = frozenset({"mindspore.Callback", "mindspore._callback.Callback"
 #: once it is over: a mode switch there harms nothing
 _NOT_DURING_TRAINING = frozenset({"__init__", "end", "on_train_end"})
 
-_CB = ("from mindspore.train.callback import Callback\n\n"
-       "class EvalCallback(Callback):\n    def __init__(self, net, ds):\n        super().__init__()\n"
-       "        self.net = net\n        self.ds = ds\n\n")
-
 
 class CallbackLeavesEvalMode(Rule):
     code = "MSA203"
@@ -42,54 +38,156 @@ class CallbackLeavesEvalMode(Rule):
            "that calls `network.set_train(False)` itself leaves every later epoch training with Dropout "
            "off and BatchNorm frozen on its moving statistics. The loss still falls; the accuracy of the "
            "epochs after the first evaluation is what suffers.")
-    example = ("class EvalCallback(Callback):\n    def epoch_end(self, run_context):\n"
-               "        self.net.set_train(False)\n        acc = evaluate(self.net, self.ds)\n")
-    use_instead = ("class EvalCallback(Callback):\n    def epoch_end(self, run_context):\n"
-                   "        self.net.set_train(False)\n        acc = evaluate(self.net, self.ds)\n"
-                   "        self.net.set_train(True)\n")
+    example = """
+        class EvalCallback(Callback):
+            def epoch_end(self, run_context):
+                self.net.set_train(False)
+                acc = evaluate(self.net, self.ds)
+    """
+    use_instead = """
+        class EvalCallback(Callback):
+            def epoch_end(self, run_context):
+                self.net.set_train(False)
+                acc = evaluate(self.net, self.ds)
+                self.net.set_train(True)
+    """
     fix_safety = "No automatic fix: where training mode resumes is a choice."
     versions = "All MindSpore 1.x and 2.x releases (checked in 2.10's Model)."
-    references = ("shared/api_defaults.md MS-MODE-01",
-                  "mindspore-ai/models@ff84c5a05ecf:official/nlp/tinybert/src/utils.py (the fix)")
+    references = ("rules/api_defaults.toml, entry MS-MODE-01",
+                  "https://github.com/mindspore-ai/models/blob/ff84c5a05ecf/official/nlp/tinybert/src/utils.py (the fix)")
     VALID = (
-        Valid(_CB + "    def epoch_end(self, run_context):\n        self.net.set_train(False)\n"
-              "        for x, y in self.ds:\n            self.net(x)\n        self.net.set_train(True)\n",
-              note="idiomatic: back to training mode after evaluating"),
-        Valid(_CB + "    def on_train_epoch_end(self, run_context):\n        self.net.set_train(False)\n"
-              "        self.evaluate()\n\n    def on_train_epoch_begin(self, run_context):\n"
-              "        self.net.set_train()\n", note="switched back in another hook"),
-        Valid("import mindspore as ms\nfrom mindspore.train.callback import Callback\n\n"
-              "class EvalCallback(Callback):\n    def __init__(self, model, ds):\n        super().__init__()\n"
-              "        self.model = model\n        self.ds = ds\n\n    def epoch_end(self, run_context):\n"
-              "        print(self.model.eval(self.ds))\n", note="Model.eval switches the mode itself"),
-        Valid(_CB + "    def on_train_end(self, run_context):\n        self.net.set_train(False)\n"
-              "        export_model(self.net)\n", note="after training has ended"),
-        Valid("import torch\nfrom keras.callbacks import Callback\n\nclass EvalCallback(Callback):\n"
-              "    def on_epoch_end(self, epoch, logs=None):\n        self.model.set_train(False)\n",
-              note="a Keras callback of the same name"),
-        Valid("from mindspore.train.callback import Callback\n\nclass EvalCallback(Callback):\n"
-              "    def __init__(self, cfg, train_net):\n        super().__init__()\n        self.train_net = train_net\n"
-              "        self.eval_net = build_network(cfg, is_training=False)\n\n    def on_train_epoch_end(self, run_context):\n"
-              "        copy_weights(self.train_net, self.eval_net)\n        self.eval_net.set_train(False)\n"
-              "        self.evaluate(self.eval_net)\n", note="a network of its own, given the trained weights"),
-        Valid(_CB.replace("self.net = net\n", "self.net = net\n        self.net.set_train(False)\n")
-              + "    def epoch_end(self, run_context):\n        self.evaluate(self.net)\n",
-              note="in __init__, before Model.train switches training mode on"),
+        Valid("""
+            from mindspore.train.callback import Callback
+
+            class EvalCallback(Callback):
+                def __init__(self, net, ds):
+                    super().__init__()
+                    self.net = net
+                    self.ds = ds
+
+                def epoch_end(self, run_context):
+                    self.net.set_train(False)
+                    for x, y in self.ds:
+                        self.net(x)
+                    self.net.set_train(True)
+        """, note="idiomatic: back to training mode after evaluating"),
+        Valid("""
+            from mindspore.train.callback import Callback
+
+            class EvalCallback(Callback):
+                def __init__(self, net, ds):
+                    super().__init__()
+                    self.net = net
+                    self.ds = ds
+
+                def on_train_epoch_end(self, run_context):
+                    self.net.set_train(False)
+                    self.evaluate()
+
+                def on_train_epoch_begin(self, run_context):
+                    self.net.set_train()
+        """, note="switched back in another hook"),
+        Valid("""
+            import mindspore as ms
+            from mindspore.train.callback import Callback
+
+            class EvalCallback(Callback):
+                def __init__(self, model, ds):
+                    super().__init__()
+                    self.model = model
+                    self.ds = ds
+
+                def epoch_end(self, run_context):
+                    print(self.model.eval(self.ds))
+        """, note="Model.eval switches the mode itself"),
+        Valid("""
+            from mindspore.train.callback import Callback
+
+            class EvalCallback(Callback):
+                def __init__(self, net, ds):
+                    super().__init__()
+                    self.net = net
+                    self.ds = ds
+
+                def on_train_end(self, run_context):
+                    self.net.set_train(False)
+                    export_model(self.net)
+        """, note="after training has ended"),
+        Valid("""
+            import torch
+            from keras.callbacks import Callback
+
+            class EvalCallback(Callback):
+                def on_epoch_end(self, epoch, logs=None):
+                    self.model.set_train(False)
+        """, note="a Keras callback of the same name"),
+        Valid("""
+            from mindspore.train.callback import Callback
+
+            class EvalCallback(Callback):
+                def __init__(self, cfg, train_net):
+                    super().__init__()
+                    self.train_net = train_net
+                    self.eval_net = build_network(cfg, is_training=False)
+
+                def on_train_epoch_end(self, run_context):
+                    copy_weights(self.train_net, self.eval_net)
+                    self.eval_net.set_train(False)
+                    self.evaluate(self.eval_net)
+        """, note="a network of its own, given the trained weights"),
+        Valid("""
+            from mindspore.train.callback import Callback
+
+            class EvalCallback(Callback):
+                def __init__(self, net, ds):
+                    super().__init__()
+                    self.net = net
+                    self.net.set_train(False)
+                    self.ds = ds
+
+                def epoch_end(self, run_context):
+                    self.evaluate(self.net)
+        """, note="in __init__, before Model.train switches training mode on"),
     )
     INVALID = (
-        Invalid(_CB + "    def epoch_end(self, run_context):\n        for x, y in self.ds.create_tuple_iterator():\n"
-                "            self.net.set_train(False)\n            logits = self.net(x)\n", line=11,
-                note="a PyTorch-style eval hook (net.eval() ported as set_train(False); the torch loop "
-                     "would call net.train() at the top of the next epoch, Model.train does not)"),
-        Invalid("import mindspore as ms\n\nclass Validate(ms.train.Callback):\n"
-                "    def on_train_epoch_end(self, run_context):\n        cb = run_context.original_args()\n"
-                "        cb.train_network.set_train(mode=False)\n        self.score(cb.train_network)\n", line=6),
-        Invalid("from mindspore import nn\nfrom mindspore.train.callback import Callback\n\nclass EvalCallback(Callback):\n"
-                "    def __init__(self, net, loss, ds):\n        super().__init__()\n"
-                "        self.eval_net = nn.WithEvalCell(net, loss)\n        self.ds = ds\n\n"
-                "    def epoch_end(self, run_context):\n        self.eval_net.set_train(False)\n"
-                "        for x, y in self.ds:\n            self.eval_net(x, y)\n", line=11,
-                note="a wrapper around the trained network switches it too"),
+        Invalid("""
+            from mindspore.train.callback import Callback
+
+            class EvalCallback(Callback):
+                def __init__(self, net, ds):
+                    super().__init__()
+                    self.net = net
+                    self.ds = ds
+
+                def epoch_end(self, run_context):
+                    for x, y in self.ds.create_tuple_iterator():
+                        self.net.set_train(False)  # MSA203
+                        logits = self.net(x)
+        """, note="a PyTorch-style eval hook (net.eval() ported as set_train(False); the torch loop would call net.train() at the top of the next epoch, Model.train does not)"),
+        Invalid("""
+            import mindspore as ms
+
+            class Validate(ms.train.Callback):
+                def on_train_epoch_end(self, run_context):
+                    cb = run_context.original_args()
+                    cb.train_network.set_train(mode=False)  # MSA203
+                    self.score(cb.train_network)
+        """),
+        Invalid("""
+            from mindspore import nn
+            from mindspore.train.callback import Callback
+
+            class EvalCallback(Callback):
+                def __init__(self, net, loss, ds):
+                    super().__init__()
+                    self.eval_net = nn.WithEvalCell(net, loss)
+                    self.ds = ds
+
+                def epoch_end(self, run_context):
+                    self.eval_net.set_train(False)  # MSA203
+                    for x, y in self.ds:
+                        self.eval_net(x, y)
+        """, note="a wrapper around the trained network switches it too"),
     )
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:

@@ -20,8 +20,7 @@ from msacclint.analysis.calls import argument, has_star_args, has_star_kwargs, l
 from msacclint.analysis.cells import SEQUENTIAL, cells
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
-from msacclint.rules.api.table import add_keywords, called
-from msacclint.rules.api.versions import TableRuleMixin
+from msacclint.rules.table import TableRuleMixin, add_keywords, called
 
 _CONV = ("in_channels", "out_channels", "kernel_size", "stride", "pad_mode", "padding", "dilation", "group")
 #: positional order of the MindSpore 2.10 signatures (verified with inspect.signature)
@@ -45,7 +44,6 @@ _ACTIVATIONS = ("ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Tanh",
 _SHIFT_PRESERVING = ("MaxPool", "AvgPool", "AdaptiveAvgPool", "AdaptiveMaxPool", "Dropout", "Flatten",
                      "Upsample")
 DENSE = "mindspore.nn.Dense"
-_HDR = "import mindspore.nn as nn\n"
 
 
 def is_norm(name: Optional[str]) -> bool:
@@ -160,72 +158,200 @@ class ConvBiasDefault(TableRuleMixin, Rule):
            "layer the bias is redundant, but a conv feeding an activation, a pooling or the output "
            "(detection and segmentation heads, generators) silently loses capacity, and a PyTorch "
            "checkpoint's conv.bias is silently not loaded.")
-    example = (_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-               "        self.conv = nn.Conv2d(256, 256, 3)\n        self.act = nn.ReLU()\n\n"
-               "    def construct(self, x):\n        return self.act(self.conv(x))\n")
-    use_instead = _HDR + "self.conv = nn.Conv2d(256, 256, 3, has_bias=True)\n"
+    example = """
+        import mindspore.nn as nn
+        class Head(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(256, 256, 3)  # MSA108
+                self.act = nn.ReLU()
+
+            def construct(self, x):
+                return self.act(self.conv(x))
+    """
+    use_instead = """
+        import mindspore.nn as nn
+        self.conv = nn.Conv2d(256, 256, 3, has_bias=True)
+    """
     fix_safety = ("Unsafe fix: `has_bias=True`, the PyTorch meaning; it adds parameters. Keep this "
                   "behaviour (not a fix; `--add-explicit` only): `has_bias=False`.")
     versions = "has_bias=False is the default in every MindSpore version checked (1.5 to 2.10)."
     VALID = (
-        Valid(_HDR + "class Block(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.conv = nn.Conv2d(64, 64, 3)\n        self.bn = nn.BatchNorm2d(64)\n"
-              "        self.relu = nn.ReLU()\n\n    def construct(self, x):\n"
-              "        return self.relu(self.bn(self.conv(x)))\n", note="conv -> BatchNorm: the idiom"),
-        Valid(_HDR + "class Block(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.conv = nn.Conv2d(64, 64, 3)\n        self.gn = nn.GroupNorm(8, 64)\n"
-              "        self.act = nn.ReLU()\n\n    def construct(self, x):\n        x = self.conv(x)\n"
-              "        x = self.gn(x)\n        return self.act(x)\n"),
-        Valid(_HDR + "layers = nn.SequentialCell([nn.Conv2d(3, 64, 3), nn.BatchNorm2d(64), nn.ReLU()])\n"),
-        Valid(_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.conv = nn.Conv2d(256, 80, 1, has_bias=True)\n        self.act = nn.Sigmoid()\n\n"
-              "    def construct(self, x):\n        return self.act(self.conv(x))\n"),
-        Valid("import torch.nn as nn\nclass Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.conv = nn.Conv2d(256, 80, 1)\n        self.act = nn.ReLU()\n\n"
-              "    def forward(self, x):\n        return self.act(self.conv(x))\n"),
-        Valid("from mindspore import mint, nn\nclass Head(nn.Cell):\n    def __init__(self):\n"
-              "        super().__init__()\n        self.conv = mint.nn.Conv2d(256, 80, 1)\n"
-              "        self.act = nn.ReLU()\n\n    def construct(self, x):\n        return self.act(self.conv(x))\n"),
-        Valid(_HDR + "class Head(nn.Cell):\n    def __init__(self, norm_layer):\n        super().__init__()\n"
-              "        self.conv = nn.Conv2d(256, 256, 3)\n        self.norm = norm_layer(256)\n\n"
-              "    def construct(self, x):\n        return self.norm(self.conv(x))\n",
-              note="the norm layer comes from a parameter: cannot tell, stay silent"),
-        Valid(_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.conv = nn.Conv2d(256, 80, 1)\n\n    def construct(self, x):\n"
-              "        return self.conv(x)\n", note="returned: the caller may normalise it"),
-        Valid(_HDR + "def conv3x3(cin, cout):\n    return nn.Conv2d(cin, cout, 3)\n",
-              note="built in a helper: the flow is not visible here"),
-        Valid(_HDR + "class SeparableConv(nn.Cell):\n    def __init__(self, c):\n        super().__init__()\n"
-              "        self.depthwise = nn.Conv2d(c, c, 3, group=c)\n        self.pointwise = nn.Conv2d(c, c, 1)\n\n"
-              "    def construct(self, x):\n        return self.pointwise(self.depthwise(x))\n",
-              note="depthwise -> pointwise -> returned: the caller may normalise"),
-        Valid(_HDR + "class SeparableConv(nn.Cell):\n    def __init__(self, c):\n        super().__init__()\n"
-              "        self.depthwise = nn.Conv2d(c, c, 3, group=c)\n        self.pointwise = nn.Conv2d(c, c, 1, has_bias=True)\n"
-              "        self.act = nn.ReLU()\n\n    def construct(self, x):\n"
-              "        return self.act(self.pointwise(self.depthwise(x)))\n",
-              note="the next linear layer's bias absorbs the missing shift"),
-        Valid(_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.conv = nn.Conv2d(256, 256, 3, has_bias=cfg.bias)\n        self.act = nn.ReLU()\n\n"
-              "    def construct(self, x):\n        return self.act(self.conv(x))\n"),
+        Valid("""
+            import mindspore.nn as nn
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(64, 64, 3)
+                    self.bn = nn.BatchNorm2d(64)
+                    self.relu = nn.ReLU()
+
+                def construct(self, x):
+                    return self.relu(self.bn(self.conv(x)))
+        """, note="conv -> BatchNorm: the idiom"),
+        Valid("""
+            import mindspore.nn as nn
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(64, 64, 3)
+                    self.gn = nn.GroupNorm(8, 64)
+                    self.act = nn.ReLU()
+
+                def construct(self, x):
+                    x = self.conv(x)
+                    x = self.gn(x)
+                    return self.act(x)
+        """),
+        Valid("""
+            import mindspore.nn as nn
+            layers = nn.SequentialCell([nn.Conv2d(3, 64, 3), nn.BatchNorm2d(64), nn.ReLU()])
+        """),
+        Valid("""
+            import mindspore.nn as nn
+            class Head(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(256, 80, 1, has_bias=True)
+                    self.act = nn.Sigmoid()
+
+                def construct(self, x):
+                    return self.act(self.conv(x))
+        """),
+        Valid("""
+            import torch.nn as nn
+            class Head(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(256, 80, 1)
+                    self.act = nn.ReLU()
+
+                def forward(self, x):
+                    return self.act(self.conv(x))
+        """),
+        Valid("""
+            from mindspore import mint, nn
+            class Head(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = mint.nn.Conv2d(256, 80, 1)
+                    self.act = nn.ReLU()
+
+                def construct(self, x):
+                    return self.act(self.conv(x))
+        """),
+        Valid("""
+            import mindspore.nn as nn
+            class Head(nn.Cell):
+                def __init__(self, norm_layer):
+                    super().__init__()
+                    self.conv = nn.Conv2d(256, 256, 3)
+                    self.norm = norm_layer(256)
+
+                def construct(self, x):
+                    return self.norm(self.conv(x))
+        """, note="the norm layer comes from a parameter: cannot tell, stay silent"),
+        Valid("""
+            import mindspore.nn as nn
+            class Head(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(256, 80, 1)
+
+                def construct(self, x):
+                    return self.conv(x)
+        """, note="returned: the caller may normalise it"),
+        Valid("""
+            import mindspore.nn as nn
+            def conv3x3(cin, cout):
+                return nn.Conv2d(cin, cout, 3)
+        """, note="built in a helper: the flow is not visible here"),
+        Valid("""
+            import mindspore.nn as nn
+            class SeparableConv(nn.Cell):
+                def __init__(self, c):
+                    super().__init__()
+                    self.depthwise = nn.Conv2d(c, c, 3, group=c)
+                    self.pointwise = nn.Conv2d(c, c, 1)
+
+                def construct(self, x):
+                    return self.pointwise(self.depthwise(x))
+        """, note="depthwise -> pointwise -> returned: the caller may normalise"),
+        Valid("""
+            import mindspore.nn as nn
+            class SeparableConv(nn.Cell):
+                def __init__(self, c):
+                    super().__init__()
+                    self.depthwise = nn.Conv2d(c, c, 3, group=c)
+                    self.pointwise = nn.Conv2d(c, c, 1, has_bias=True)
+                    self.act = nn.ReLU()
+
+                def construct(self, x):
+                    return self.act(self.pointwise(self.depthwise(x)))
+        """, note="the next linear layer's bias absorbs the missing shift"),
+        Valid("""
+            import mindspore.nn as nn
+            class Head(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(256, 256, 3, has_bias=cfg.bias)
+                    self.act = nn.ReLU()
+
+                def construct(self, x):
+                    return self.act(self.conv(x))
+        """),
     )
     INVALID = (
-        Invalid(_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.conv = nn.Conv2d(256, 256, 3)\n        self.act = nn.ReLU()\n\n"
-                "    def construct(self, x):\n        return self.act(self.conv(x))\n", line=5,
-                explicit_fixed=_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.conv = nn.Conv2d(256, 256, 3, has_bias=False)\n        self.act = nn.ReLU()\n\n"
-                "    def construct(self, x):\n        return self.act(self.conv(x))\n",
-                unsafe_fixed=_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.conv = nn.Conv2d(256, 256, 3, has_bias=True)\n        self.act = nn.ReLU()\n\n"
-                "    def construct(self, x):\n        return self.act(self.conv(x))\n",
-                note="a PyTorch head ported line by line"),
-        Invalid("from mindspore import nn\nclass Stem(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.conv1 = nn.Conv2d(3, 32, 3, pad_mode='pad', padding=1)\n"
-                "        self.pool = nn.MaxPool2d(2, 2)\n        self.act = nn.SiLU()\n\n    def construct(self, x):\n"
-                "        x = self.conv1(x)\n        x = self.pool(x)\n        x = self.act(x)\n        return x\n",
-                line=5, note="conv -> pool -> activation: the pool passes the missing shift on"),
-        Invalid(_HDR + "head = nn.SequentialCell([nn.Conv2d(64, 64, 3), nn.ReLU(), nn.Conv2d(64, 1, 1)])\n",
-                line=2),
+        Invalid("""
+            import mindspore.nn as nn
+            class Head(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(256, 256, 3)  # MSA108
+                    self.act = nn.ReLU()
+
+                def construct(self, x):
+                    return self.act(self.conv(x))
+        """, explicit_fixed="""
+            import mindspore.nn as nn
+            class Head(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(256, 256, 3, has_bias=False)
+                    self.act = nn.ReLU()
+
+                def construct(self, x):
+                    return self.act(self.conv(x))
+        """, unsafe_fixed="""
+            import mindspore.nn as nn
+            class Head(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(256, 256, 3, has_bias=True)
+                    self.act = nn.ReLU()
+
+                def construct(self, x):
+                    return self.act(self.conv(x))
+        """, note="a PyTorch head ported line by line"),
+        Invalid("""
+            from mindspore import nn
+            class Stem(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv1 = nn.Conv2d(3, 32, 3, pad_mode='pad', padding=1)  # MSA108
+                    self.pool = nn.MaxPool2d(2, 2)
+                    self.act = nn.SiLU()
+
+                def construct(self, x):
+                    x = self.conv1(x)
+                    x = self.pool(x)
+                    x = self.act(x)
+                    return x
+        """, note="conv -> pool -> activation: the pool passes the missing shift on"),
+        Invalid("""
+            import mindspore.nn as nn
+            head = nn.SequentialCell([nn.Conv2d(64, 64, 3), nn.ReLU(), nn.Conv2d(64, 1, 1)])  # MSA108
+        """),
     )
 
     def __init__(self, ctx) -> None:
@@ -343,27 +469,65 @@ class ConvTransposeDefaults(TableRuleMixin, Rule):
            "ConvTranspose2d has padding=0 (output = (in - 1) * stride + kernel) and a bias. A decoder "
            "or generator ported as is produces a different size (8x8 instead of 10x10 for k=4, s=2 "
            "on 4x4) without bias; silent when a crop or resize aligns the sizes afterwards.")
-    example = _HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2)\n"
-    use_instead = _HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='pad', padding=1, has_bias=True)\n"
+    example = """
+        import mindspore.nn as nn
+        up = nn.Conv2dTranspose(64, 32, 4, 2)  # MSA110
+    """
+    use_instead = """
+        import mindspore.nn as nn
+        up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='pad', padding=1, has_bias=True)
+    """
     fix_safety = ("Unsafe fix: `pad_mode='pad', has_bias=True`, PyTorch's geometry (padding 0) and bias. "
                   "Keep this behaviour (not a fix; `--add-explicit` only): `pad_mode='same', has_bias=False`.")
     versions = "Defaults unchanged from 1.x to 2.10."
     VALID = (
-        Valid(_HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='pad', padding=1, has_bias=True)\n"),
-        Valid(_HDR + "up = nn.Conv2dTranspose(64, 32, 2, 2)\n", note="kernel == stride: same size as PyTorch"),
-        Valid(_HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2, has_bias=True)\n", note="an explicit choice"),
-        Valid("import torch.nn as nn\nup = nn.ConvTranspose2d(64, 32, 4, 2)\n"),
-        Valid("from mindspore import mint\nup = mint.nn.ConvTranspose2d(64, 32, 4, 2)\n"),
-        Valid(_HDR + "up = nn.Conv2dTranspose(64, 32, cfg.kernel, cfg.stride)\n", note="values not guessed"),
+        Valid("""
+            import mindspore.nn as nn
+            up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='pad', padding=1, has_bias=True)
+        """),
+        Valid("""
+            import mindspore.nn as nn
+            up = nn.Conv2dTranspose(64, 32, 2, 2)
+        """, note="kernel == stride: same size as PyTorch"),
+        Valid("""
+            import mindspore.nn as nn
+            up = nn.Conv2dTranspose(64, 32, 4, 2, has_bias=True)
+        """, note="an explicit choice"),
+        Valid("""
+            import torch.nn as nn
+            up = nn.ConvTranspose2d(64, 32, 4, 2)
+        """),
+        Valid("""
+            from mindspore import mint
+            up = mint.nn.ConvTranspose2d(64, 32, 4, 2)
+        """),
+        Valid("""
+            import mindspore.nn as nn
+            up = nn.Conv2dTranspose(64, 32, cfg.kernel, cfg.stride)
+        """, note="values not guessed"),
     )
     INVALID = (
-        Invalid(_HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2)\n", line=2,
-                explicit_fixed=_HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='same', has_bias=False)\n",
-                unsafe_fixed=_HDR + "up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='pad', has_bias=True)\n",
-                note="ConvTranspose2d(64, 32, 4, 2) ported by renaming"),
-        Invalid("from mindspore import nn\nclass Gen(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.up = nn.Conv1dTranspose(16, 8, kernel_size=3, stride=2)\n", line=5),
-        Invalid(_HDR + "up = nn.Conv3dTranspose(8, 8, kernel_size=(3, 3, 3))\n", line=2),
+        Invalid("""
+            import mindspore.nn as nn
+            up = nn.Conv2dTranspose(64, 32, 4, 2)  # MSA110
+        """, explicit_fixed="""
+            import mindspore.nn as nn
+            up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='same', has_bias=False)
+        """, unsafe_fixed="""
+            import mindspore.nn as nn
+            up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='pad', has_bias=True)
+        """, note="ConvTranspose2d(64, 32, 4, 2) ported by renaming"),
+        Invalid("""
+            from mindspore import nn
+            class Gen(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.up = nn.Conv1dTranspose(16, 8, kernel_size=3, stride=2)  # MSA110
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+            up = nn.Conv3dTranspose(8, 8, kernel_size=(3, 3, 3))  # MSA110
+        """),
     )
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -23,12 +23,10 @@ from msacclint.analysis.names import one_minus, says_drop, says_keep
 from msacclint.analysis.snapshot import for_settings
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.engine.rule import FixSpec, Invalid, Valid
-from msacclint.rules.api.table import called
-from msacclint.rules.api.versions import TableRuleMixin
+from msacclint.rules.table import TableRuleMixin, called
 from msacclint.rules.function_rule import InFunctionRule
 
 DROPOUT = "mindspore.nn.Dropout"
-_HDR = "import mindspore.nn as nn\n"
 
 
 def _number_text(value: float) -> str:
@@ -195,53 +193,162 @@ class DropoutWrongProbability(_DropoutRule):
            "heavy noise that slows or stops convergence, with no warning. The reverse mistake "
            "appears after a mechanical keep_prob→p migration: `p=1 - drop` drops almost "
            "everything.")
-    example = _HDR + "self.drop = nn.Dropout(0.1)           # keeps 10 %\nself.attn = nn.Dropout(p=1 - attn_drop)\n"
-    use_instead = _HDR + "self.drop = nn.Dropout(p=0.1)\nself.attn = nn.Dropout(p=attn_drop)\n"
+    example = """
+        import mindspore.nn as nn
+        self.drop = nn.Dropout(0.1)           # MSA101: keeps 10 %
+        self.attn = nn.Dropout(p=1 - attn_drop)
+    """
+    use_instead = """
+        import mindspore.nn as nn
+        self.drop = nn.Dropout(p=0.1)
+        self.attn = nn.Dropout(p=attn_drop)
+    """
     fix_safety = ("Unsafe: the fix changes behaviour to what the code most likely meant "
                   "(`nn.Dropout(0.1)` becomes `nn.Dropout(p=0.1)`).")
     VALID = (
-        Valid(_HDR + "drop = nn.Dropout(p=0.1)\n"),
-        Valid(_HDR + "drop = nn.Dropout(keep_prob=0.9)\n"),
-        Valid(_HDR + "drop = nn.Dropout(1 - drop_rate)\n", note="reported by MSA102, not MSA101"),
-        Valid(_HDR + "drop = nn.Dropout()\n"),
-        Valid("import torch.nn as nn\ndrop = nn.Dropout(0.1)\n"),
-        Valid("from mindspore import mint\ndrop = mint.nn.Dropout(0.1)\n"),
-        Valid(_HDR + "drop = nn.Dropout2d(0.1)  # Dropout2d's p is a drop rate\n"),
-        Valid("from tensorflow.keras.layers import Dropout\ndrop = Dropout(0.1)\n"),
-        Valid("import mindspore\nclass Dropout:\n    def __init__(self, p): ...\ndrop = Dropout(0.1)\n"),
-        Valid(_HDR + "drop = nn.Dropout(p=cfg.dropout)\n"),
-        Valid(_HDR + "def head(training):\n    dropout_ratio = 0.5\n    if not training:\n        dropout_ratio = 1.0\n"
-              "    return nn.Dropout(p=1 - dropout_ratio)\n",
-              note="the local name says drop but is only ever assigned keep values: p is 0.5 or 0"),
-        Valid(_HDR + "def head(dropout_rate=0.2):\n    dropout_rate = 1 - dropout_rate\n"
-              "    return nn.Dropout(p=1 - dropout_rate)\n",
-              note="the name was turned into a keep probability first: p is the original rate"),
-        Valid(_HDR + "class PositionalEncoding(nn.Cell):\n    def __init__(self, d_model=512, dropout=0.9):\n"
-              "        super().__init__()\n        self.dropout = nn.Dropout(p=1 - dropout)\n",
-              note="the parameter's default (0.9) says it holds a keep probability, whatever its name"),
-        Valid(_HDR + "class InceptionAux(nn.Cell):\n    def __init__(self, drop_rate=0.7):\n"
-              "        super().__init__()\n        self.dropout = nn.Dropout(p=drop_rate)\n",
-              note="GoogLeNet's auxiliary head drops 70 %: name and default agree on a drop rate"),
-        Valid(_HDR + "drop = nn.Dropout(keep_prob=cfg.dropout_prob)\n",
-              note="keep_prob= written out, value unknown: model zoos call keep probabilities 'dropout_prob'"),
-        Valid(_HDR + "drop = nn.Dropout(p=1 - config.transformer_dropout_rate)\n",
-              note="how the keep_prob -> p migration wrote a keep probability; the name alone cannot tell"),
+        Valid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(p=0.1)
+        """),
+        Valid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(keep_prob=0.9)
+        """),
+        Valid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(1 - drop_rate)
+        """, note="reported by MSA102, not MSA101"),
+        Valid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout()
+        """),
+        Valid("""
+            import torch.nn as nn
+            drop = nn.Dropout(0.1)
+        """),
+        Valid("""
+            from mindspore import mint
+            drop = mint.nn.Dropout(0.1)
+        """),
+        Valid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout2d(0.1)  # Dropout2d's p is a drop rate
+        """),
+        Valid("""
+            from tensorflow.keras.layers import Dropout
+            drop = Dropout(0.1)
+        """),
+        Valid("""
+            import mindspore
+            class Dropout:
+                def __init__(self, p): ...
+            drop = Dropout(0.1)
+        """),
+        Valid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(p=cfg.dropout)
+        """),
+        Valid("""
+            import mindspore.nn as nn
+            def head(training):
+                dropout_ratio = 0.5
+                if not training:
+                    dropout_ratio = 1.0
+                return nn.Dropout(p=1 - dropout_ratio)
+        """, note="the local name says drop but is only ever assigned keep values: p is 0.5 or 0"),
+        Valid("""
+            import mindspore.nn as nn
+            def head(dropout_rate=0.2):
+                dropout_rate = 1 - dropout_rate
+                return nn.Dropout(p=1 - dropout_rate)
+        """, note="the name was turned into a keep probability first: p is the original rate"),
+        Valid("""
+            import mindspore.nn as nn
+            class PositionalEncoding(nn.Cell):
+                def __init__(self, d_model=512, dropout=0.9):
+                    super().__init__()
+                    self.dropout = nn.Dropout(p=1 - dropout)
+        """, note="the parameter's default (0.9) says it holds a keep probability, whatever its name"),
+        Valid("""
+            import mindspore.nn as nn
+            class InceptionAux(nn.Cell):
+                def __init__(self, drop_rate=0.7):
+                    super().__init__()
+                    self.dropout = nn.Dropout(p=drop_rate)
+        """, note="GoogLeNet's auxiliary head drops 70 %: name and default agree on a drop rate"),
+        Valid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(keep_prob=cfg.dropout_prob)
+        """, note="keep_prob= written out, value unknown: model zoos call keep probabilities 'dropout_prob'"),
+        Valid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(p=1 - config.transformer_dropout_rate)
+        """, note="how the keep_prob -> p migration wrote a keep probability; the name alone cannot tell"),
     )
     INVALID = (
-        Invalid(_HDR + "drop = nn.Dropout(0.1)\n", line=2, fixed=_HDR + "drop = nn.Dropout(0.1)\n",
-                unsafe_fixed=_HDR + "drop = nn.Dropout(p=0.1)\n"),
-        Invalid(_HDR + "class Block(nn.Cell):\n    def __init__(self, drop_rate):\n        super().__init__()\n"
-                "        self.drop = nn.Dropout(drop_rate)\n", line=5),
-        Invalid(_HDR + "def head():\n    drop_rate = 0.2\n    return nn.Dropout(keep_prob=drop_rate)\n", line=4,
-                unsafe_fixed=_HDR + "def head():\n    drop_rate = 0.2\n    return nn.Dropout(p=drop_rate)\n"),
-        Invalid(_HDR + "def proj(proj_drop=0.1):\n    return nn.Dropout(p=1 - proj_drop)\n", line=3,
-                unsafe_fixed=_HDR + "def proj(proj_drop=0.1):\n    return nn.Dropout(p=proj_drop)\n"),
-        Invalid("from mindspore.nn import Dropout as D\ndrop = D(p=0.9)\n", line=2),
-        Invalid(_HDR + "drop = nn.Dropout(p=keep_prob)\n", line=2),
-        Invalid(_HDR + "def rnn(dropout=0.1):\n    return nn.Dropout(p=float(1 - dropout))\n", line=3),
-        Invalid(_HDR + "def head():\n    rate = 0.1\n    return nn.Dropout(rate)\n", line=4),
-        Invalid(_HDR + "class Attention(nn.Cell):\n    def __init__(self, dim, attn_drop=0.0):\n"
-                "        super().__init__()\n        self.attn_drop = nn.Dropout(attn_drop)\n", line=5),
+        Invalid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(0.1)  # MSA101
+        """, fixed="""
+            import mindspore.nn as nn
+            drop = nn.Dropout(0.1)
+        """, unsafe_fixed="""
+            import mindspore.nn as nn
+            drop = nn.Dropout(p=0.1)
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+            class Block(nn.Cell):
+                def __init__(self, drop_rate):
+                    super().__init__()
+                    self.drop = nn.Dropout(drop_rate)  # MSA101
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+            def head():
+                drop_rate = 0.2
+                return nn.Dropout(keep_prob=drop_rate)  # MSA101
+        """, unsafe_fixed="""
+            import mindspore.nn as nn
+            def head():
+                drop_rate = 0.2
+                return nn.Dropout(p=drop_rate)
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+            def proj(proj_drop=0.1):
+                return nn.Dropout(p=1 - proj_drop)  # MSA101
+        """, unsafe_fixed="""
+            import mindspore.nn as nn
+            def proj(proj_drop=0.1):
+                return nn.Dropout(p=proj_drop)
+        """),
+        Invalid("""
+            from mindspore.nn import Dropout as D
+            drop = D(p=0.9)  # MSA101
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(p=keep_prob)  # MSA101
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+            def rnn(dropout=0.1):
+                return nn.Dropout(p=float(1 - dropout))  # MSA101
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+            def head():
+                rate = 0.1
+                return nn.Dropout(rate)  # MSA101
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+            class Attention(nn.Cell):
+                def __init__(self, dim, attn_drop=0.0):
+                    super().__init__()
+                    self.attn_drop = nn.Dropout(attn_drop)  # MSA101
+        """),
     )
 
     def check(self, call, keep, p, by_position):
@@ -290,19 +397,55 @@ class DropoutPositional(_DropoutRule):
     why = ("The value is read as keep_prob in MindSpore 2.10, whose docstring announces that "
            "keep_prob will be removed and p will take its place: the same line then silently "
            "means the opposite. It also reads as a PyTorch drop rate to every reviewer.")
-    example = _HDR + "drop = nn.Dropout(0.9)\n"
-    use_instead = _HDR + "drop = nn.Dropout(p=0.1)\n"
+    example = """
+        import mindspore.nn as nn
+        drop = nn.Dropout(0.9)  # MSA102
+    """
+    use_instead = """
+        import mindspore.nn as nn
+        drop = nn.Dropout(p=0.1)
+    """
     fix_safety = "Safe: `nn.Dropout(x)` becomes `nn.Dropout(p=1 - x)`, which drops exactly as much."
     VALID = (
-        Valid(_HDR + "drop = nn.Dropout(p=0.1)\n"),
-        Valid(_HDR + "drop = nn.Dropout(keep_prob=0.9)\n"),
-        Valid(_HDR + "drop = nn.Dropout(0.1)\n", note="MSA101's error, not this warning"),
-        Valid("import torch\ndrop = torch.nn.Dropout(0.9)\n"),
+        Valid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(p=0.1)
+        """),
+        Valid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(keep_prob=0.9)
+        """),
+        Valid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(0.1)
+        """, note="MSA101's error, not this warning"),
+        Valid("""
+            import torch
+            drop = torch.nn.Dropout(0.9)
+        """),
     )
     INVALID = (
-        Invalid(_HDR + "drop = nn.Dropout(0.8)\n", line=2, fixed=_HDR + "drop = nn.Dropout(p=0.2)\n"),
-        Invalid(_HDR + "drop = nn.Dropout(1 - drop_rate)\n", line=2, fixed=_HDR + "drop = nn.Dropout(p=drop_rate)\n"),
-        Invalid(_HDR + "drop = nn.Dropout(keep)\n", line=2, fixed=_HDR + "drop = nn.Dropout(p=1 - keep)\n"),
+        Invalid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(0.8)  # MSA102
+        """, fixed="""
+            import mindspore.nn as nn
+            drop = nn.Dropout(p=0.2)
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(1 - drop_rate)  # MSA102
+        """, fixed="""
+            import mindspore.nn as nn
+            drop = nn.Dropout(p=drop_rate)
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(keep)  # MSA102
+        """, fixed="""
+            import mindspore.nn as nn
+            drop = nn.Dropout(p=1 - keep)
+        """),
     )
 
     def check(self, call, keep, p, by_position):
@@ -329,14 +472,42 @@ class DropoutKeepProbKeyword(_DropoutRule):
     what = "Reports `nn.Dropout(keep_prob=x)` by keyword when x reads as a keep probability."
     why = ("Correct today, and it fails loudly (TypeError) rather than silently once keep_prob is "
            "removed; a review item for ports that want to be ready.")
-    example = _HDR + "drop = nn.Dropout(keep_prob=0.9)\n"
-    use_instead = _HDR + "drop = nn.Dropout(p=0.1)\n"
+    example = """
+        import mindspore.nn as nn
+        drop = nn.Dropout(keep_prob=0.9)  # MSA103
+    """
+    use_instead = """
+        import mindspore.nn as nn
+        drop = nn.Dropout(p=0.1)
+    """
     fix_safety = "Safe: `keep_prob=x` becomes `p=1 - x`."
-    VALID = (Valid(_HDR + "drop = nn.Dropout(p=0.1)\n"), Valid("import torch.nn as nn\ndrop = nn.Dropout(0.9)\n"),
-             Valid(_HDR + "drop = nn.Dropout(keep_prob=0.1)\n", note="MSA101's error"))
-    INVALID = (Invalid(_HDR + "drop = nn.Dropout(keep_prob=0.9)\n", line=2,
-                       fixed=_HDR + "drop = nn.Dropout(p=0.1)\n"),
-               Invalid(_HDR + "drop = nn.Dropout(keep_prob=cfg.keep_prob)\n", line=2))
+    VALID = (
+        Valid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(p=0.1)
+        """),
+        Valid("""
+            import torch.nn as nn
+            drop = nn.Dropout(0.9)
+        """),
+        Valid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(keep_prob=0.1)
+        """, note="MSA101's error"),
+    )
+    INVALID = (
+        Invalid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(keep_prob=0.9)  # MSA103
+        """, fixed="""
+            import mindspore.nn as nn
+            drop = nn.Dropout(p=0.1)
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(keep_prob=cfg.keep_prob)  # MSA103
+        """),
+    )
 
     def check(self, call, keep, p, by_position):
         if keep is None or by_position:

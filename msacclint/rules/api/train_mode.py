@@ -14,18 +14,6 @@ from msacclint.analysis.training import holds_mode_cells, training
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
 
-_HDR = "import mindspore as ms\nfrom mindspore import nn\n"
-_NET = ("class Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-        "        self.fc = nn.Dense(4, 2)\n        self.bn = nn.BatchNorm1d(2)\n"
-        "        self.drop = nn.Dropout(p=0.1)\n\n"
-        "    def construct(self, x):\n        return self.drop(self.bn(self.fc(x)))\n\n")
-_FUNCTIONAL = ("def train(dataset):\n    net = Net()\n    loss_fn = nn.CrossEntropyLoss()\n"
-               "    opt = nn.SGD(net.trainable_params(), learning_rate=0.01)\n"
-               "    def forward(x, y):\n        return loss_fn(net(x), y)\n"
-               "    grad_fn = ms.value_and_grad(forward, None, opt.parameters)\n{set_train}"
-               "    for x, y in dataset.create_tuple_iterator():\n"
-               "        loss, grads = grad_fn(x, y)\n        opt(grads)\n")
-
 
 class TrainLoopWithoutSetTrain(Rule):
     code = "MSA201"
@@ -45,54 +33,378 @@ class TrainLoopWithoutSetTrain(Rule):
            "with Dropout switched off and BatchNorm normalising with its initial moving statistics, "
            "which are never updated: the loss still falls, but evaluation with the untouched "
            "statistics is poor.")
-    example = ("grad_fn = ms.value_and_grad(forward, None, opt.parameters)\n"
-               "for x, y in dataset.create_tuple_iterator():\n    loss, grads = grad_fn(x, y)\n    opt(grads)\n")
-    use_instead = ("grad_fn = ms.value_and_grad(forward, None, opt.parameters)\nnet.set_train()\n"
-                   "for x, y in dataset.create_tuple_iterator():\n    loss, grads = grad_fn(x, y)\n    opt(grads)\n")
+    example = """
+        grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+        for x, y in dataset.create_tuple_iterator():
+            loss, grads = grad_fn(x, y)
+            opt(grads)
+    """
+    use_instead = """
+        grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+        net.set_train()
+        for x, y in dataset.create_tuple_iterator():
+            loss, grads = grad_fn(x, y)
+            opt(grads)
+    """
     fix_safety = "No automatic fix: where the call belongs (before the loop, per epoch after evaluation) is a choice."
     versions = "All MindSpore 1.x and 2.x releases (Cell.training defaults to False)."
-    references = ("shared/api_defaults.md MS-MODE-01",)
+    references = ("rules/api_defaults.toml, entry MS-MODE-01",)
     VALID = (
-        Valid(_HDR + _NET + _FUNCTIONAL.format(set_train="    net.set_train()\n"), note="idiomatic"),
-        Valid(_HDR + _NET + "net = Net()\nmodel = ms.Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params()))\n"
-              "model.train(10, dataset)\n", note="Model.train sets the mode"),
-        Valid(_HDR + _NET + "def build():\n    net = Net()\n    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),"
-              " nn.SGD(net.trainable_params()))\n    step.set_train()\n    return step\n"
-              "def train(ds):\n    step = build()\n    for x, y in ds:\n        step(x, y)\n",
-              note="set_train on the step cell, in another function"),
-        Valid(_HDR + _NET + "def train(net, dataset, opt):\n    grad_fn = ms.value_and_grad(lambda x, y: net(x).sum(), None, opt.parameters)\n"
-              "    for x, y in dataset:\n        grad_fn(x, y)\n", note="the network is a parameter: set elsewhere"),
-        Valid("import torch\nnet = Net()\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nfor x, y in loader:\n"
-              "    loss = net(x).sum()\n    loss.backward()\n    opt.step()\n", note="PyTorch starts in train mode"),
-        Valid(_HDR + _NET + "class Step(nn.TrainOneStepCell):\n    def __init__(self, net, opt):\n"
-              "        super().__init__(net, opt)\n        self.set_train()\n"
-              "net = nn.WithLossCell(Net(), nn.MSELoss())\nstep = Step(net, nn.SGD(net.trainable_params()))\n"
-              "for x, y in ds:\n    step(x, y)\n", note="the wrapper puts itself in training mode"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            def train(dataset):
+                net = Net()
+                loss_fn = nn.CrossEntropyLoss()
+                opt = nn.SGD(net.trainable_params(), learning_rate=0.01)
+                def forward(x, y):
+                    return loss_fn(net(x), y)
+                grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+                net.set_train()
+                for x, y in dataset.create_tuple_iterator():
+                    loss, grads = grad_fn(x, y)
+                    opt(grads)
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            net = Net()
+            model = ms.Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params()))
+            model.train(10, dataset)
+        """, note="Model.train sets the mode"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            def build():
+                net = Net()
+                step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params()))
+                step.set_train()
+                return step
+            def train(ds):
+                step = build()
+                for x, y in ds:
+                    step(x, y)
+        """, note="set_train on the step cell, in another function"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            def train(net, dataset, opt):
+                grad_fn = ms.value_and_grad(lambda x, y: net(x).sum(), None, opt.parameters)
+                for x, y in dataset:
+                    grad_fn(x, y)
+        """, note="the network is a parameter: set elsewhere"),
+        Valid("""
+            import torch
+            net = Net()
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for x, y in loader:
+                loss = net(x).sum()
+                loss.backward()
+                opt.step()
+        """, note="PyTorch starts in train mode"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            class Step(nn.TrainOneStepCell):
+                def __init__(self, net, opt):
+                    super().__init__(net, opt)
+                    self.set_train()
+            net = nn.WithLossCell(Net(), nn.MSELoss())
+            step = Step(net, nn.SGD(net.trainable_params()))
+            for x, y in ds:
+                step(x, y)
+        """, note="the wrapper puts itself in training mode"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Mlp(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.SequentialCell(nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 2))
+                def construct(self, x):
+                    return self.body(x)
+            def train(dataset):
+                net = Mlp()
+                loss_fn = nn.CrossEntropyLoss()
+                opt = nn.SGD(net.trainable_params(), learning_rate=0.01)
+                def forward(x, y):
+                    return loss_fn(net(x), y)
+                grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+                for x, y in dataset.create_tuple_iterator():
+                    loss, grads = grad_fn(x, y)
+                    opt(grads)
+        """, note="no BatchNorm or Dropout: the mode changes nothing"),
     )
-    VALID = VALID + (
-        Valid(_HDR + "class Mlp(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.body = nn.SequentialCell(nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 2))\n"
-              "    def construct(self, x):\n        return self.body(x)\n"
-              + _FUNCTIONAL.replace("Net()", "Mlp()").format(set_train=""),
-              note="no BatchNorm or Dropout: the mode changes nothing"),
+    VALID = (
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            def train(dataset):
+                net = Net()
+                loss_fn = nn.CrossEntropyLoss()
+                opt = nn.SGD(net.trainable_params(), learning_rate=0.01)
+                def forward(x, y):
+                    return loss_fn(net(x), y)
+                grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+                net.set_train()
+                for x, y in dataset.create_tuple_iterator():
+                    loss, grads = grad_fn(x, y)
+                    opt(grads)
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            net = Net()
+            model = ms.Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params()))
+            model.train(10, dataset)
+        """, note="Model.train sets the mode"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            def build():
+                net = Net()
+                step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params()))
+                step.set_train()
+                return step
+            def train(ds):
+                step = build()
+                for x, y in ds:
+                    step(x, y)
+        """, note="set_train on the step cell, in another function"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            def train(net, dataset, opt):
+                grad_fn = ms.value_and_grad(lambda x, y: net(x).sum(), None, opt.parameters)
+                for x, y in dataset:
+                    grad_fn(x, y)
+        """, note="the network is a parameter: set elsewhere"),
+        Valid("""
+            import torch
+            net = Net()
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for x, y in loader:
+                loss = net(x).sum()
+                loss.backward()
+                opt.step()
+        """, note="PyTorch starts in train mode"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            class Step(nn.TrainOneStepCell):
+                def __init__(self, net, opt):
+                    super().__init__(net, opt)
+                    self.set_train()
+            net = nn.WithLossCell(Net(), nn.MSELoss())
+            step = Step(net, nn.SGD(net.trainable_params()))
+            for x, y in ds:
+                step(x, y)
+        """, note="the wrapper puts itself in training mode"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Mlp(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.SequentialCell(nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 2))
+                def construct(self, x):
+                    return self.body(x)
+            def train(dataset):
+                net = Mlp()
+                loss_fn = nn.CrossEntropyLoss()
+                opt = nn.SGD(net.trainable_params(), learning_rate=0.01)
+                def forward(x, y):
+                    return loss_fn(net(x), y)
+                grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+                for x, y in dataset.create_tuple_iterator():
+                    loss, grads = grad_fn(x, y)
+                    opt(grads)
+        """, note="no BatchNorm or Dropout: the mode changes nothing"),
     )
     INVALID = (
-        Invalid(_HDR + _NET + _FUNCTIONAL.format(set_train=""), line=21,
-                note="a PyTorch loop ported as is (torch Modules start in train mode)"),
-        Invalid(_HDR + _NET + "net = Net()\nopt = nn.Momentum(net.trainable_params(), 0.01, 0.9)\n"
-                "train_net = nn.TrainOneStepCell(nn.WithLossCell(net, nn.CrossEntropyLoss()), opt)\n"
-                "for epoch in range(10):\n    for x, y in ds.create_tuple_iterator():\n        train_net(x, y)\n", line=18),
-        Invalid(_HDR + _NET + "net = Net()\nopt = nn.Adam(net.trainable_params())\n"
-                "def forward(x, y):\n    return nn.MSELoss()(net(x), y)\n"
-                "grad_fn = ms.value_and_grad(forward, None, opt.parameters)\n"
-                "def train_step(x, y):\n    loss, grads = grad_fn(x, y)\n    opt(grads)\n    return loss\n"
-                "for x, y in ds:\n    train_step(x, y)\nnet.set_train(False)\n", line=23,
-                note="only set_train(False) in the file"),
-        Invalid("import mindspore as ms\nfrom mindspore import nn\nfrom mindcv.models import create_model\n"
-                "net = create_model('resnet50', num_classes=10)\nopt = nn.Momentum(net.trainable_params(), 0.1, 0.9)\n"
-                "loss_fn = nn.CrossEntropyLoss()\ndef forward(x, y):\n    return loss_fn(net(x), y)\n"
-                "grad_fn = ms.value_and_grad(forward, None, opt.parameters)\nfor x, y in ds:\n    grad_fn(x, y)\n",
-                line=11, note="a network from a model factory: its BatchNorm cannot be seen, the mistake still can"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            def train(dataset):
+                net = Net()
+                loss_fn = nn.CrossEntropyLoss()
+                opt = nn.SGD(net.trainable_params(), learning_rate=0.01)
+                def forward(x, y):
+                    return loss_fn(net(x), y)
+                grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+                for x, y in dataset.create_tuple_iterator():
+                    loss, grads = grad_fn(x, y)  # MSA201
+                    opt(grads)
+        """, note="a PyTorch loop ported as is (torch Modules start in train mode)"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            net = Net()
+            opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+            train_net = nn.TrainOneStepCell(nn.WithLossCell(net, nn.CrossEntropyLoss()), opt)
+            for epoch in range(10):
+                for x, y in ds.create_tuple_iterator():
+                    train_net(x, y)  # MSA201
+        """),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            net = Net()
+            opt = nn.Adam(net.trainable_params())
+            def forward(x, y):
+                return nn.MSELoss()(net(x), y)
+            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+            def train_step(x, y):
+                loss, grads = grad_fn(x, y)
+                opt(grads)
+                return loss
+            for x, y in ds:
+                train_step(x, y)  # MSA201
+            net.set_train(False)
+        """, note="only set_train(False) in the file"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindcv.models import create_model
+            net = create_model('resnet50', num_classes=10)
+            opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+            loss_fn = nn.CrossEntropyLoss()
+            def forward(x, y):
+                return loss_fn(net(x), y)
+            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+            for x, y in ds:
+                grad_fn(x, y)  # MSA201
+        """, note="a network from a model factory: its BatchNorm cannot be seen, the mistake still can"),
     )
 
     def finish(self) -> None:
@@ -127,35 +439,161 @@ class EvalLoopInTrainingMode(Rule):
            "evaluation loop then normalises every batch with its own statistics (and updates the "
            "moving averages with evaluation data) and applies Dropout: the metric is noisy and lower "
            "than the model's real accuracy.")
-    example = "def evaluate(net, ds):\n    for x, y in ds:\n        logits = net(x)\n"
-    use_instead = "def evaluate(net, ds):\n    net.set_train(False)\n    for x, y in ds:\n        logits = net(x)\n"
+    example = """
+        def evaluate(net, ds):
+            for x, y in ds:
+                logits = net(x)
+    """
+    use_instead = """
+        def evaluate(net, ds):
+            net.set_train(False)
+            for x, y in ds:
+                logits = net(x)
+    """
     fix_safety = "No automatic fix."
     versions = "All MindSpore 1.x and 2.x releases."
-    references = ("shared/api_defaults.md MS-MODE-01",)
+    references = ("rules/api_defaults.toml, entry MS-MODE-01",)
     VALID = (
-        Valid(_HDR + _NET + "def evaluate(net, ds):\n    net.set_train(False)\n    for x, y in ds:\n        net(x)\n"
-              "def main():\n    net = Net()\n    net.set_train()\n    evaluate(net, ds)\n", note="idiomatic"),
-        Valid(_HDR + _NET + "def main():\n    net = Net()\n    net.set_train()\n    model = ms.Model(net)\n"
-              "    model.eval(ds)\n", note="Model.eval sets the mode"),
-        Valid(_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Dense(4, 2)\n"
-              "    def construct(self, x):\n        return self.fc(x)\n"
-              "def evaluate(net, ds):\n    for x, y in ds:\n        net(x)\ndef main():\n    net = Head()\n"
-              "    net.set_train()\n    evaluate(net, ds)\n", note="no BatchNorm or Dropout: the mode changes nothing"),
-        Valid(_HDR + _NET + "def predict(path, ds):\n    net = Net()\n    ms.load_checkpoint(path, net)\n"
-              "    for x in ds:\n        net(x)\n", note="a new Cell is already in inference mode"),
-        Valid("import torch\nimport mindspore\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.bn = torch.nn.BatchNorm1d(2)\n"
-              "def evaluate(net, ds):\n    net.eval()\n    for x in ds:\n        net(x)\ndef main():\n    net = Net()\n"
-              "    net.train()\n    evaluate(net, ds)\n", note="PyTorch"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            def evaluate(net, ds):
+                net.set_train(False)
+                for x, y in ds:
+                    net(x)
+            def main():
+                net = Net()
+                net.set_train()
+                evaluate(net, ds)
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            def main():
+                net = Net()
+                net.set_train()
+                model = ms.Model(net)
+                model.eval(ds)
+        """, note="Model.eval sets the mode"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Head(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                def construct(self, x):
+                    return self.fc(x)
+            def evaluate(net, ds):
+                for x, y in ds:
+                    net(x)
+            def main():
+                net = Head()
+                net.set_train()
+                evaluate(net, ds)
+        """, note="no BatchNorm or Dropout: the mode changes nothing"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            def predict(path, ds):
+                net = Net()
+                ms.load_checkpoint(path, net)
+                for x in ds:
+                    net(x)
+        """, note="a new Cell is already in inference mode"),
+        Valid("""
+            import torch
+            import mindspore
+            class Net(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.bn = torch.nn.BatchNorm1d(2)
+            def evaluate(net, ds):
+                net.eval()
+                for x in ds:
+                    net(x)
+            def main():
+                net = Net()
+                net.train()
+                evaluate(net, ds)
+        """, note="PyTorch"),
     )
     INVALID = (
-        Invalid(_HDR + _NET + "def evaluate(net, ds):\n    correct = 0\n    for x, y in ds:\n"
-                "        correct += (net(x).argmax(1) == y).sum()\n    return correct\n"
-                "def main():\n    net = Net()\n    net.set_train()\n    evaluate(net, ds)\n", line=16,
-                note="a PyTorch port that dropped net.eval()"),
-        Invalid(_HDR + _NET + "def main(ds, test_ds, opt):\n    net = Net()\n    net.set_train(True)\n"
-                "    grad_fn = ms.value_and_grad(lambda x, y: net(x).sum(), None, opt.parameters)\n"
-                "    for x, y in ds:\n        grad_fn(x, y)\n    for x, y in test_ds:\n        out = net(x)\n", line=20),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            def evaluate(net, ds):
+                correct = 0
+                for x, y in ds:
+                    correct += (net(x).argmax(1) == y).sum()  # MSA202
+                return correct
+            def main():
+                net = Net()
+                net.set_train()
+                evaluate(net, ds)
+        """, note="a PyTorch port that dropped net.eval()"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.bn = nn.BatchNorm1d(2)
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(self.bn(self.fc(x)))
+
+            def main(ds, test_ds, opt):
+                net = Net()
+                net.set_train(True)
+                grad_fn = ms.value_and_grad(lambda x, y: net(x).sum(), None, opt.parameters)
+                for x, y in ds:
+                    grad_fn(x, y)
+                for x, y in test_ds:
+                    out = net(x)  # MSA202
+        """),
     )
 
     def finish(self) -> None:

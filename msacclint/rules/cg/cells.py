@@ -27,7 +27,6 @@ _PARAMETERISED = re.compile(r"^(Dense|BiDense|Conv\w*|BatchNorm\w*|LayerNorm|Gro
 #: ways a class reaches its children without naming them
 _DYNAMIC = re.compile(r"\b(getattr|setattr|cells|name_cells|cells_and_names|insert_child_to_cell|__dict__|_cells|"
                       r"vars)\b")
-_HDR = "import mindspore.nn as nn\n\n"
 
 
 def _is_layer_call(ctx, info: CellInfo, callee: Optional[str], value: cst.BaseExpression) -> bool:
@@ -61,58 +60,211 @@ class UnusedSubCell(Rule):
            "checkpoints, counted and passed to the optimizer (weight decay included), but the network output "
            "never depends on them. Usually a block was meant to be in the forward pass (a forgotten "
            "`self.bn`, a projection that a port skipped), and the model silently trains without it.")
-    example = (_HDR + "class Block(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-               "        self.conv = nn.Conv2d(3, 16, 3)\n        self.bn = nn.BatchNorm2d(16)\n"
-               "        self.relu = nn.ReLU()\n\n    def construct(self, x):\n        return self.relu(self.conv(x))\n")
-    use_instead = example.replace("self.relu(self.conv(x))", "self.relu(self.bn(self.conv(x)))")
+    example = """
+        import mindspore.nn as nn
+
+        class Block(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 16, 3)
+                self.bn = nn.BatchNorm2d(16)  # MSA503
+                self.relu = nn.ReLU()
+
+            def construct(self, x):
+                return self.relu(self.conv(x))
+    """
+    use_instead = """
+        import mindspore.nn as nn
+
+        class Block(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 16, 3)
+                self.bn = nn.BatchNorm2d(16)
+                self.relu = nn.ReLU()
+
+            def construct(self, x):
+                return self.relu(self.bn(self.conv(x)))
+    """
     fix_safety = "No automatic fix: either call the layer or delete it."
     versions = "All versions."
     VALID = (
-        Valid(use_instead, note="idiomatic"),
-        Valid(_HDR + "class Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.features = nn.Dense(4, 4)\n        self.head = nn.Dense(4, 2)\n\n"
-              "    def forward_head(self, x):\n        return self.head(x)\n\n"
-              "    def construct(self, x):\n        return self.forward_head(self.features(x))\n",
-              note="used in a method construct calls"),
-        Valid(_HDR + "class Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.body = nn.Dense(4, 4)\n        self.aux_head = nn.Dense(4, 2)\n\n"
-              "    def construct(self, x):\n        return self.body(x)\n\n"
-              "net = Net()\naux = net.aux_head(net.body(x))\n", note="used from outside the class"),
-        Valid(_HDR + "class Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.layer1 = nn.Dense(4, 4)\n        self.layer2 = nn.Dense(4, 4)\n\n"
-              "    def construct(self, x):\n        for name in ('layer1', 'layer2'):\n"
-              "            x = getattr(self, name)(x)\n        return x\n", note="reached with getattr"),
-        Valid("import torch.nn as nn\n\nclass Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.bn = nn.BatchNorm2d(16)\n\n    def forward(self, x):\n        return x\n", note="PyTorch"),
-        Valid(_HDR + "class Base(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.norm = nn.LayerNorm((4,))\n\n    def construct(self, x):\n        return x\n\n"
-              "class Child(Base):\n    def construct(self, x):\n        return x\n", note="a base class of the file"),
-        Valid(_HDR + "class Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.loss = nn.CrossEntropyLoss()\n\n    def construct(self, x):\n        return x\n",
-              note="a loss kept for the training script"),
-        Valid(_HDR + "class Attention(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.proj = nn.Dense(8, 8)\n        self.softmax = nn.Softmax(axis=-1)\n\n"
-              "    def construct(self, x):\n        return nn.Softmax(axis=-1)(self.proj(x))\n",
-              note="an unused layer without parameters is dead code, not a training problem"),
-        Valid("import mindspore.nn as nn\nfrom mindspore import ops\n\nclass Mod(nn.Cell):\n    def __init__(self):\n"
-              "        super().__init__()\n        self.floor_div = ops.FloorDiv()\n\n    def construct(self, a, b):\n"
-              "        return a - b * self.floor_div(a, b)\n\nclass BeamSearch(nn.Cell):\n    def __init__(self):\n"
-              "        super().__init__()\n        self.mod = Mod()\n\n    def construct(self, x):\n        return x\n",
-              note="a Cell of the file that wraps ops primitives owns no parameters"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(3, 16, 3)
+                    self.bn = nn.BatchNorm2d(16)
+                    self.relu = nn.ReLU()
+
+                def construct(self, x):
+                    return self.relu(self.bn(self.conv(x)))
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.features = nn.Dense(4, 4)
+                    self.head = nn.Dense(4, 2)
+
+                def forward_head(self, x):
+                    return self.head(x)
+
+                def construct(self, x):
+                    return self.forward_head(self.features(x))
+        """, note="used in a method construct calls"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Dense(4, 4)
+                    self.aux_head = nn.Dense(4, 2)
+
+                def construct(self, x):
+                    return self.body(x)
+
+            net = Net()
+            aux = net.aux_head(net.body(x))
+        """, note="used from outside the class"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.layer1 = nn.Dense(4, 4)
+                    self.layer2 = nn.Dense(4, 4)
+
+                def construct(self, x):
+                    for name in ('layer1', 'layer2'):
+                        x = getattr(self, name)(x)
+                    return x
+        """, note="reached with getattr"),
+        Valid("""
+            import torch.nn as nn
+
+            class Block(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.bn = nn.BatchNorm2d(16)
+
+                def forward(self, x):
+                    return x
+        """, note="PyTorch"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Base(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.norm = nn.LayerNorm((4,))
+
+                def construct(self, x):
+                    return x
+
+            class Child(Base):
+                def construct(self, x):
+                    return x
+        """, note="a base class of the file"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.loss = nn.CrossEntropyLoss()
+
+                def construct(self, x):
+                    return x
+        """, note="a loss kept for the training script"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Attention(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Dense(8, 8)
+                    self.softmax = nn.Softmax(axis=-1)
+
+                def construct(self, x):
+                    return nn.Softmax(axis=-1)(self.proj(x))
+        """, note="an unused layer without parameters is dead code, not a training problem"),
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Mod(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.floor_div = ops.FloorDiv()
+
+                def construct(self, a, b):
+                    return a - b * self.floor_div(a, b)
+
+            class BeamSearch(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.mod = Mod()
+
+                def construct(self, x):
+                    return x
+        """, note="a Cell of the file that wraps ops primitives owns no parameters"),
     )
     INVALID = (
-        Invalid(example, line=7),
-        Invalid(_HDR + "class Block(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.conv1 = nn.Conv2d(16, 16, 3)\n        self.bn1 = nn.BatchNorm2d(16)\n"
-                "        self.conv2 = nn.Conv2d(16, 16, 3)\n        self.bn2 = nn.BatchNorm2d(16)\n\n"
-                "    def construct(self, x):\n        x = self.bn1(self.conv1(x))\n"
-                "        return self.bn1(self.conv2(x))\n", line=9,
-                note="a torch block ported by copy-paste: bn1 reused, bn2 never called"),
-        Invalid(_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.fc = nn.Dense(8, 2)\n\n    def construct(self, x):\n        return self.fc(x)\n\n"
-                "class Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n        self.head = Head()\n"
-                "        self.aux = Head()\n\n    def construct(self, x):\n        return self.head(x)\n", line=15,
-                note="a Cell of the file that owns parameters, built and never called"),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(3, 16, 3)
+                    self.bn = nn.BatchNorm2d(16)  # MSA503
+                    self.relu = nn.ReLU()
+
+                def construct(self, x):
+                    return self.relu(self.conv(x))
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv1 = nn.Conv2d(16, 16, 3)
+                    self.bn1 = nn.BatchNorm2d(16)
+                    self.conv2 = nn.Conv2d(16, 16, 3)
+                    self.bn2 = nn.BatchNorm2d(16)  # MSA503
+
+                def construct(self, x):
+                    x = self.bn1(self.conv1(x))
+                    return self.bn1(self.conv2(x))
+        """, note="a torch block ported by copy-paste: bn1 reused, bn2 never called"),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Head(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(8, 2)
+
+                def construct(self, x):
+                    return self.fc(x)
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.head = Head()
+                    self.aux = Head()  # MSA503
+
+                def construct(self, x):
+                    return self.head(x)
+        """, note="a Cell of the file that owns parameters, built and never called"),
     )
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -156,9 +308,6 @@ def _trivial(func: cst.FunctionDef) -> bool:
     return True
 
 
-_FREEZE_HDR = "import mindspore as ms\nfrom mindspore import nn, ops\n\n"
-
-
 class FrozenParameters(FunctionRule):
     code = "MSA504"
     name = "frozen-parameters"
@@ -171,29 +320,79 @@ class FrozenParameters(FunctionRule):
     why = ("Freezing is often intended (fine-tuning a head, a teacher network), but a freeze left over from an "
            "experiment or applied to the wrong parameter list makes part of the network silently stop learning; "
            "`stop_gradient` on a layer's output also cuts every layer before it.")
-    example = _FREEZE_HDR + "for param in net.get_parameters():\n    param.requires_grad = False\n"
-    use_instead = "# intended freezes stay; add `# noqa: MSA504` once reviewed\n"
+    example = """
+        import mindspore as ms
+        from mindspore import nn, ops
+
+        for param in net.get_parameters():
+            param.requires_grad = False  # MSA504
+    """
+    use_instead = """
+        # intended freezes stay; add `# noqa: MSA504` once reviewed
+    """
     fix_safety = "No fix: a review item."
     versions = "All versions."
     VALID = (
-        Valid(_FREEZE_HDR + "for param in net.trainable_params():\n    param.requires_grad = True\n", note="unfreeze"),
-        Valid(_FREEZE_HDR + "class Net(nn.Cell):\n    def construct(self, x):\n"
-              "        mask = ops.stop_gradient(ops.ones_like(x))\n        return x * mask\n",
-              note="stop_gradient on a constant, not on a layer's output"),
-        Valid("import torch\nfor p in model.parameters():\n    p.requires_grad_(False)\n", note="PyTorch"),
-        Valid(_FREEZE_HDR + "flag = param.requires_grad == False\n", note="a comparison"),
-        Valid(_FREEZE_HDR + "class Loss(nn.Cell):\n    def construct(self, x):\n"
-              "        targets = ops.stop_gradient(self.assign_targets(x))\n        return targets\n",
-              note="stop_gradient on a helper method's output, not a layer with parameters"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+            for param in net.trainable_params():
+                param.requires_grad = True
+        """, note="unfreeze"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    mask = ops.stop_gradient(ops.ones_like(x))
+                    return x * mask
+        """, note="stop_gradient on a constant, not on a layer's output"),
+        Valid("""
+            import torch
+            for p in model.parameters():
+                p.requires_grad_(False)
+        """, note="PyTorch"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+            flag = param.requires_grad == False
+        """, note="a comparison"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+            class Loss(nn.Cell):
+                def construct(self, x):
+                    targets = ops.stop_gradient(self.assign_targets(x))
+                    return targets
+        """, note="stop_gradient on a helper method's output, not a layer with parameters"),
     )
     INVALID = (
-        Invalid(_FREEZE_HDR + "for param in net.backbone.get_parameters():\n    param.requires_grad = False\n",
-                line=5, note="torch's p.requires_grad = False loop, ported as is"),
-        Invalid(_FREEZE_HDR + "class Student(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.backbone = nn.Dense(8, 8)\n        self.head = nn.Dense(8, 2)\n\n"
-                "    def construct(self, x):\n"
-                "        feats = self.backbone(x)\n        feats = ops.stop_gradient(feats)\n"
-                "        return self.head(feats)\n", line=12),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+            for param in net.backbone.get_parameters():
+                param.requires_grad = False  # MSA504
+        """, note="torch's p.requires_grad = False loop, ported as is"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+            class Student(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.backbone = nn.Dense(8, 8)
+                    self.head = nn.Dense(8, 2)
+
+                def construct(self, x):
+                    feats = self.backbone(x)
+                    feats = ops.stop_gradient(feats)  # MSA504
+                    return self.head(feats)
+        """),
     )
 
     def visit_Assign(self, node: cst.Assign) -> None:

@@ -22,11 +22,6 @@ from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Valid
 from msacclint.rules.function_rule import FunctionRule
 
-_HDR = "import mindspore as ms\nfrom mindspore import nn, ops\n"
-_DS = ("import mindspore.dataset as ds\nimport mindspore.dataset.transforms as T\n"
-       "dataset = ds.MnistDataset('data/train')\n"
-       "dataset = dataset.map(operations=T.TypeCast(ms.int32), input_columns='label')\n")
-
 
 def _self_attr(node: cst.BaseExpression) -> Optional[str]:
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
@@ -50,32 +45,96 @@ class LossLabelContradiction(FunctionRule):
            "PyTorch's CrossEntropyLoss takes class indices, so a port that keeps `sparse=False` from an "
            "example and feeds int32 labels fails at graph compile time at best; one-hot labels given to "
            "`sparse=True` are read as indices.")
-    example = _HDR + _DS + "loss = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction='mean')\n"
-    use_instead = _HDR + _DS + "loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')\n"
+    example = """
+        import mindspore as ms
+        from mindspore import nn, ops
+        import mindspore.dataset as ds
+        import mindspore.dataset.transforms as T
+        dataset = ds.MnistDataset('data/train')
+        dataset = dataset.map(operations=T.TypeCast(ms.int32), input_columns='label')
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction='mean')  # MSA501
+    """
+    use_instead = """
+        import mindspore as ms
+        from mindspore import nn, ops
+        import mindspore.dataset as ds
+        import mindspore.dataset.transforms as T
+        dataset = ds.MnistDataset('data/train')
+        dataset = dataset.map(operations=T.TypeCast(ms.int32), input_columns='label')
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')
+    """
     fix_safety = "No automatic fix: the labels or the loss may be the part to change."
     versions = "sparse=False default since 1.x; unchanged in 2.10."
     VALID = (
-        Valid(_HDR + _DS + "loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')\n",
-              note="idiomatic"),
-        Valid(_HDR + _DS.replace("T.TypeCast(ms.int32)", "T.OneHot(10)")
-              + "loss = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction='mean')\n",
-              note="one-hot labels with sparse=False"),
-        Valid(_HDR + _DS + "loss = nn.SoftmaxCrossEntropyWithLogits(reduction='mean')\n",
-              note="sparse left to the default: MSA140's finding"),
-        Valid(_HDR + "loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction='mean')\n"
-              "def forward(x, y):\n    return loss_fn(net(x), y)\n", note="labels the file does not show"),
-        Valid("import torch\nloss_fn = torch.nn.CrossEntropyLoss()\nloss = loss_fn(logits, y.long())\n",
-              note="PyTorch"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            import mindspore.dataset as ds
+            import mindspore.dataset.transforms as T
+            dataset = ds.MnistDataset('data/train')
+            dataset = dataset.map(operations=T.TypeCast(ms.int32), input_columns='label')
+            loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            import mindspore.dataset as ds
+            import mindspore.dataset.transforms as T
+            dataset = ds.MnistDataset('data/train')
+            dataset = dataset.map(operations=T.OneHot(10), input_columns='label')
+            loss = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction='mean')
+        """, note="one-hot labels with sparse=False"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            import mindspore.dataset as ds
+            import mindspore.dataset.transforms as T
+            dataset = ds.MnistDataset('data/train')
+            dataset = dataset.map(operations=T.TypeCast(ms.int32), input_columns='label')
+            loss = nn.SoftmaxCrossEntropyWithLogits(reduction='mean')
+        """, note="sparse left to the default: MSA140's finding"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction='mean')
+            def forward(x, y):
+                return loss_fn(net(x), y)
+        """, note="labels the file does not show"),
+        Valid("""
+            import torch
+            loss_fn = torch.nn.CrossEntropyLoss()
+            loss = loss_fn(logits, y.long())
+        """, note="PyTorch"),
     )
     INVALID = (
-        Invalid(_HDR + "loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction='mean')\n"
-                "def forward(x, y):\n    y = ops.cast(y, ms.int32)\n    return loss_fn(net(x), y)\n", line=6,
-                note="torch's CrossEntropyLoss(logits, y.long()) ported with the one-hot loss"),
-        Invalid(_HDR + _DS + "loss = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction='mean')\n", line=7),
-        Invalid(_HDR + "class Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')\n"
-                "    def construct(self, x, y):\n        onehot = ops.one_hot(y, 10, 1.0, 0.0)\n"
-                "        return self.loss(x, onehot)\n", line=9),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction='mean')
+            def forward(x, y):
+                y = ops.cast(y, ms.int32)
+                return loss_fn(net(x), y)  # MSA501
+        """, note="torch's CrossEntropyLoss(logits, y.long()) ported with the one-hot loss"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            import mindspore.dataset as ds
+            import mindspore.dataset.transforms as T
+            dataset = ds.MnistDataset('data/train')
+            dataset = dataset.map(operations=T.TypeCast(ms.int32), input_columns='label')
+            loss = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction='mean')  # MSA501
+        """),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')
+                def construct(self, x, y):
+                    onehot = ops.one_hot(y, 10, 1.0, 0.0)
+                    return self.loss(x, onehot)  # MSA501
+        """),
     )
 
     def __init__(self, ctx) -> None:
@@ -133,9 +192,6 @@ class LossLabelContradiction(FunctionRule):
 
 
 TRAIN_CELLS = frozenset({"mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneStepWithLossScaleCell"})
-_CELL = ("class NetWithLoss(nn.Cell):\n    def __init__(self, net):\n        super().__init__()\n"
-         "        self.net = net\n        self.loss = nn.MSELoss(reduction='none')\n"
-         "    def construct(self, x, y):\n        return self.loss(self.net(x), y)\n")
 
 
 class UnreducedLoss(FunctionRule):
@@ -153,34 +209,103 @@ class UnreducedLoss(FunctionRule):
            "sum of the per-sample losses (verified on 2.10: 8 times larger for a batch of 8). The effective "
            "learning rate then grows with the batch size. PyTorch refuses (`grad can be implicitly created "
            "only for scalar outputs`), so ports never had to think about it.")
-    example = _HDR + "def forward_fn(x, y):\n    return ops.square(net(x) - y)\n" \
-                     "grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)\n"
-    use_instead = _HDR + "def forward_fn(x, y):\n    return ops.square(net(x) - y).mean()\n" \
-                         "grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)\n"
+    example = """
+        import mindspore as ms
+        from mindspore import nn, ops
+        def forward_fn(x, y):
+            return ops.square(net(x) - y)
+        grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)  # MSA502
+    """
+    use_instead = """
+        import mindspore as ms
+        from mindspore import nn, ops
+        def forward_fn(x, y):
+            return ops.square(net(x) - y).mean()
+        grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)
+    """
     fix_safety = "No automatic fix."
     versions = "Autodiff semantics unchanged from 1.x to 2.10."
     VALID = (
-        Valid(_HDR + "def forward_fn(x, y):\n    return ops.square(net(x) - y).mean()\n"
-              "grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)\n", note="idiomatic"),
-        Valid(_HDR + "loss = nn.MSELoss(reduction='mean')\nmodel = ms.Model(net, loss_fn=loss, optimizer=opt)\n"),
-        Valid(_HDR + "def forward_fn(x, y):\n    loss = loss_fn(net(x), y)\n    return loss\n"
-              "grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)\n", note="a loss the file does not show"),
-        Valid(_HDR + _CELL.replace("return self.loss(self.net(x), y)", "return self.loss(self.net(x), y).mean()")
-              + "train = nn.TrainOneStepCell(NetWithLoss(net), opt)\n", note="reduced in construct"),
-        Valid(_HDR + "loss = nn.MSELoss(reduction='none')\nper_sample = loss(net(x), y)\n",
-              note="per-sample losses for analysis, not differentiated"),
-        Valid("import torch\nloss = torch.nn.MSELoss(reduction='none')(out, y)\nloss.mean().backward()\n",
-              note="PyTorch"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            def forward_fn(x, y):
+                return ops.square(net(x) - y).mean()
+            grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            loss = nn.MSELoss(reduction='mean')
+            model = ms.Model(net, loss_fn=loss, optimizer=opt)
+        """),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            def forward_fn(x, y):
+                loss = loss_fn(net(x), y)
+                return loss
+            grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)
+        """, note="a loss the file does not show"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            class NetWithLoss(nn.Cell):
+                def __init__(self, net):
+                    super().__init__()
+                    self.net = net
+                    self.loss = nn.MSELoss(reduction='none')
+                def construct(self, x, y):
+                    return self.loss(self.net(x), y).mean()
+            train = nn.TrainOneStepCell(NetWithLoss(net), opt)
+        """, note="reduced in construct"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            loss = nn.MSELoss(reduction='none')
+            per_sample = loss(net(x), y)
+        """, note="per-sample losses for analysis, not differentiated"),
+        Valid("""
+            import torch
+            loss = torch.nn.MSELoss(reduction='none')(out, y)
+            loss.mean().backward()
+        """, note="PyTorch"),
     )
     INVALID = (
-        Invalid(_HDR + "def forward_fn(x, y):\n    return ops.square(net(x) - y)\n"
-                "grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)\n", line=5,
-                note="torch's ((out - y) ** 2) ported without the final .mean()"),
-        Invalid(_HDR + "loss = nn.MSELoss(reduction='none')\nmodel = ms.Model(net, loss_fn=loss, optimizer=opt)\n",
-                line=4),
-        Invalid(_HDR + _CELL + "train = nn.TrainOneStepCell(NetWithLoss(net), opt)\n", line=10),
-        Invalid(_HDR + "def forward_fn(x, y):\n    diff = net(x) - y\n    loss = diff ** 2\n    return loss, diff\n"
-                "grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters, has_aux=True)\n", line=7),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            def forward_fn(x, y):
+                return ops.square(net(x) - y)
+            grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)  # MSA502
+        """, note="torch's ((out - y) ** 2) ported without the final .mean()"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            loss = nn.MSELoss(reduction='none')
+            model = ms.Model(net, loss_fn=loss, optimizer=opt)  # MSA502
+        """),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            class NetWithLoss(nn.Cell):
+                def __init__(self, net):
+                    super().__init__()
+                    self.net = net
+                    self.loss = nn.MSELoss(reduction='none')
+                def construct(self, x, y):
+                    return self.loss(self.net(x), y)
+            train = nn.TrainOneStepCell(NetWithLoss(net), opt)  # MSA502
+        """),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+            def forward_fn(x, y):
+                diff = net(x) - y
+                loss = diff ** 2
+                return loss, diff
+            grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters, has_aux=True)  # MSA502
+        """),
     )
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -12,10 +12,6 @@ from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
 
-_HDR = "import mindspore as ms\nfrom mindspore import nn\nfrom mindspore.communication import init, get_rank\n"
-_DP = "ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)\n"
-_MODEL = "net = Net()\nmodel = ms.Model(net, loss, opt)\nmodel.train(90, data)\n"
-
 
 class ReplicasUnseeded(Rule):
     code = "MSA601"
@@ -33,30 +29,138 @@ class ReplicasUnseeded(Rule):
            "start from different weights; data-parallel averaging of gradients then updates different "
            "models with the same step, and the result is worse than a single-device run. MindSpore's "
            "own model repositories fixed exactly this more than once.")
-    example = _HDR + "init()\n" + _DP + _MODEL
-    use_instead = _HDR + "ms.set_seed(1)\ninit()\n" + _DP + _MODEL
+    example = """
+        import mindspore as ms
+        from mindspore import nn
+        from mindspore.communication import init, get_rank
+        init()  # MSA601
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        net = Net()
+        model = ms.Model(net, loss, opt)
+        model.train(90, data)
+    """
+    use_instead = """
+        import mindspore as ms
+        from mindspore import nn
+        from mindspore.communication import init, get_rank
+        ms.set_seed(1)
+        init()
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        net = Net()
+        model = ms.Model(net, loss, opt)
+        model.train(90, data)
+    """
     fix_safety = "No automatic fix."
     versions = "All MindSpore 1.x and 2.x releases."
     VALID = (
-        Valid(use_instead, note="idiomatic"),
-        Valid(_HDR + "init()\nms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, "
-              "parameter_broadcast=True)\n" + _MODEL, note="weights broadcast from rank 0"),
-        Valid(_HDR + "from src.utils import seed_everything\nseed_everything(1)\ninit()\n" + _DP + _MODEL,
-              note="a project's seed helper"),
-        Valid(_HDR + "ms.set_seed(1)\n" + _MODEL, note="single device"),
-        Valid(_HDR + "init()\n" + _DP + "net = Net()\nms.load_checkpoint(path, net)\nmodel = ms.Model(net, loss, metrics={'acc'})\n"
-              "model.eval(data)\n", note="distributed evaluation of a loaded checkpoint"),
-        Valid("import mindspore\nimport torch.distributed as dist\ndist.init_process_group('nccl')\n"
-              "model = torch.nn.parallel.DistributedDataParallel(net)\n", note="PyTorch DDP broadcasts itself"),
-        Valid(_HDR + "def seed_all(seed=42, rank=0):\n    ms.set_seed(seed + rank)\n\n" + "init()\n" + _DP + _MODEL,
-              note="a utility module: what the helper's callers pass for rank is not in this file"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            ms.set_seed(1)
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            net = Net()
+            model = ms.Model(net, loss, opt)
+            model.train(90, data)
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, parameter_broadcast=True)
+            net = Net()
+            model = ms.Model(net, loss, opt)
+            model.train(90, data)
+        """, note="weights broadcast from rank 0"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            from src.utils import seed_everything
+            seed_everything(1)
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            net = Net()
+            model = ms.Model(net, loss, opt)
+            model.train(90, data)
+        """, note="a project's seed helper"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            ms.set_seed(1)
+            net = Net()
+            model = ms.Model(net, loss, opt)
+            model.train(90, data)
+        """, note="single device"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            net = Net()
+            ms.load_checkpoint(path, net)
+            model = ms.Model(net, loss, metrics={'acc'})
+            model.eval(data)
+        """, note="distributed evaluation of a loaded checkpoint"),
+        Valid("""
+            import mindspore
+            import torch.distributed as dist
+            dist.init_process_group('nccl')
+            model = torch.nn.parallel.DistributedDataParallel(net)
+        """, note="PyTorch DDP broadcasts itself"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            def seed_all(seed=42, rank=0):
+                ms.set_seed(seed + rank)
+
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            net = Net()
+            model = ms.Model(net, loss, opt)
+            model.train(90, data)
+        """, note="a utility module: what the helper's callers pass for rank is not in this file"),
     )
     INVALID = (
-        Invalid(example, line=4, note="torch DDP broadcasts rank 0's weights; MindSpore does not"),
-        Invalid(_HDR + "init()\nrank = get_rank()\nms.set_seed(1 + rank)\n" + _DP + _MODEL, line=6,
-                message_contains="rank"),
-        Invalid(_HDR + "import os\ninit()\nms.set_seed(args.seed + int(os.environ['RANK_ID']))\n" + _DP + _MODEL,
-                line=6, message_contains="rank"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            init()  # MSA601
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            net = Net()
+            model = ms.Model(net, loss, opt)
+            model.train(90, data)
+        """, note="torch DDP broadcasts rank 0's weights; MindSpore does not"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            init()
+            rank = get_rank()
+            ms.set_seed(1 + rank)  # MSA601
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            net = Net()
+            model = ms.Model(net, loss, opt)
+            model.train(90, data)
+        """, message_contains="rank"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            import os
+            init()
+            ms.set_seed(args.seed + int(os.environ['RANK_ID']))  # MSA601
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            net = Net()
+            model = ms.Model(net, loss, opt)
+            model.train(90, data)
+        """, message_contains="rank"),
     )
 
     def finish(self) -> None:
@@ -92,30 +196,126 @@ class StepWithoutGradReduction(Rule):
     why = ("Without an all-reduce of the gradients each device follows only its own shard of the data: "
            "N independent models that never agree, and the checkpoint saved by rank 0 has seen 1/N of the "
            "data (checklist dist.02).")
-    example = (_HDR + "init()\nnet = Net()\nopt = nn.SGD(net.trainable_params())\n"
-               "grad_fn = ms.value_and_grad(forward, None, opt.parameters)\n"
-               "def train_step(x, y):\n    loss, grads = grad_fn(x, y)\n    opt(grads)\n")
-    use_instead = (_HDR + "init()\nnet = Net()\nopt = nn.SGD(net.trainable_params())\n"
-                   "grad_fn = ms.value_and_grad(forward, None, opt.parameters)\n"
-                   "reducer = nn.DistributedGradReducer(opt.parameters)\n"
-                   "def train_step(x, y):\n    loss, grads = grad_fn(x, y)\n    opt(reducer(grads))\n")
+    example = """
+        import mindspore as ms
+        from mindspore import nn
+        from mindspore.communication import init, get_rank
+        init()
+        net = Net()
+        opt = nn.SGD(net.trainable_params())
+        grad_fn = ms.value_and_grad(forward, None, opt.parameters)  # MSA602
+        def train_step(x, y):
+            loss, grads = grad_fn(x, y)
+            opt(grads)
+    """
+    use_instead = """
+        import mindspore as ms
+        from mindspore import nn
+        from mindspore.communication import init, get_rank
+        init()
+        net = Net()
+        opt = nn.SGD(net.trainable_params())
+        grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+        reducer = nn.DistributedGradReducer(opt.parameters)
+        def train_step(x, y):
+            loss, grads = grad_fn(x, y)
+            opt(reducer(grads))
+    """
     fix_safety = "No automatic fix."
     versions = "All MindSpore 1.x and 2.x releases."
     VALID = (
-        Valid(use_instead, note="idiomatic"),
-        Valid(example.replace("init()\n", "init()\n" + _DP), note="data-parallel context"),
-        Valid(_HDR + "init()\n" + _DP + _MODEL, note="Model.train"),
-        Valid(example.replace("init()\n", ""), note="single device"),
-        Valid(example + "from mindspore.parallel.auto_parallel import AutoParallel\n"
-              "train_step = AutoParallel(train_step, parallel_mode='semi_auto')\n", note="the 2.x AutoParallel wrapper"),
-        Valid("import mindspore\nimport torch.distributed as dist\ndist.init_process_group('nccl')\n"
-              "loss.backward()\nopt.step()\n", note="PyTorch"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            init()
+            net = Net()
+            opt = nn.SGD(net.trainable_params())
+            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+            reducer = nn.DistributedGradReducer(opt.parameters)
+            def train_step(x, y):
+                loss, grads = grad_fn(x, y)
+                opt(reducer(grads))
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            net = Net()
+            opt = nn.SGD(net.trainable_params())
+            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+            def train_step(x, y):
+                loss, grads = grad_fn(x, y)
+                opt(grads)
+        """, note="data-parallel context"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            net = Net()
+            model = ms.Model(net, loss, opt)
+            model.train(90, data)
+        """, note="Model.train"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            net = Net()
+            opt = nn.SGD(net.trainable_params())
+            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+            def train_step(x, y):
+                loss, grads = grad_fn(x, y)
+                opt(grads)
+        """, note="single device"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            init()
+            net = Net()
+            opt = nn.SGD(net.trainable_params())
+            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+            def train_step(x, y):
+                loss, grads = grad_fn(x, y)
+                opt(grads)
+            from mindspore.parallel.auto_parallel import AutoParallel
+            train_step = AutoParallel(train_step, parallel_mode='semi_auto')
+        """, note="the 2.x AutoParallel wrapper"),
+        Valid("""
+            import mindspore
+            import torch.distributed as dist
+            dist.init_process_group('nccl')
+            loss.backward()
+            opt.step()
+        """, note="PyTorch"),
     )
     INVALID = (
-        Invalid(example, line=7, note="a DDP script ported without DDP's all-reduce"),
-        Invalid(_HDR + "init()\nnet = nn.WithLossCell(Net(), loss)\n"
-                "step = nn.TrainOneStepCell(net, nn.Momentum(net.trainable_params(), 0.1, 0.9))\n"
-                "for x, y in data:\n    step(x, y)\n", line=6),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            init()
+            net = Net()
+            opt = nn.SGD(net.trainable_params())
+            grad_fn = ms.value_and_grad(forward, None, opt.parameters)  # MSA602
+            def train_step(x, y):
+                loss, grads = grad_fn(x, y)
+                opt(grads)
+        """, note="a DDP script ported without DDP's all-reduce"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            init()
+            net = nn.WithLossCell(Net(), loss)
+            step = nn.TrainOneStepCell(net, nn.Momentum(net.trainable_params(), 0.1, 0.9))  # MSA602
+            for x, y in data:
+                step(x, y)
+        """),
     )
 
     def finish(self) -> None:

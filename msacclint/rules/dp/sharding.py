@@ -17,8 +17,6 @@ from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
 
-_HDR = ("import mindspore as ms\nimport mindspore.dataset as ds\nfrom mindspore.communication import init, get_rank, get_group_size\n"
-        "init()\nms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)\n")
 _DIST_WORDS = ("distribut", "rank", "device_num", "group_size", "shard", "parallel", "world", "multi", "device_id")
 
 
@@ -37,35 +35,114 @@ class DatasetNotSharded(Rule):
     why = ("Without sharding every device reads the whole dataset in the same order: an epoch is N "
            "times longer than intended with the same samples in each global batch, and the data-parallel "
            "gradient average gains nothing (checklist dp.05).")
-    example = _HDR + "data = ds.ImageFolderDataset(train_dir, shuffle=True)\nmodel.train(90, data)\n"
-    use_instead = (_HDR + "data = ds.ImageFolderDataset(train_dir, shuffle=True, num_shards=get_group_size(), "
-                   "shard_id=get_rank())\nmodel.train(90, data)\n")
+    example = """
+        import mindspore as ms
+        import mindspore.dataset as ds
+        from mindspore.communication import init, get_rank, get_group_size
+        init()
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        data = ds.ImageFolderDataset(train_dir, shuffle=True)  # MSA307
+        model.train(90, data)
+    """
+    use_instead = """
+        import mindspore as ms
+        import mindspore.dataset as ds
+        from mindspore.communication import init, get_rank, get_group_size
+        init()
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        data = ds.ImageFolderDataset(train_dir, shuffle=True, num_shards=get_group_size(), shard_id=get_rank())
+        model.train(90, data)
+    """
     fix_safety = "No automatic fix."
     versions = "All MindSpore 1.x and 2.x releases."
     VALID = (
-        Valid(use_instead, note="idiomatic"),
-        Valid(_HDR + "def create_dataset(path, rank_size=1, rank_id=0):\n    if rank_size == 1:\n"
-              "        return ds.Cifar10Dataset(path, shuffle=True)\n"
-              "    return ds.Cifar10Dataset(path, shuffle=True, num_shards=rank_size, shard_id=rank_id)\n",
-              note="the single-device branch"),
-        Valid(_HDR + "eval_ds = ds.ImageFolderDataset(val_dir, shuffle=False)\nmodel.eval(eval_ds)\n",
-              note="every device may evaluate everything"),
-        Valid("import mindspore as ms\nimport mindspore.dataset as ds\ndata = ds.ImageFolderDataset(train_dir, shuffle=True)\n",
-              note="single device"),
-        Valid(_HDR.replace("DATA_PARALLEL", "SEMI_AUTO_PARALLEL") + "data = ds.MnistDataset(path)\n",
-              note="semi-auto parallel splits the batch by the sharding strategy"),
-        Valid(_HDR + "sampler = ds.DistributedSampler(get_group_size(), get_rank(), shuffle=True)\n"
-              "data = ds.ImageFolderDataset(train_dir, sampler=sampler)\n", note="a distributed sampler"),
-        Valid("import mindspore\nimport torch.distributed as dist\nfrom torch.utils.data import DataLoader\n"
-              "dist.init_process_group('nccl')\nloader = DataLoader(train_set, shuffle=True)\n", note="PyTorch"),
-        Valid(_HDR + "gallery = ds.ImageFolderDataset(gallery_dir, shuffle=False)\nnet.set_train(False)\n"
-              "features = [net(image) for image, _ in gallery.create_tuple_iterator()]\n",
-              note="a distributed feature-extraction script: nothing is trained", path="extract_features.py"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            from mindspore.communication import init, get_rank, get_group_size
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            data = ds.ImageFolderDataset(train_dir, shuffle=True, num_shards=get_group_size(), shard_id=get_rank())
+            model.train(90, data)
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            from mindspore.communication import init, get_rank, get_group_size
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            def create_dataset(path, rank_size=1, rank_id=0):
+                if rank_size == 1:
+                    return ds.Cifar10Dataset(path, shuffle=True)
+                return ds.Cifar10Dataset(path, shuffle=True, num_shards=rank_size, shard_id=rank_id)
+        """, note="the single-device branch"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            from mindspore.communication import init, get_rank, get_group_size
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            eval_ds = ds.ImageFolderDataset(val_dir, shuffle=False)
+            model.eval(eval_ds)
+        """, note="every device may evaluate everything"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            data = ds.ImageFolderDataset(train_dir, shuffle=True)
+        """, note="single device"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            from mindspore.communication import init, get_rank, get_group_size
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL, gradients_mean=True)
+            data = ds.MnistDataset(path)
+        """, note="semi-auto parallel splits the batch by the sharding strategy"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            from mindspore.communication import init, get_rank, get_group_size
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            sampler = ds.DistributedSampler(get_group_size(), get_rank(), shuffle=True)
+            data = ds.ImageFolderDataset(train_dir, sampler=sampler)
+        """, note="a distributed sampler"),
+        Valid("""
+            import mindspore
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+            dist.init_process_group('nccl')
+            loader = DataLoader(train_set, shuffle=True)
+        """, note="PyTorch"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            from mindspore.communication import init, get_rank, get_group_size
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            gallery = ds.ImageFolderDataset(gallery_dir, shuffle=False)
+            net.set_train(False)
+            features = [net(image) for image, _ in gallery.create_tuple_iterator()]
+        """, path="extract_features.py", note="a distributed feature-extraction script: nothing is trained"),
     )
     INVALID = (
-        Invalid(example, line=6, note="torch DDP ports shard with a DistributedSampler, often forgotten"),
-        Invalid(_HDR + "data = ds.MindDataset(train_file, num_shards=get_group_size())\n", line=6,
-                message_contains="only num_shards"),
+        Invalid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            from mindspore.communication import init, get_rank, get_group_size
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            data = ds.ImageFolderDataset(train_dir, shuffle=True)  # MSA307
+            model.train(90, data)
+        """, note="torch DDP ports shard with a DistributedSampler, often forgotten"),
+        Invalid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            from mindspore.communication import init, get_rank, get_group_size
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            data = ds.MindDataset(train_file, num_shards=get_group_size())  # MSA307
+        """, message_contains="only num_shards"),
     )
 
     def finish(self) -> None:
@@ -117,25 +194,78 @@ class NumpySeedWithoutMindSporeSeed(Rule):
     why = ("`np.random.seed` does not seed MindSpore's initializers, random ops or dataset shuffling; "
            "`mindspore.set_seed` seeds all of them and numpy (MS-SEED-01). A port that keeps only the numpy "
            "seed is not reproducible, and run-to-run differences get blamed on the model.")
-    example = "import numpy as np\nimport mindspore as ms\nnp.random.seed(1)\nmodel = ms.Model(net, loss, opt)\nmodel.train(10, data)\n"
-    use_instead = "import numpy as np\nimport mindspore as ms\nms.set_seed(1)\nmodel = ms.Model(net, loss, opt)\nmodel.train(10, data)\n"
+    example = """
+        import numpy as np
+        import mindspore as ms
+        np.random.seed(1)  # MSA308
+        model = ms.Model(net, loss, opt)
+        model.train(10, data)
+    """
+    use_instead = """
+        import numpy as np
+        import mindspore as ms
+        ms.set_seed(1)
+        model = ms.Model(net, loss, opt)
+        model.train(10, data)
+    """
     fix_safety = "No automatic fix."
     versions = "All MindSpore 1.x and 2.x releases (the dataset coupling observed on 2.10)."
-    references = ("shared/api_defaults.md MS-SEED-01",)
+    references = ("rules/api_defaults.toml, entry MS-SEED-01",)
     VALID = (
-        Valid(use_instead, note="idiomatic"),
-        Valid("import numpy as np\nimport mindspore as ms\nnp.random.seed(1)\nms.set_seed(1)\nmodel.train(1, d)\nx = ms.Model(n)\n"),
-        Valid("import numpy as np\nimport mindspore as ms\ndef worker_init(i):\n    np.random.seed(i)\n"
-              "model = ms.Model(net, loss, opt)\nmodel.train(10, data)\n", note="a data worker seeds numpy for itself"),
-        Valid("import numpy as np\nimport mindspore as ms\nfrom src.utils import set_seed\nnp.random.seed(1)\nset_seed(1)\n",
-              note="a project's seed helper"),
-        Valid("import numpy as np\nimport torch\nimport mindspore\nnp.random.seed(1)\ntorch.manual_seed(1)\n",
-              note="PyTorch code next to MindSpore code"),
+        Valid("""
+            import numpy as np
+            import mindspore as ms
+            ms.set_seed(1)
+            model = ms.Model(net, loss, opt)
+            model.train(10, data)
+        """, note="idiomatic"),
+        Valid("""
+            import numpy as np
+            import mindspore as ms
+            np.random.seed(1)
+            ms.set_seed(1)
+            model.train(1, d)
+            x = ms.Model(n)
+        """),
+        Valid("""
+            import numpy as np
+            import mindspore as ms
+            def worker_init(i):
+                np.random.seed(i)
+            model = ms.Model(net, loss, opt)
+            model.train(10, data)
+        """, note="a data worker seeds numpy for itself"),
+        Valid("""
+            import numpy as np
+            import mindspore as ms
+            from src.utils import set_seed
+            np.random.seed(1)
+            set_seed(1)
+        """, note="a project's seed helper"),
+        Valid("""
+            import numpy as np
+            import torch
+            import mindspore
+            np.random.seed(1)
+            torch.manual_seed(1)
+        """, note="PyTorch code next to MindSpore code"),
     )
     INVALID = (
-        Invalid(example, line=3, note="the PyTorch habit minus torch.manual_seed"),
-        Invalid("import random\nimport mindspore as ms\nfrom mindspore import nn\ndef main():\n    random.seed(0)\n"
-                "    step = nn.TrainOneStepCell(nn.WithLossCell(Net(), loss), opt)\n", line=5),
+        Invalid("""
+            import numpy as np
+            import mindspore as ms
+            np.random.seed(1)  # MSA308
+            model = ms.Model(net, loss, opt)
+            model.train(10, data)
+        """, note="the PyTorch habit minus torch.manual_seed"),
+        Invalid("""
+            import random
+            import mindspore as ms
+            from mindspore import nn
+            def main():
+                random.seed(0)  # MSA308
+                step = nn.TrainOneStepCell(nn.WithLossCell(Net(), loss), opt)
+        """),
     )
 
     def finish(self) -> None:

@@ -21,9 +21,6 @@ from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
 
 GENERATOR_DATASET = "mindspore.dataset.GeneratorDataset"
 SEQUENTIAL = "mindspore.dataset.SequentialSampler"
-_HDR = "import mindspore as ms\nimport mindspore.dataset as ds\n"
-_LOOP = ("net = Net()\nnet.set_train()\ngrad_fn = ms.value_and_grad(forward, None, opt.parameters)\n"
-         "for x, y in {ds}.create_tuple_iterator():\n    grad_fn(x, y)\n")
 
 
 def _sampler_keeps_order(ctx, fl, expr: cst.BaseExpression, order) -> bool:
@@ -62,50 +59,129 @@ class TrainingDatasetNotShuffled(Rule):
     why = ("Without shuffling every epoch sees the samples in the same order, often sorted by class "
            "or by file: batches are not representative, BatchNorm statistics are biased and "
            "convergence is slower and worse (checklist dp.03).")
-    example = _HDR + "train_ds = ds.ImageFolderDataset(train_dir, shuffle=False)\nmodel.train(10, train_ds)\n"
-    use_instead = _HDR + "train_ds = ds.ImageFolderDataset(train_dir, shuffle=True)\nmodel.train(10, train_ds)\n"
+    example = """
+        import mindspore as ms
+        import mindspore.dataset as ds
+        train_ds = ds.ImageFolderDataset(train_dir, shuffle=False)  # MSA301
+        model.train(10, train_ds)
+    """
+    use_instead = """
+        import mindspore as ms
+        import mindspore.dataset as ds
+        train_ds = ds.ImageFolderDataset(train_dir, shuffle=True)
+        model.train(10, train_ds)
+    """
     fix_safety = "Unsafe: `shuffle=False` becomes `shuffle=True`, which changes the data order on purpose."
     versions = "All MindSpore 1.x and 2.x releases."
-    references = ("shared/api_defaults.md MS-DS-01",)
+    references = ("rules/api_defaults.toml, entry MS-DS-01",)
     VALID = (
-        Valid(_HDR + "train_ds = ds.ImageFolderDataset(train_dir, shuffle=True)\nmodel.train(10, train_ds)\n",
-              note="idiomatic"),
-        Valid(_HDR + "eval_ds = ds.ImageFolderDataset(val_dir, shuffle=False)\nmodel.eval(eval_ds)\n",
-              note="evaluation keeps its order"),
-        Valid(_HDR + "def create_dataset(path, do_train):\n    if do_train:\n        data = ds.Cifar10Dataset(path, shuffle=True)\n"
-              "    else:\n        data = ds.Cifar10Dataset(path, shuffle=False)\n    return data\n"
-              "model.train(10, create_dataset(p, True))\n", note="the eval branch"),
-        Valid(_HDR + "def train_loader(path):\n    data = ds.MindDataset(path, shuffle=False)\n"
-              "    data = data.shuffle(buffer_size=10000)\n    return data.batch(32)\n", note="shuffled later"),
-        Valid(_HDR + "def create_dataset(path, training):\n    return ds.ImageFolderDataset(path, shuffle=training)\n",
-              note="shuffle follows the flag"),
-        Valid("import mindspore\nfrom torch.utils.data import DataLoader\ntrain_loader = DataLoader(train_set, shuffle=False)\n",
-              note="PyTorch"),
-        Valid(_HDR + "def create_dataset(path, is_training):\n    data = ds.ImageFolderDataset(path, shuffle=False)\n"
-              "    return data\ntrain_ds = create_dataset(p, is_training=True)\ntest_ds = create_dataset(q, is_training=False)\n",
-              note="used for both: the role cannot be told"),
-        Valid(_HDR + "import numpy as np\ndef load(path, batch_size):\n"
-              "    raw = ds.Cifar10Dataset(path, usage='train', shuffle=False)\n    images, labels = [], []\n"
-              "    for row in raw.create_dict_iterator(output_numpy=True):\n        images.append(row['image'])\n"
-              "        labels.append(row['label'])\n"
-              "    train_ds = ds.NumpySlicesDataset((np.stack(images), np.array(labels)), ['image', 'label'], shuffle=True)\n"
-              "    return train_ds.batch(batch_size)\nmodel.train(10, load(p, 32))\n",
-              note="read into arrays, then re-wrapped in a shuffled training dataset"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            train_ds = ds.ImageFolderDataset(train_dir, shuffle=True)
+            model.train(10, train_ds)
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            eval_ds = ds.ImageFolderDataset(val_dir, shuffle=False)
+            model.eval(eval_ds)
+        """, note="evaluation keeps its order"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            def create_dataset(path, do_train):
+                if do_train:
+                    data = ds.Cifar10Dataset(path, shuffle=True)
+                else:
+                    data = ds.Cifar10Dataset(path, shuffle=False)
+                return data
+            model.train(10, create_dataset(p, True))
+        """, note="the eval branch"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            def train_loader(path):
+                data = ds.MindDataset(path, shuffle=False)
+                data = data.shuffle(buffer_size=10000)
+                return data.batch(32)
+        """, note="shuffled later"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            def create_dataset(path, training):
+                return ds.ImageFolderDataset(path, shuffle=training)
+        """, note="shuffle follows the flag"),
+        Valid("""
+            import mindspore
+            from torch.utils.data import DataLoader
+            train_loader = DataLoader(train_set, shuffle=False)
+        """, note="PyTorch"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            def create_dataset(path, is_training):
+                data = ds.ImageFolderDataset(path, shuffle=False)
+                return data
+            train_ds = create_dataset(p, is_training=True)
+            test_ds = create_dataset(q, is_training=False)
+        """, note="used for both: the role cannot be told"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            import numpy as np
+            def load(path, batch_size):
+                raw = ds.Cifar10Dataset(path, usage='train', shuffle=False)
+                images, labels = [], []
+                for row in raw.create_dict_iterator(output_numpy=True):
+                    images.append(row['image'])
+                    labels.append(row['label'])
+                train_ds = ds.NumpySlicesDataset((np.stack(images), np.array(labels)), ['image', 'label'], shuffle=True)
+                return train_ds.batch(batch_size)
+            model.train(10, load(p, 32))
+        """, note="read into arrays, then re-wrapped in a shuffled training dataset"),
     )
     INVALID = (
-        Invalid(_HDR + "train_ds = ds.ImageFolderDataset(train_dir, shuffle=False)\nmodel.train(10, train_ds)\n",
-                line=3, unsafe_fixed=_HDR + "train_ds = ds.ImageFolderDataset(train_dir, shuffle=True)\nmodel.train(10, train_ds)\n",
-                note="a DataLoader(shuffle=False) habit carried over"),
-        Invalid(_HDR + "def make_dataset():\n    data = ds.GeneratorDataset(list(zip(xs, ys)), ['x', 'y'], shuffle=False)\n"
-                "    return data.batch(32)\n" + _LOOP.format(ds="make_dataset()"), line=4,
-                note="flows into a hand-written training loop"),
-        Invalid(_HDR + "def create_dataset(path, do_train):\n    if do_train:\n"
-                "        data = ds.MnistDataset(path, sampler=ds.SequentialSampler())\n"
-                "    else:\n        data = ds.MnistDataset(path, shuffle=False)\n    return data\n", line=5),
-        Invalid(_HDR + "train_ds = ds.ImageFolderDataset(train_dir, shuffle=False)\n"
-                "counts = [row['label'].asnumpy() for row in train_ds.create_dict_iterator()]\n"
-                "model.train(10, train_ds)\n", line=3,
-                note="read into Python for statistics, but also trained on"),
+        Invalid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            train_ds = ds.ImageFolderDataset(train_dir, shuffle=False)  # MSA301
+            model.train(10, train_ds)
+        """, unsafe_fixed="""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            train_ds = ds.ImageFolderDataset(train_dir, shuffle=True)
+            model.train(10, train_ds)
+        """, note="a DataLoader(shuffle=False) habit carried over"),
+        Invalid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            def make_dataset():
+                data = ds.GeneratorDataset(list(zip(xs, ys)), ['x', 'y'], shuffle=False)  # MSA301
+                return data.batch(32)
+            net = Net()
+            net.set_train()
+            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+            for x, y in make_dataset().create_tuple_iterator():
+                grad_fn(x, y)
+        """, note="flows into a hand-written training loop"),
+        Invalid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            def create_dataset(path, do_train):
+                if do_train:
+                    data = ds.MnistDataset(path, sampler=ds.SequentialSampler())  # MSA301
+                else:
+                    data = ds.MnistDataset(path, shuffle=False)
+                return data
+        """),
+        Invalid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            train_ds = ds.ImageFolderDataset(train_dir, shuffle=False)  # MSA301
+            counts = [row['label'].asnumpy() for row in train_ds.create_dict_iterator()]
+            model.train(10, train_ds)
+        """, note="read into Python for statistics, but also trained on"),
     )
 
     def finish(self) -> None:
@@ -207,36 +283,97 @@ class GeneratorDatasetNotShuffled(Rule):
     why = ("A generator has no random access, so GeneratorDataset cannot shuffle it (verified on "
            "2.10: order = generator order, whatever `shuffle` says). Training then sees the file order "
            "every epoch (MS-DS-02).")
-    example = (_HDR + "def samples():\n    for path in files:\n        yield load(path)\n"
-               "train_ds = ds.GeneratorDataset(samples(), ['image', 'label'])\nmodel.train(10, train_ds)\n")
-    use_instead = (_HDR + "def samples():\n    for path in files:\n        yield load(path)\n"
-                   "train_ds = ds.GeneratorDataset(samples(), ['image', 'label']).shuffle(buffer_size=len(files))\n"
-                   "model.train(10, train_ds)\n")
+    example = """
+        import mindspore as ms
+        import mindspore.dataset as ds
+        def samples():
+            for path in files:
+                yield load(path)
+        train_ds = ds.GeneratorDataset(samples(), ['image', 'label'])  # MSA302
+        model.train(10, train_ds)
+    """
+    use_instead = """
+        import mindspore as ms
+        import mindspore.dataset as ds
+        def samples():
+            for path in files:
+                yield load(path)
+        train_ds = ds.GeneratorDataset(samples(), ['image', 'label']).shuffle(buffer_size=len(files))
+        model.train(10, train_ds)
+    """
     fix_safety = "No automatic fix: the buffer size is a choice (at least the dataset size for a full shuffle)."
     versions = "All MindSpore 1.x and 2.x releases."
-    references = ("shared/api_defaults.md MS-DS-02",)
-    _GEN = "def samples():\n    for path in files:\n        yield load(path)\n"
+    references = ("rules/api_defaults.toml, entry MS-DS-02",)
     VALID = (
-        Valid(_HDR + _GEN + "train_ds = ds.GeneratorDataset(samples(), ['image', 'label'])\n"
-              "train_ds = train_ds.shuffle(buffer_size=50000)\nmodel.train(10, train_ds)\n", note="idiomatic"),
-        Valid(_HDR + "class Source:\n    def __getitem__(self, i):\n        return load(files[i])\n"
-              "    def __len__(self):\n        return len(files)\n"
-              "train_ds = ds.GeneratorDataset(Source(), ['image', 'label'], shuffle=True)\nmodel.train(10, train_ds)\n",
-              note="a random-access source shuffles itself"),
-        Valid(_HDR + _GEN + "eval_ds = ds.GeneratorDataset(samples(), ['image', 'label'])\nmodel.eval(eval_ds)\n",
-              note="evaluation"),
-        Valid(_HDR + "import numpy as np\ndef fake():\n    for _ in range(8):\n        yield np.ones((2, 2)), np.ones(2)\n"
-              "train_ds = ds.GeneratorDataset(fake(), ['x', 'y'])\nmodel.train(1, train_ds)\n",
-              note="synthetic data: order means nothing"),
-        Valid("import mindspore\nfrom torch.utils.data import DataLoader\n" + _GEN +
-              "train_loader = DataLoader(samples(), batch_size=32)\n", note="PyTorch"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            def samples():
+                for path in files:
+                    yield load(path)
+            train_ds = ds.GeneratorDataset(samples(), ['image', 'label'])
+            train_ds = train_ds.shuffle(buffer_size=50000)
+            model.train(10, train_ds)
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            class Source:
+                def __getitem__(self, i):
+                    return load(files[i])
+                def __len__(self):
+                    return len(files)
+            train_ds = ds.GeneratorDataset(Source(), ['image', 'label'], shuffle=True)
+            model.train(10, train_ds)
+        """, note="a random-access source shuffles itself"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            def samples():
+                for path in files:
+                    yield load(path)
+            eval_ds = ds.GeneratorDataset(samples(), ['image', 'label'])
+            model.eval(eval_ds)
+        """, note="evaluation"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            import numpy as np
+            def fake():
+                for _ in range(8):
+                    yield np.ones((2, 2)), np.ones(2)
+            train_ds = ds.GeneratorDataset(fake(), ['x', 'y'])
+            model.train(1, train_ds)
+        """, note="synthetic data: order means nothing"),
+        Valid("""
+            import mindspore
+            from torch.utils.data import DataLoader
+            def samples():
+                for path in files:
+                    yield load(path)
+            train_loader = DataLoader(samples(), batch_size=32)
+        """, note="PyTorch"),
     )
     INVALID = (
-        Invalid(_HDR + _GEN + "train_ds = ds.GeneratorDataset(samples(), ['image', 'label'])\nmodel.train(10, train_ds)\n",
-                line=6),
-        Invalid(_HDR + "class Stream:\n    def __iter__(self):\n        return iter(records)\n"
-                "def train(net):\n    data = ds.GeneratorDataset(Stream(), ['x', 'y'])\n    model.train(1, data)\n",
-                line=7, note="an IterableDataset ported as is"),
+        Invalid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            def samples():
+                for path in files:
+                    yield load(path)
+            train_ds = ds.GeneratorDataset(samples(), ['image', 'label'])  # MSA302
+            model.train(10, train_ds)
+        """),
+        Invalid("""
+            import mindspore as ms
+            import mindspore.dataset as ds
+            class Stream:
+                def __iter__(self):
+                    return iter(records)
+            def train(net):
+                data = ds.GeneratorDataset(Stream(), ['x', 'y'])  # MSA302
+                model.train(1, data)
+        """, note="an IterableDataset ported as is"),
     )
 
     def finish(self) -> None:

@@ -20,10 +20,6 @@ from msacclint.analysis.transforms import (is_py_transform, rescales, runs_when_
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
 
-_HDR = "import mindspore.dataset as ds\nimport mindspore.dataset.vision as vision\n"
-_MEAN = "mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225]"
-_MEAN255 = "mean=[0.485 * 255, 0.456 * 255, 0.406 * 255], std=[0.229 * 255, 0.224 * 255, 0.225 * 255]"
-
 
 class RandomAugmentationInEval(Rule):
     code = "MSA303"
@@ -39,36 +35,92 @@ class RandomAugmentationInEval(Rule):
     why = ("Evaluation must see the same deterministic preprocessing every time (checklist dp.02). Random "
            "crops, flips or colour jitter in the eval pipeline make the metric noisy and systematically "
            "lower, and the difference from the reference goes unexplained.")
-    example = (_HDR + "def create_dataset(path, do_train):\n    data = ds.ImageFolderDataset(path, shuffle=do_train)\n"
-               "    trans = [vision.Decode(), vision.RandomCrop(224), vision.HWC2CHW()]\n"
-               "    return data.map(operations=trans, input_columns='image')\n")
-    use_instead = (_HDR + "def create_dataset(path, do_train):\n    data = ds.ImageFolderDataset(path, shuffle=do_train)\n"
-                   "    if do_train:\n        trans = [vision.Decode(), vision.RandomCrop(224), vision.HWC2CHW()]\n"
-                   "    else:\n        trans = [vision.Decode(), vision.CenterCrop(224), vision.HWC2CHW()]\n"
-                   "    return data.map(operations=trans, input_columns='image')\n")
+    example = """
+        import mindspore.dataset as ds
+        import mindspore.dataset.vision as vision
+        def create_dataset(path, do_train):
+            data = ds.ImageFolderDataset(path, shuffle=do_train)
+            trans = [vision.Decode(), vision.RandomCrop(224), vision.HWC2CHW()]  # MSA303
+            return data.map(operations=trans, input_columns='image')
+    """
+    use_instead = """
+        import mindspore.dataset as ds
+        import mindspore.dataset.vision as vision
+        def create_dataset(path, do_train):
+            data = ds.ImageFolderDataset(path, shuffle=do_train)
+            if do_train:
+                trans = [vision.Decode(), vision.RandomCrop(224), vision.HWC2CHW()]
+            else:
+                trans = [vision.Decode(), vision.CenterCrop(224), vision.HWC2CHW()]
+            return data.map(operations=trans, input_columns='image')
+    """
     fix_safety = "No automatic fix: the deterministic replacement (CenterCrop for RandomCrop, nothing for a flip) is a choice."
     versions = "All MindSpore 1.x and 2.x releases."
     VALID = (
-        Valid(use_instead, note="idiomatic"),
-        Valid(_HDR + "def create_dataset(path, do_train):\n    data = ds.ImageFolderDataset(path)\n"
-              "    train_trans = [vision.Decode(), vision.RandomHorizontalFlip()]\n    eval_trans = [vision.Decode()]\n"
-              "    trans = train_trans if do_train else eval_trans\n    return data.map(operations=trans)\n",
-              note="chosen by the flag"),
-        Valid(_HDR + "def create_dataset(path, is_training=True):\n    data = ds.ImageFolderDataset(path)\n"
-              "    if not is_training:\n        return data.map(operations=[vision.Decode()])\n"
-              "    return data.map(operations=[vision.Decode(), vision.RandomResizedCrop(224)])\n", note="early return"),
-        Valid(_HDR + "def train_pipeline(path):\n    data = ds.ImageFolderDataset(path)\n"
-              "    return data.map(operations=[vision.Decode(), vision.RandomCrop(224)])\n",
-              note="no flag: a training-only function"),
-        Valid("import mindspore\nimport torchvision.transforms as T\ndef build(train):\n"
-              "    return T.Compose([T.RandomCrop(224), T.ToTensor()])\n", note="torchvision"),
+        Valid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            def create_dataset(path, do_train):
+                data = ds.ImageFolderDataset(path, shuffle=do_train)
+                if do_train:
+                    trans = [vision.Decode(), vision.RandomCrop(224), vision.HWC2CHW()]
+                else:
+                    trans = [vision.Decode(), vision.CenterCrop(224), vision.HWC2CHW()]
+                return data.map(operations=trans, input_columns='image')
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            def create_dataset(path, do_train):
+                data = ds.ImageFolderDataset(path)
+                train_trans = [vision.Decode(), vision.RandomHorizontalFlip()]
+                eval_trans = [vision.Decode()]
+                trans = train_trans if do_train else eval_trans
+                return data.map(operations=trans)
+        """, note="chosen by the flag"),
+        Valid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            def create_dataset(path, is_training=True):
+                data = ds.ImageFolderDataset(path)
+                if not is_training:
+                    return data.map(operations=[vision.Decode()])
+                return data.map(operations=[vision.Decode(), vision.RandomResizedCrop(224)])
+        """, note="early return"),
+        Valid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            def train_pipeline(path):
+                data = ds.ImageFolderDataset(path)
+                return data.map(operations=[vision.Decode(), vision.RandomCrop(224)])
+        """, note="no flag: a training-only function"),
+        Valid("""
+            import mindspore
+            import torchvision.transforms as T
+            def build(train):
+                return T.Compose([T.RandomCrop(224), T.ToTensor()])
+        """, note="torchvision"),
     )
     INVALID = (
-        Invalid(example, line=5, note="a torchvision Compose ported without its train/eval split"),
-        Invalid(_HDR + "def create_dataset(path, usage='train'):\n    data = ds.Cifar10Dataset(path, usage=usage)\n"
-                "    ops = [vision.RandomCrop(32, padding=4)]\n    if usage == 'train':\n"
-                "        ops.append(vision.RandomHorizontalFlip())\n    ops += [vision.Rescale(1 / 255, 0), vision.HWC2CHW()]\n"
-                "    return data.map(operations=ops, input_columns='image')\n", line=5),
+        Invalid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            def create_dataset(path, do_train):
+                data = ds.ImageFolderDataset(path, shuffle=do_train)
+                trans = [vision.Decode(), vision.RandomCrop(224), vision.HWC2CHW()]  # MSA303
+                return data.map(operations=trans, input_columns='image')
+        """, note="a torchvision Compose ported without its train/eval split"),
+        Invalid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            def create_dataset(path, usage='train'):
+                data = ds.Cifar10Dataset(path, usage=usage)
+                ops = [vision.RandomCrop(32, padding=4)]  # MSA303
+                if usage == 'train':
+                    ops.append(vision.RandomHorizontalFlip())
+                ops += [vision.Rescale(1 / 255, 0), vision.HWC2CHW()]
+                return data.map(operations=ops, input_columns='image')
+        """),
     )
 
     def finish(self) -> None:
@@ -95,22 +147,53 @@ class DecodedNotNormalised(Rule):
             "normalises or rescales images: no Normalize, NormalizePad, Rescale or ToTensor, and no 255 "
             "anywhere. Silent when the operations come from another module.")
     why = "Raw 0-255 inputs slow or stop convergence and do not match pretrained weights (checklist dp.01)."
-    example = _HDR + "trans = [vision.Decode(), vision.Resize(224), vision.HWC2CHW()]\n"
-    use_instead = _HDR + f"trans = [vision.Decode(), vision.Resize(224), vision.Normalize({_MEAN255}), vision.HWC2CHW()]\n"
+    example = """
+        import mindspore.dataset as ds
+        import mindspore.dataset.vision as vision
+        trans = [vision.Decode(), vision.Resize(224), vision.HWC2CHW()]  # MSA304
+    """
+    use_instead = """
+        import mindspore.dataset as ds
+        import mindspore.dataset.vision as vision
+        trans = [vision.Decode(), vision.Resize(224), vision.Normalize(mean=[0.485 * 255, 0.456 * 255, 0.406 * 255], std=[0.229 * 255, 0.224 * 255, 0.225 * 255]), vision.HWC2CHW()]
+    """
     fix_safety = "No automatic fix."
     versions = "All MindSpore releases."
     VALID = (
-        Valid(use_instead, note="idiomatic"),
-        Valid(_HDR + "trans = [vision.Decode(), vision.Rescale(1.0 / 255.0, 0.0), vision.HWC2CHW()]\n"),
-        Valid(_HDR + "from .transforms import build_transforms\n"
-              "data = data.map(operations=[vision.Decode()] + build_transforms(cfg))\n", note="another module"),
-        Valid("import mindspore\nimport torchvision.transforms as T\ntrans = T.Compose([T.Resize(224), T.ToTensor()])\n",
-              note="torchvision"),
+        Valid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            trans = [vision.Decode(), vision.Resize(224), vision.Normalize(mean=[0.485 * 255, 0.456 * 255, 0.406 * 255], std=[0.229 * 255, 0.224 * 255, 0.225 * 255]), vision.HWC2CHW()]
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            trans = [vision.Decode(), vision.Rescale(1.0 / 255.0, 0.0), vision.HWC2CHW()]
+        """),
+        Valid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            from .transforms import build_transforms
+            data = data.map(operations=[vision.Decode()] + build_transforms(cfg))
+        """, note="another module"),
+        Valid("""
+            import mindspore
+            import torchvision.transforms as T
+            trans = T.Compose([T.Resize(224), T.ToTensor()])
+        """, note="torchvision"),
     )
     INVALID = (
-        Invalid(example, line=3, note="ToTensor dropped in the port"),
-        Invalid(_HDR + "data = ds.ImageFolderDataset(path, decode=True)\ndata = data.map(operations=[vision.Resize(224)])\n",
-                line=3),
+        Invalid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            trans = [vision.Decode(), vision.Resize(224), vision.HWC2CHW()]  # MSA304
+        """, note="ToTensor dropped in the port"),
+        Invalid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            data = ds.ImageFolderDataset(path, decode=True)  # MSA304
+            data = data.map(operations=[vision.Resize(224)])
+        """),
     )
 
     def finish(self) -> None:
@@ -179,26 +262,61 @@ class NormalizeOnPixelScale(Rule):
     why = ("`vision.Normalize` has no implicit /255 (MS-VIS-01, verified on 2.10): torchvision's ImageNet "
            "mean/std on raw pixels give inputs around +560 instead of around 0. The network still trains, "
            "badly, and pretrained weights are useless.")
-    example = _HDR + f"trans = [vision.Decode(), vision.Normalize({_MEAN}), vision.HWC2CHW()]\n"
-    use_instead = _HDR + f"trans = [vision.Decode(), vision.Normalize({_MEAN255}), vision.HWC2CHW()]\n"
+    example = """
+        import mindspore.dataset as ds
+        import mindspore.dataset.vision as vision
+        trans = [vision.Decode(), vision.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225]), vision.HWC2CHW()]  # MSA305
+    """
+    use_instead = """
+        import mindspore.dataset as ds
+        import mindspore.dataset.vision as vision
+        trans = [vision.Decode(), vision.Normalize(mean=[0.485 * 255, 0.456 * 255, 0.406 * 255], std=[0.229 * 255, 0.224 * 255, 0.225 * 255]), vision.HWC2CHW()]
+    """
     fix_safety = "No automatic fix: Rescale(1/255) before it and mean*255 are both right; the choice is the user's."
     versions = "All MindSpore 1.x (c_transforms) and 2.x releases."
-    references = ("shared/api_defaults.md MS-VIS-01",)
+    references = ("rules/api_defaults.toml, entry MS-VIS-01",)
     VALID = (
-        Valid(use_instead, note="idiomatic: mean and std on the 0-255 scale"),
-        Valid(_HDR + f"trans = [vision.Decode(), vision.Rescale(1.0 / 255.0, 0.0), vision.Normalize({_MEAN}), vision.HWC2CHW()]\n",
-              note="rescaled first"),
-        Valid(_HDR + f"trans = [vision.Decode(to_pil=True), vision.ToTensor(), vision.Normalize({_MEAN}, is_hwc=False)]\n"),
-        Valid("import mindspore\nimport torchvision.transforms as T\n"
-              f"trans = T.Compose([T.ToTensor(), T.Normalize({_MEAN})])\n", note="torchvision"),
-        Valid(_HDR + "trans = [vision.Decode(), vision.Normalize(mean=cfg.mean, std=cfg.std)]\n", note="unknown values"),
+        Valid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            trans = [vision.Decode(), vision.Normalize(mean=[0.485 * 255, 0.456 * 255, 0.406 * 255], std=[0.229 * 255, 0.224 * 255, 0.225 * 255]), vision.HWC2CHW()]
+        """, note="idiomatic: mean and std on the 0-255 scale"),
+        Valid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            trans = [vision.Decode(), vision.Rescale(1.0 / 255.0, 0.0), vision.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225]), vision.HWC2CHW()]
+        """, note="rescaled first"),
+        Valid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            trans = [vision.Decode(to_pil=True), vision.ToTensor(), vision.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225], is_hwc=False)]
+        """),
+        Valid("""
+            import mindspore
+            import torchvision.transforms as T
+            trans = T.Compose([T.ToTensor(), T.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])])
+        """, note="torchvision"),
+        Valid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            trans = [vision.Decode(), vision.Normalize(mean=cfg.mean, std=cfg.std)]
+        """, note="unknown values"),
     )
     INVALID = (
-        Invalid(example, line=3, note="torchvision's mean/std ported as is"),
-        Invalid(_HDR + "MEAN = [0.4914, 0.4822, 0.4465]\nSTD = [0.247, 0.243, 0.261]\n"
-                "def create_dataset(path):\n    data = ds.Cifar10Dataset(path)\n"
-                "    return data.map(operations=[vision.Normalize(MEAN, STD), vision.HWC2CHW()], input_columns='image')\n",
-                line=7),
+        Invalid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            trans = [vision.Decode(), vision.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225]), vision.HWC2CHW()]  # MSA305
+        """, note="torchvision's mean/std ported as is"),
+        Invalid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            MEAN = [0.4914, 0.4822, 0.4465]
+            STD = [0.247, 0.243, 0.261]
+            def create_dataset(path):
+                data = ds.Cifar10Dataset(path)
+                return data.map(operations=[vision.Normalize(MEAN, STD), vision.HWC2CHW()], input_columns='image')  # MSA305
+        """),
     )
 
     def finish(self) -> None:
@@ -226,24 +344,55 @@ class ToTensorThenNormalizeHwc(Rule):
             "without `is_hwc=False`.")
     why = ("ToTensor outputs CHW while Normalize assumes HWC by default (MS-VIS-02): it raises for most "
            "images, and for images whose width equals the channel count it silently normalises the wrong axis.")
-    example = _HDR + f"trans = [vision.Decode(to_pil=True), vision.ToTensor(), vision.Normalize({_MEAN})]\n"
-    use_instead = _HDR + f"trans = [vision.Decode(to_pil=True), vision.ToTensor(), vision.Normalize({_MEAN}, is_hwc=False)]\n"
+    example = """
+        import mindspore.dataset as ds
+        import mindspore.dataset.vision as vision
+        trans = [vision.Decode(to_pil=True), vision.ToTensor(), vision.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])]  # MSA306
+    """
+    use_instead = """
+        import mindspore.dataset as ds
+        import mindspore.dataset.vision as vision
+        trans = [vision.Decode(to_pil=True), vision.ToTensor(), vision.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225], is_hwc=False)]
+    """
     fix_safety = "Unsafe: adds `is_hwc=False`, which changes which axis is normalised (to the intended one)."
     versions = "MindSpore 2.x vision API (is_hwc since 1.8)."
-    references = ("shared/api_defaults.md MS-VIS-02",)
+    references = ("rules/api_defaults.toml, entry MS-VIS-02",)
     VALID = (
-        Valid(use_instead, note="idiomatic"),
-        Valid(_HDR + f"trans = [vision.Decode(), vision.Normalize({_MEAN255}), vision.HWC2CHW()]\n",
-              note="Normalize before HWC2CHW"),
-        Valid("import mindspore\nimport torchvision.transforms as T\n"
-              f"trans = T.Compose([T.ToTensor(), T.Normalize({_MEAN})])\n", note="torchvision"),
-        Valid("import mindspore.dataset.vision.py_transforms as P\n"
-              f"trans = [P.Decode(), P.ToTensor(), P.Normalize({_MEAN})]\n", note="1.x py_transforms work on CHW"),
+        Valid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            trans = [vision.Decode(to_pil=True), vision.ToTensor(), vision.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225], is_hwc=False)]
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            trans = [vision.Decode(), vision.Normalize(mean=[0.485 * 255, 0.456 * 255, 0.406 * 255], std=[0.229 * 255, 0.224 * 255, 0.225 * 255]), vision.HWC2CHW()]
+        """, note="Normalize before HWC2CHW"),
+        Valid("""
+            import mindspore
+            import torchvision.transforms as T
+            trans = T.Compose([T.ToTensor(), T.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])])
+        """, note="torchvision"),
+        Valid("""
+            import mindspore.dataset.vision.py_transforms as P
+            trans = [P.Decode(), P.ToTensor(), P.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])]
+        """, note="1.x py_transforms work on CHW"),
     )
     INVALID = (
-        Invalid(example, line=3, unsafe_fixed=use_instead, note="the torchvision order"),
-        Invalid("from mindspore.dataset.vision import ToTensor, Normalize\nfrom mindspore.dataset.transforms import Compose\n"
-                f"trans = Compose([ToTensor(), Normalize({_MEAN})])\n", line=3),
+        Invalid("""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            trans = [vision.Decode(to_pil=True), vision.ToTensor(), vision.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])]  # MSA306
+        """, unsafe_fixed="""
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+            trans = [vision.Decode(to_pil=True), vision.ToTensor(), vision.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225], is_hwc=False)]
+        """, note="the torchvision order"),
+        Invalid("""
+            from mindspore.dataset.vision import ToTensor, Normalize
+            from mindspore.dataset.transforms import Compose
+            trans = Compose([ToTensor(), Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])])  # MSA306
+        """),
     )
 
     def finish(self) -> None:

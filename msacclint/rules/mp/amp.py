@@ -103,9 +103,6 @@ def o3_unguarded(call: cst.Call, callee: str) -> bool:
             and _keyword(call, "loss_scale_manager") is None and _keyword(call, "keep_batchnorm_fp32") is None)
 
 
-_LS_HDR = "import mindspore as ms\nfrom mindspore import nn\nfrom mindspore.train import Model, FixedLossScaleManager\n\n"
-
-
 class FixedLossScaleMismatch(FunctionRule):
     code = "MSA403"
     name = "fixed-loss-scale-optimizer-mismatch"
@@ -124,53 +121,118 @@ class FixedLossScaleMismatch(FunctionRule):
            "optimizers (Adam, LazyAdam, RMSProp, Adagrad) divide the factor out of their step, so for them "
            "only a weight decay is affected: it is added to the scaled gradient and ends up x times weaker; "
            "without one they are not reported.")
-    example = ("manager = FixedLossScaleManager(1024, drop_overflow_update=False)\n"
-               "opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)\n"
-               "model = Model(net, loss, opt, loss_scale_manager=manager)\n")
-    use_instead = ("manager = FixedLossScaleManager(1024, drop_overflow_update=False)\n"
-                   "opt = nn.Momentum(net.trainable_params(), 0.01, 0.9, loss_scale=1024)\n"
-                   "model = Model(net, loss, opt, loss_scale_manager=manager)\n")
+    example = """
+        manager = FixedLossScaleManager(1024, drop_overflow_update=False)
+        opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+        model = Model(net, loss, opt, loss_scale_manager=manager)
+    """
+    use_instead = """
+        manager = FixedLossScaleManager(1024, drop_overflow_update=False)
+        opt = nn.Momentum(net.trainable_params(), 0.01, 0.9, loss_scale=1024)
+        model = Model(net, loss, opt, loss_scale_manager=manager)
+    """
     fix_safety = "No automatic fix."
     versions = "Documented in the FixedLossScaleManager docstring since 1.x; verified on 2.10."
     VALID = (
-        Valid(_LS_HDR + "manager = FixedLossScaleManager(1024, drop_overflow_update=False)\n"
-              "opt = nn.Momentum(net.trainable_params(), 0.01, 0.9, loss_scale=1024)\n"
-              "model = Model(net, loss, opt, loss_scale_manager=manager)\n", note="idiomatic"),
-        Valid(_LS_HDR + "def main(config):\n"
-              "    manager = FixedLossScaleManager(config.loss_scale, drop_overflow_update=False)\n"
-              "    opt = nn.Momentum(net.trainable_params(), 0.01, 0.9, loss_scale=config.loss_scale)\n"
-              "    model = Model(net, loss, optimizer=opt, loss_scale_manager=manager)\n", note="model-zoo form"),
-        Valid(_LS_HDR + "manager = FixedLossScaleManager(1024)\nopt = nn.Momentum(net.trainable_params(), 0.01, 0.9)\n"
-              "model = Model(net, loss, opt, loss_scale_manager=manager)\n",
-              note="drop_overflow_update=True: the manager unscales itself"),
-        Valid(_LS_HDR + "manager = ms.DynamicLossScaleManager(2**16)\nopt = nn.Momentum(net.trainable_params(), 0.01, 0.9)\n"
-              "model = Model(net, loss, opt, loss_scale_manager=manager)\n"),
-        Valid(_LS_HDR + "manager = FixedLossScaleManager(1024, drop_overflow_update=False)\n"
-              "opt = create_optimizer(net, loss_scale=1024)\n"
-              "model = Model(net, loss, opt, loss_scale_manager=manager)\n", note="optimizer the linter cannot see"),
-        Valid(_LS_HDR + "def main(flag):\n    manager = FixedLossScaleManager(128, drop_overflow_update=False)\n"
-              "    if flag:\n        opt = nn.Momentum(params, 0.01, 0.9, loss_scale=128)\n"
-              "    else:\n        opt = nn.Momentum(params, 0.01, 0.9, 0.0, 128)\n"
-              "    model = Model(net, loss, opt, loss_scale_manager=manager)\n", note="two definitions: silent"),
-        Valid(_LS_HDR + "manager = FixedLossScaleManager(1024, drop_overflow_update=False)\n"
-              "opt = nn.Adam(net.trainable_params(), 1e-3)\n"
-              "model = Model(net, loss, opt, loss_scale_manager=manager)\n",
-              note="Adam without weight decay divides the factor out of its step: the same weights"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model, FixedLossScaleManager
+
+            manager = FixedLossScaleManager(1024, drop_overflow_update=False)
+            opt = nn.Momentum(net.trainable_params(), 0.01, 0.9, loss_scale=1024)
+            model = Model(net, loss, opt, loss_scale_manager=manager)
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model, FixedLossScaleManager
+
+            def main(config):
+                manager = FixedLossScaleManager(config.loss_scale, drop_overflow_update=False)
+                opt = nn.Momentum(net.trainable_params(), 0.01, 0.9, loss_scale=config.loss_scale)
+                model = Model(net, loss, optimizer=opt, loss_scale_manager=manager)
+        """, note="model-zoo form"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model, FixedLossScaleManager
+
+            manager = FixedLossScaleManager(1024)
+            opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+            model = Model(net, loss, opt, loss_scale_manager=manager)
+        """, note="drop_overflow_update=True: the manager unscales itself"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model, FixedLossScaleManager
+
+            manager = ms.DynamicLossScaleManager(2**16)
+            opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+            model = Model(net, loss, opt, loss_scale_manager=manager)
+        """),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model, FixedLossScaleManager
+
+            manager = FixedLossScaleManager(1024, drop_overflow_update=False)
+            opt = create_optimizer(net, loss_scale=1024)
+            model = Model(net, loss, opt, loss_scale_manager=manager)
+        """, note="optimizer the linter cannot see"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model, FixedLossScaleManager
+
+            def main(flag):
+                manager = FixedLossScaleManager(128, drop_overflow_update=False)
+                if flag:
+                    opt = nn.Momentum(params, 0.01, 0.9, loss_scale=128)
+                else:
+                    opt = nn.Momentum(params, 0.01, 0.9, 0.0, 128)
+                model = Model(net, loss, opt, loss_scale_manager=manager)
+        """, note="two definitions: silent"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model, FixedLossScaleManager
+
+            manager = FixedLossScaleManager(1024, drop_overflow_update=False)
+            opt = nn.Adam(net.trainable_params(), 1e-3)
+            model = Model(net, loss, opt, loss_scale_manager=manager)
+        """, note="Adam without weight decay divides the factor out of its step: the same weights"),
     )
     INVALID = (
-        Invalid(_LS_HDR + "manager = FixedLossScaleManager(1024, drop_overflow_update=False)\n"
-                "opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)\n"
-                "model = Model(net, loss, opt, loss_scale_manager=manager)\n", line=7,
-                note="a port of torch's GradScaler, which unscales by itself"),
-        Invalid(_LS_HDR + "def train(config):\n    opt = nn.SGD(net.trainable_params(), 0.1, loss_scale=128)\n"
-                "    model = Model(net, loss_fn=loss, optimizer=opt,\n"
-                "                  loss_scale_manager=FixedLossScaleManager(1024, drop_overflow_update=False))\n",
-                line=7),
-        Invalid(_LS_HDR + "def train(config):\n"
-                "    manager = FixedLossScaleManager(256, drop_overflow_update=False)\n"
-                "    opt = nn.Adam(net.trainable_params(), 1e-3, weight_decay=1e-4)\n"
-                "    model = Model(net, loss, opt, loss_scale_manager=manager)\n", line=8,
-                message_contains="weight_decay"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model, FixedLossScaleManager
+
+            manager = FixedLossScaleManager(1024, drop_overflow_update=False)
+            opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+            model = Model(net, loss, opt, loss_scale_manager=manager)  # MSA403
+        """, note="a port of torch's GradScaler, which unscales by itself"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model, FixedLossScaleManager
+
+            def train(config):
+                opt = nn.SGD(net.trainable_params(), 0.1, loss_scale=128)
+                model = Model(net, loss_fn=loss, optimizer=opt,  # MSA403
+                              loss_scale_manager=FixedLossScaleManager(1024, drop_overflow_update=False))
+        """),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model, FixedLossScaleManager
+
+            def train(config):
+                manager = FixedLossScaleManager(256, drop_overflow_update=False)
+                opt = nn.Adam(net.trainable_params(), 1e-3, weight_decay=1e-4)
+                model = Model(net, loss, opt, loss_scale_manager=manager)  # MSA403
+        """, message_contains="weight_decay"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -234,20 +296,6 @@ def _compare(manager: Optional[cst.BaseExpression], optimizer: Optional[cst.Base
 
 
 TRAINING_APIS = GRAD_FUNCTIONS | {"mindspore.ops.GradOperation", "mindspore.nn.TrainOneStepCell", BUILD_TRAIN}
-_FP16_HDR = "import mindspore as ms\nfrom mindspore import nn\n\n"
-_FP16_LOSS_CELL = ("import mindspore as ms\nfrom mindspore import nn\nfrom mindspore.train import Model\n\n"
-                   "class NetWithLoss(nn.Cell):\n"
-                   "    def __init__(self, backbone, loss_fn):\n"
-                   "        super().__init__()\n"
-                   "        self.backbone = backbone.to_float(ms.float16)\n"
-                   "        self.loss_fn = loss_fn\n\n"
-                   "    def construct(self, x, y):\n"
-                   "        return self.loss_fn(self.backbone(x), y)\n\n")
-_FP16_TRAIN = ("def main(ds):\n"
-               "    train_net = NetWithLoss(resnet50(), nn.CrossEntropyLoss())\n"
-               "    opt = nn.SGD(train_net.trainable_params(), 0.1, 0.9)\n")
-_LOOP = ("grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)\n"
-         "for data, label in dataset:\n    loss, grads = grad_fn(data, label)\n    optimizer(grads)\n")
 
 
 def _preset_scales(ctx) -> bool:
@@ -277,58 +325,249 @@ class Float16WithoutLossScale(FunctionRule):
     why = ("float16 cannot represent gradients below about 6e-8; without a loss scale the small ones "
            "flush to zero and training stalls or diverges silently. PyTorch users get the scale from "
            "`GradScaler`; `auto_mixed_precision` and `to_float` only cast, they never scale.")
-    example = _FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O2')\n" + _LOOP
-    use_instead = (_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O2')\n"
-                   "loss_scaler = ms.amp.DynamicLossScaler(2**16, 2, 1000)\n"
-                   "# forward_fn returns loss_scaler.scale(loss); the step unscales the gradients\n" + _LOOP)
+    example = """
+        import mindspore as ms
+        from mindspore import nn
+
+        net = ms.amp.auto_mixed_precision(net, 'O2')  # MSA404
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+        for data, label in dataset:
+            loss, grads = grad_fn(data, label)
+            optimizer(grads)
+    """
+    use_instead = """
+        import mindspore as ms
+        from mindspore import nn
+
+        net = ms.amp.auto_mixed_precision(net, 'O2')
+        loss_scaler = ms.amp.DynamicLossScaler(2**16, 2, 1000)
+        # forward_fn returns loss_scaler.scale(loss); the step unscales the gradients
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+        for data, label in dataset:
+            loss, grads = grad_fn(data, label)
+            optimizer(grads)
+    """
     fix_safety = "No automatic fix."
     versions = "All MindSpore versions; the O2/O3 presets are read from 2.10's amp._config_level."
     VALID = (
-        Valid(_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O2')\nloss_scaler = ms.amp.DynamicLossScaler(1024, 2, 1000)\n"
-              + _LOOP, note="idiomatic functional AMP"),
-        Valid(_FP16_HDR + "net.to_float(ms.float16)\nmodel = ms.Model(net, loss, opt, amp_level='O2')\nmodel.train(10, ds)\n",
-              note="O2's preset scales the loss"),
-        Valid(_FP16_HDR + "net.to_float(ms.float32)\n" + _LOOP, note="float32"),
-        Valid(_FP16_HDR + "net.to_float(ms.float16)\nmodel = ms.Model(net)\nmodel.predict(x)\n", note="inference only"),
-        Valid("import torch\nmodel = model.half()\nwith torch.autocast('cuda'):\n    loss = model(x)\n", note="PyTorch"),
-        Valid(_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O1')\n" + _LOOP, note="O1 keeps fp32 weights"),
-        Valid(_FP16_HDR + "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.dense = nn.Dense(8, 8)\n        self.dense.to_float(ms.float16)\n" + _LOOP,
-              note="one layer cast inside a Cell: an op-level choice, not float16 training"),
-        Valid(_FP16_HDR + "net.encoder.cell.matmul.to_float(ms.float16)\n" + _LOOP,
-              note="one operation deep inside the network"),
-        Valid(_FP16_LOSS_CELL + _FP16_TRAIN + "    manager = ms.FixedLossScaleManager(1024)\n"
-              "    model = Model(train_net, optimizer=opt, loss_scale_manager=manager)\n    model.train(10, ds)\n",
-              note="the loss cell's backbone in float16, trained with a loss scale manager"),
-        Valid(_FP16_LOSS_CELL + _FP16_TRAIN + "    model = Model(train_net, optimizer=opt,\n"
-              "                  loss_scale_manager=ms.DynamicLossScaleManager(2**16, 2, 1000))\n"
-              "    model.train(10, ds)\n", note="DynamicLossScaleManager"),
-        Valid(_FP16_LOSS_CELL + "class TrainStep(nn.Cell):\n"
-              "    def __init__(self, network, optimizer):\n        super().__init__()\n"
-              "        self.network = network\n        self.optimizer = optimizer\n"
-              "        self.grad = ms.ops.GradOperation(get_by_list=True)\n",
-              note="a loss cell module that casts the backbone but is trained by another file, which may scale"),
-        Valid(_FP16_HDR + "class Head(nn.Cell):\n    def __init__(self, channels):\n        super().__init__()\n"
-              "        self.dense = nn.Dense(channels, 8).to_float(ms.float16)\n\n"
-              "    def construct(self, x):\n        return self.dense(x)\n\n"
-              "net = Head(8)\ntrain_net = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)\n",
-              note="a layer the Cell builds itself, cast in a trained Cell: an op-level choice"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            net = ms.amp.auto_mixed_precision(net, 'O2')
+            loss_scaler = ms.amp.DynamicLossScaler(1024, 2, 1000)
+            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+            for data, label in dataset:
+                loss, grads = grad_fn(data, label)
+                optimizer(grads)
+        """, note="idiomatic functional AMP"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            net.to_float(ms.float16)
+            model = ms.Model(net, loss, opt, amp_level='O2')
+            model.train(10, ds)
+        """, note="O2's preset scales the loss"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            net.to_float(ms.float32)
+            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+            for data, label in dataset:
+                loss, grads = grad_fn(data, label)
+                optimizer(grads)
+        """, note="float32"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            net.to_float(ms.float16)
+            model = ms.Model(net)
+            model.predict(x)
+        """, note="inference only"),
+        Valid("""
+            import torch
+            model = model.half()
+            with torch.autocast('cuda'):
+                loss = model(x)
+        """, note="PyTorch"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            net = ms.amp.auto_mixed_precision(net, 'O1')
+            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+            for data, label in dataset:
+                loss, grads = grad_fn(data, label)
+                optimizer(grads)
+        """, note="O1 keeps fp32 weights"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            class Head(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = nn.Dense(8, 8)
+                    self.dense.to_float(ms.float16)
+            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+            for data, label in dataset:
+                loss, grads = grad_fn(data, label)
+                optimizer(grads)
+        """, note="one layer cast inside a Cell: an op-level choice, not float16 training"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            net.encoder.cell.matmul.to_float(ms.float16)
+            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+            for data, label in dataset:
+                loss, grads = grad_fn(data, label)
+                optimizer(grads)
+        """, note="one operation deep inside the network"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model
+
+            class NetWithLoss(nn.Cell):
+                def __init__(self, backbone, loss_fn):
+                    super().__init__()
+                    self.backbone = backbone.to_float(ms.float16)
+                    self.loss_fn = loss_fn
+
+                def construct(self, x, y):
+                    return self.loss_fn(self.backbone(x), y)
+
+            def main(ds):
+                train_net = NetWithLoss(resnet50(), nn.CrossEntropyLoss())
+                opt = nn.SGD(train_net.trainable_params(), 0.1, 0.9)
+                manager = ms.FixedLossScaleManager(1024)
+                model = Model(train_net, optimizer=opt, loss_scale_manager=manager)
+                model.train(10, ds)
+        """, note="the loss cell's backbone in float16, trained with a loss scale manager"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model
+
+            class NetWithLoss(nn.Cell):
+                def __init__(self, backbone, loss_fn):
+                    super().__init__()
+                    self.backbone = backbone.to_float(ms.float16)
+                    self.loss_fn = loss_fn
+
+                def construct(self, x, y):
+                    return self.loss_fn(self.backbone(x), y)
+
+            def main(ds):
+                train_net = NetWithLoss(resnet50(), nn.CrossEntropyLoss())
+                opt = nn.SGD(train_net.trainable_params(), 0.1, 0.9)
+                model = Model(train_net, optimizer=opt,
+                              loss_scale_manager=ms.DynamicLossScaleManager(2**16, 2, 1000))
+                model.train(10, ds)
+        """, note="DynamicLossScaleManager"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model
+
+            class NetWithLoss(nn.Cell):
+                def __init__(self, backbone, loss_fn):
+                    super().__init__()
+                    self.backbone = backbone.to_float(ms.float16)
+                    self.loss_fn = loss_fn
+
+                def construct(self, x, y):
+                    return self.loss_fn(self.backbone(x), y)
+
+            class TrainStep(nn.Cell):
+                def __init__(self, network, optimizer):
+                    super().__init__()
+                    self.network = network
+                    self.optimizer = optimizer
+                    self.grad = ms.ops.GradOperation(get_by_list=True)
+        """, note="a loss cell module that casts the backbone but is trained by another file, which may scale"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            class Head(nn.Cell):
+                def __init__(self, channels):
+                    super().__init__()
+                    self.dense = nn.Dense(channels, 8).to_float(ms.float16)
+
+                def construct(self, x):
+                    return self.dense(x)
+
+            net = Head(8)
+            train_net = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+        """, note="a layer the Cell builds itself, cast in a trained Cell: an op-level choice"),
     )
     INVALID = (
-        Invalid(_FP16_HDR + "net = ms.amp.auto_mixed_precision(net, 'O2')\n" + _LOOP, line=4,
-                note="torch.autocast ported without a GradScaler"),
-        Invalid(_FP16_HDR + "from mindspore import dtype as mstype\nnet.to_float(mstype.float16)\n"
-                "train_net = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)\n", line=5),
-        Invalid(_FP16_HDR + "model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=True)\n"
-                "model.train(10, ds)\n", line=4),
-        Invalid(_FP16_LOSS_CELL + _FP16_TRAIN + "    model = Model(train_net, optimizer=opt)\n    model.train(10, ds)\n",
-                line=8, note="model.half() in a loss wrapper ported without the GradScaler"),
-        Invalid(_FP16_HDR + "class WithLoss(nn.Cell):\n    def __init__(self, network, criterion):\n"
-                "        super().__init__()\n        self.network = network\n"
-                "        self.network.to_float(ms.float16)\n        self.criterion = criterion\n\n"
-                "    def construct(self, x, y):\n        return self.criterion(self.network(x), y)\n\n"
-                "train_net = nn.TrainOneStepCell(WithLoss(build_net(), nn.MSELoss()), opt)\n", line=8,
-                note="the wrapped network cast through its attribute, trained by TrainOneStepCell"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            net = ms.amp.auto_mixed_precision(net, 'O2')  # MSA404
+            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+            for data, label in dataset:
+                loss, grads = grad_fn(data, label)
+                optimizer(grads)
+        """, note="torch.autocast ported without a GradScaler"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            from mindspore import dtype as mstype
+            net.to_float(mstype.float16)  # MSA404
+            train_net = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+        """),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=True)  # MSA404
+            model.train(10, ds)
+        """),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.train import Model
+
+            class NetWithLoss(nn.Cell):
+                def __init__(self, backbone, loss_fn):
+                    super().__init__()
+                    self.backbone = backbone.to_float(ms.float16)  # MSA404
+                    self.loss_fn = loss_fn
+
+                def construct(self, x, y):
+                    return self.loss_fn(self.backbone(x), y)
+
+            def main(ds):
+                train_net = NetWithLoss(resnet50(), nn.CrossEntropyLoss())
+                opt = nn.SGD(train_net.trainable_params(), 0.1, 0.9)
+                model = Model(train_net, optimizer=opt)
+                model.train(10, ds)
+        """, note="model.half() in a loss wrapper ported without the GradScaler"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            class WithLoss(nn.Cell):
+                def __init__(self, network, criterion):
+                    super().__init__()
+                    self.network = network
+                    self.network.to_float(ms.float16)  # MSA404
+                    self.criterion = criterion
+
+                def construct(self, x, y):
+                    return self.criterion(self.network(x), y)
+
+            train_net = nn.TrainOneStepCell(WithLoss(build_net(), nn.MSELoss()), opt)
+        """, note="the wrapped network cast through its attribute, trained by TrainOneStepCell"),
     )
 
     def __init__(self, ctx) -> None:
@@ -379,16 +618,6 @@ class Float16WithoutLossScale(FunctionRule):
                         "use Model(amp_level='O2'), whose preset scales the loss")
 
 
-_O2_HDR = ("import mindspore as ms\nfrom mindspore import nn\n\n"
-           "class NetWithLoss(nn.Cell):\n"
-           "    def __init__(self, backbone):\n"
-           "        super().__init__()\n"
-           "        self.backbone = backbone\n"
-           "        self.loss = nn.CrossEntropyLoss()\n\n"
-           "    def construct(self, x, y):\n"
-           "        return self.loss(self.backbone(x), y)\n\n")
-
-
 class AmpLevelLossInNetwork(FunctionRule):
     code = "MSA405"
     name = "amp-level-loss-in-float16"
@@ -404,33 +633,131 @@ class AmpLevelLossInNetwork(FunctionRule):
            "`loss_fn=`, Model adds the loss after casting the output back to float32; a loss inside the "
            "network is computed in float16 instead (softmax/log of large logits overflow, small losses "
            "round). O3 also runs BatchNorm in float16 and adds no loss scaling at all.")
-    example = _O2_HDR + "model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')\n"
-    use_instead = "model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')\n"
+    example = """
+        import mindspore as ms
+        from mindspore import nn
+
+        class NetWithLoss(nn.Cell):
+            def __init__(self, backbone):
+                super().__init__()
+                self.backbone = backbone
+                self.loss = nn.CrossEntropyLoss()
+
+            def construct(self, x, y):
+                return self.loss(self.backbone(x), y)
+
+        model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')
+    """
+    use_instead = """
+        model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')
+    """
     fix_safety = "No automatic fix."
     versions = "Same O2/O3 presets in 1.x and 2.10 (read from amp._config_level)."
     VALID = (
-        Valid(_O2_HDR + "model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')\n",
-              note="idiomatic: loss_fn given"),
-        Valid(_O2_HDR + "model = ms.Model(NetWithLoss(net), optimizer=opt)\nmodel.train(5, ds)\n", note="O0"),
-        Valid("import mindspore as ms\nmodel = ms.Model(net, loss, opt, metrics={'acc'}, amp_level='O3')\n"
-              "acc = model.eval(ds)\n", note="an evaluation-only Model"),
-        Valid(_O2_HDR + "model = ms.Model(build_net(), optimizer=opt, amp_level='O2')\nmodel.train(5, ds)\n",
-              note="a network the linter cannot see"),
-        Valid(_O2_HDR + "model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=False,\n"
-              "                 loss_scale_manager=ms.FixedLossScaleManager(1024, False))\n",
-              note="O3 with explicit choices"),
-        Valid("import torch\nwith torch.autocast('cuda'):\n    loss = net_with_loss(x, y)\n", note="PyTorch"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            class NetWithLoss(nn.Cell):
+                def __init__(self, backbone):
+                    super().__init__()
+                    self.backbone = backbone
+                    self.loss = nn.CrossEntropyLoss()
+
+                def construct(self, x, y):
+                    return self.loss(self.backbone(x), y)
+
+            model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')
+        """, note="idiomatic: loss_fn given"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            class NetWithLoss(nn.Cell):
+                def __init__(self, backbone):
+                    super().__init__()
+                    self.backbone = backbone
+                    self.loss = nn.CrossEntropyLoss()
+
+                def construct(self, x, y):
+                    return self.loss(self.backbone(x), y)
+
+            model = ms.Model(NetWithLoss(net), optimizer=opt)
+            model.train(5, ds)
+        """, note="O0"),
+        Valid("""
+            import mindspore as ms
+            model = ms.Model(net, loss, opt, metrics={'acc'}, amp_level='O3')
+            acc = model.eval(ds)
+        """, note="an evaluation-only Model"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            class NetWithLoss(nn.Cell):
+                def __init__(self, backbone):
+                    super().__init__()
+                    self.backbone = backbone
+                    self.loss = nn.CrossEntropyLoss()
+
+                def construct(self, x, y):
+                    return self.loss(self.backbone(x), y)
+
+            model = ms.Model(build_net(), optimizer=opt, amp_level='O2')
+            model.train(5, ds)
+        """, note="a network the linter cannot see"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            class NetWithLoss(nn.Cell):
+                def __init__(self, backbone):
+                    super().__init__()
+                    self.backbone = backbone
+                    self.loss = nn.CrossEntropyLoss()
+
+                def construct(self, x, y):
+                    return self.loss(self.backbone(x), y)
+
+            model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=False,
+                             loss_scale_manager=ms.FixedLossScaleManager(1024, False))
+        """, note="O3 with explicit choices"),
+        Valid("""
+            import torch
+            with torch.autocast('cuda'):
+                loss = net_with_loss(x, y)
+        """, note="PyTorch"),
     )
     INVALID = (
-        Invalid(_O2_HDR + "model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')\nmodel.train(5, ds)\n",
-                line=13),
-        Invalid("import mindspore as ms\nfrom mindspore import nn\n"
-                "net_with_loss = nn.WithLossCell(net, nn.CrossEntropyLoss())\n"
-                "model = ms.Model(net_with_loss, optimizer=opt, amp_level='O3', keep_batchnorm_fp32=False)\n"
-                "model.train(5, ds)\n", line=4,
-                note="a torch-style 'model computes its loss' port"),
-        Invalid("import mindspore as ms\ndef main(ds):\n    model = ms.Model(net, loss, opt, amp_level='O3')\n"
-                "    model.train(5, ds)\n", line=3, message_contains="O3"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            class NetWithLoss(nn.Cell):
+                def __init__(self, backbone):
+                    super().__init__()
+                    self.backbone = backbone
+                    self.loss = nn.CrossEntropyLoss()
+
+                def construct(self, x, y):
+                    return self.loss(self.backbone(x), y)
+
+            model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')  # MSA405
+            model.train(5, ds)
+        """),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            net_with_loss = nn.WithLossCell(net, nn.CrossEntropyLoss())
+            model = ms.Model(net_with_loss, optimizer=opt, amp_level='O3', keep_batchnorm_fp32=False)  # MSA405
+            model.train(5, ds)
+        """, note="a torch-style 'model computes its loss' port"),
+        Invalid("""
+            import mindspore as ms
+            def main(ds):
+                model = ms.Model(net, loss, opt, amp_level='O3')  # MSA405
+                model.train(5, ds)
+        """, message_contains="O3"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:

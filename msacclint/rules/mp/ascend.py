@@ -19,10 +19,9 @@ from msacclint.analysis.calls import argument, has_star_kwargs
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
 from msacclint.rules.api.optimizers import device_target
-from msacclint.rules.api.versions import TableRuleMixin
+from msacclint.rules.table import TableRuleMixin
 
 _KEY = "precision_mode"
-_HDR = "import mindspore as ms\n"
 
 
 class AscendPrecisionModeUnset(TableRuleMixin, Rule):
@@ -38,24 +37,55 @@ class AscendPrecisionModeUnset(TableRuleMixin, Rule):
            "Atlas training series: convolutions and matmuls run in fp16 even at amp_level 'O0', so an "
            "'fp32' port of a PyTorch model meets loss-scale and overflow problems without any AMP "
            "code. (Documentation only, not verified on hardware.)")
-    example = _HDR + "ms.set_context(device_target='Ascend')\n"
-    use_instead = (_HDR + "ms.set_context(device_target='Ascend', "
-                   "ascend_config={'precision_mode': 'must_keep_origin_dtype'})\n")
+    example = """
+        import mindspore as ms
+        ms.set_context(device_target='Ascend')  # MSA135
+    """
+    use_instead = """
+        import mindspore as ms
+        ms.set_context(device_target='Ascend', ascend_config={'precision_mode': 'must_keep_origin_dtype'})
+    """
     versions = "precision_mode documented from 2.5 to master; the default depends on the chip."
     VALID = (
-        Valid(_HDR + "ms.set_context(device_target='Ascend', ascend_config={'precision_mode': 'force_fp32'})\n"),
-        Valid(_HDR + "ms.set_device('Ascend')\nms.device_context.ascend.op_precision.precision_mode('must_keep_origin_dtype')\n"),
-        Valid(_HDR + "ms.set_context(device_target='CPU')\n"),
-        Valid(_HDR + "ms.set_context(device_target=args.device_target)\n", note="not literal: not decided"),
-        Valid(_HDR + "ms.set_context(device_target='Ascend', ascend_config=cfg.ascend_config)\n",
-              note="the mode may be in the config"),
-        Valid("import torch\ndevice = torch.device('cuda')\n"),
+        Valid("""
+            import mindspore as ms
+            ms.set_context(device_target='Ascend', ascend_config={'precision_mode': 'force_fp32'})
+        """),
+        Valid("""
+            import mindspore as ms
+            ms.set_device('Ascend')
+            ms.device_context.ascend.op_precision.precision_mode('must_keep_origin_dtype')
+        """),
+        Valid("""
+            import mindspore as ms
+            ms.set_context(device_target='CPU')
+        """),
+        Valid("""
+            import mindspore as ms
+            ms.set_context(device_target=args.device_target)
+        """, note="not literal: not decided"),
+        Valid("""
+            import mindspore as ms
+            ms.set_context(device_target='Ascend', ascend_config=cfg.ascend_config)
+        """, note="the mode may be in the config"),
+        Valid("""
+            import torch
+            device = torch.device('cuda')
+        """),
     )
     INVALID = (
-        Invalid(_HDR + "ms.set_context(mode=ms.GRAPH_MODE, device_target='Ascend')\n", line=2,
-                note="a CUDA fp32 script ported to Ascend"),
-        Invalid("from mindspore import context\ncontext.set_context(device_target=\"Ascend\", device_id=0)\n", line=2),
-        Invalid(_HDR + "ms.set_device('Ascend', 0)\n", line=2),
+        Invalid("""
+            import mindspore as ms
+            ms.set_context(mode=ms.GRAPH_MODE, device_target='Ascend')  # MSA135
+        """, note="a CUDA fp32 script ported to Ascend"),
+        Invalid("""
+            from mindspore import context
+            context.set_context(device_target="Ascend", device_id=0)  # MSA135
+        """),
+        Invalid("""
+            import mindspore as ms
+            ms.set_device('Ascend', 0)  # MSA135
+        """),
     )
 
     def __init__(self, ctx) -> None:

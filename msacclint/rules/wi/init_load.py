@@ -30,7 +30,6 @@ WEIGHT_LAYERS = {
 for _conv in ("Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose", "Conv3dTranspose"):
     WEIGHT_LAYERS["mindspore.nn." + _conv] = ()  # weight_init is far down the signature: keyword only
 WEIGHT_NAMES = ("weight", "embedding_table")
-_HDR = "import mindspore.nn as nn\nfrom mindspore.common.initializer import initializer, Zero\n\n"
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -88,38 +87,141 @@ class ZeroWeightInit(Rule):
            "gradient, and behind a ReLU no gradient at all: the layer and everything before it never learn. "
            "PyTorch ports that translate `nn.init.zeros_` meant for a bias or a head onto a hidden weight "
            "train a network that stays constant without any error.")
-    example = (_HDR + "class MLP(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-               "        self.fc1 = nn.Dense(784, 256, weight_init='zeros')\n        self.relu = nn.ReLU()\n"
-               "        self.fc2 = nn.Dense(256, 10)\n\n    def construct(self, x):\n"
-               "        return self.fc2(self.relu(self.fc1(x)))\n")
-    use_instead = example.replace("weight_init='zeros'", "weight_init='he_uniform'")
+    example = """
+        import mindspore.nn as nn
+        from mindspore.common.initializer import initializer, Zero
+
+        class MLP(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Dense(784, 256, weight_init='zeros')  # MSA505
+                self.relu = nn.ReLU()
+                self.fc2 = nn.Dense(256, 10)
+
+            def construct(self, x):
+                return self.fc2(self.relu(self.fc1(x)))
+    """
+    use_instead = """
+        import mindspore.nn as nn
+        from mindspore.common.initializer import initializer, Zero
+
+        class MLP(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Dense(784, 256, weight_init='he_uniform')
+                self.relu = nn.ReLU()
+                self.fc2 = nn.Dense(256, 10)
+
+            def construct(self, x):
+                return self.fc2(self.relu(self.fc1(x)))
+    """
     fix_safety = "No automatic fix: choose an initializer."
     versions = "All versions."
     VALID = (
-        Valid(use_instead, note="idiomatic"),
-        Valid(example.replace("nn.Dense(784, 256, weight_init='zeros')", "nn.Dense(784, 256, bias_init='zeros')"),
-              note="a zero bias"),
-        Valid(_HDR + "class Classifier(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.backbone = nn.Dense(784, 256)\n        self.head = nn.Dense(256, 10, weight_init='zeros')\n\n"
-              "    def construct(self, x):\n        return self.head(self.backbone(x))\n",
-              note="a zero-initialised head (the last layer) still learns"),
-        Valid(_HDR + "class LoRA(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.base = nn.Dense(64, 64)\n        self.lora_a = nn.Dense(64, 4, has_bias=False)\n"
-              "        self.lora_b = nn.Dense(4, 64, weight_init=Zero(), has_bias=False)\n\n"
-              "    def construct(self, x):\n        return self.base(x) + self.lora_b(self.lora_a(x))\n",
-              note="LoRA's B matrix starts at zero on purpose"),
-        Valid("import torch.nn as nn\nfc = nn.Linear(4, 4)\nnn.init.zeros_(fc.weight)\n", note="PyTorch"),
-        Valid(_HDR + "layer = nn.Dense(4, 4, weight_init='zeros')\n", note="position unknown"),
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore.common.initializer import initializer, Zero
+
+            class MLP(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Dense(784, 256, weight_init='he_uniform')
+                    self.relu = nn.ReLU()
+                    self.fc2 = nn.Dense(256, 10)
+
+                def construct(self, x):
+                    return self.fc2(self.relu(self.fc1(x)))
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore.common.initializer import initializer, Zero
+
+            class MLP(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Dense(784, 256, bias_init='zeros')
+                    self.relu = nn.ReLU()
+                    self.fc2 = nn.Dense(256, 10)
+
+                def construct(self, x):
+                    return self.fc2(self.relu(self.fc1(x)))
+        """, note="a zero bias"),
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore.common.initializer import initializer, Zero
+
+            class Classifier(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.backbone = nn.Dense(784, 256)
+                    self.head = nn.Dense(256, 10, weight_init='zeros')
+
+                def construct(self, x):
+                    return self.head(self.backbone(x))
+        """, note="a zero-initialised head (the last layer) still learns"),
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore.common.initializer import initializer, Zero
+
+            class LoRA(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.base = nn.Dense(64, 64)
+                    self.lora_a = nn.Dense(64, 4, has_bias=False)
+                    self.lora_b = nn.Dense(4, 64, weight_init=Zero(), has_bias=False)
+
+                def construct(self, x):
+                    return self.base(x) + self.lora_b(self.lora_a(x))
+        """, note="LoRA's B matrix starts at zero on purpose"),
+        Valid("""
+            import torch.nn as nn
+            fc = nn.Linear(4, 4)
+            nn.init.zeros_(fc.weight)
+        """, note="PyTorch"),
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore.common.initializer import initializer, Zero
+
+            layer = nn.Dense(4, 4, weight_init='zeros')
+        """, note="position unknown"),
     )
     INVALID = (
-        Invalid(example, line=7),
-        Invalid(_HDR + "class MLP(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.fc1 = nn.Dense(784, 256)\n        self.fc2 = nn.Dense(256, 10)\n"
-                "        self.fc1.weight.set_data(initializer('zeros', self.fc1.weight.shape))\n\n"
-                "    def construct(self, x):\n        x = self.fc1(x)\n        return self.fc2(x)\n", line=9,
-                note="torch's nn.init.zeros_(self.fc1.weight) ported with set_data"),
-        Invalid(_HDR + "net = nn.SequentialCell([nn.Conv2d(3, 16, 3, weight_init=Zero()), nn.ReLU(),\n"
-                "                         nn.Conv2d(16, 16, 3)])\n", line=4),
+        Invalid("""
+            import mindspore.nn as nn
+            from mindspore.common.initializer import initializer, Zero
+
+            class MLP(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Dense(784, 256, weight_init='zeros')  # MSA505
+                    self.relu = nn.ReLU()
+                    self.fc2 = nn.Dense(256, 10)
+
+                def construct(self, x):
+                    return self.fc2(self.relu(self.fc1(x)))
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+            from mindspore.common.initializer import initializer, Zero
+
+            class MLP(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Dense(784, 256)
+                    self.fc2 = nn.Dense(256, 10)
+                    self.fc1.weight.set_data(initializer('zeros', self.fc1.weight.shape))  # MSA505
+
+                def construct(self, x):
+                    x = self.fc1(x)
+                    return self.fc2(x)
+        """, note="torch's nn.init.zeros_(self.fc1.weight) ported with set_data"),
+        Invalid("""
+            import mindspore.nn as nn
+            from mindspore.common.initializer import initializer, Zero
+
+            net = nn.SequentialCell([nn.Conv2d(3, 16, 3, weight_init=Zero()), nn.ReLU(),  # MSA505
+                                     nn.Conv2d(16, 16, 3)])
+        """),
     )
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -191,8 +293,6 @@ def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
 
 LOAD_INTO_NET = "mindspore.load_param_into_net"
 LOAD_CHECKPOINT = "mindspore.load_checkpoint"
-_LOAD_HDR = "import mindspore as ms\n\n"
-_TRAINS = "model = ms.Model(net, loss_fn, opt)\nmodel.train(1, ds)\n"
 
 
 class UncheckedCheckpointLoad(InFunctionRule):
@@ -214,42 +314,190 @@ class UncheckedCheckpointLoad(InFunctionRule):
            "warning. A checkpoint converted from PyTorch with a wrong name mapping (gamma/beta vs weight/bias, "
            "moving_mean vs running_mean, a missing 'backbone.' prefix) 'loads' and the model silently trains or "
            "evaluates from random weights. PyTorch's `load_state_dict` raises by default.")
-    example = (_LOAD_HDR + "param_dict = ms.load_checkpoint('resnet50.ckpt')\nms.load_param_into_net(net, param_dict)\n"
-               "model = ms.Model(net, loss_fn, optimizer)\nmodel.train(90, train_dataset)\n")
-    use_instead = (_LOAD_HDR + "param_dict = ms.load_checkpoint('resnet50.ckpt')\n"
-                   "param_not_load, ckpt_not_load = ms.load_param_into_net(net, param_dict)\n"
-                   "assert not param_not_load, param_not_load\n")
+    example = """
+        import mindspore as ms
+
+        param_dict = ms.load_checkpoint('resnet50.ckpt')
+        ms.load_param_into_net(net, param_dict)  # MSA506
+        model = ms.Model(net, loss_fn, optimizer)
+        model.train(90, train_dataset)
+    """
+    use_instead = """
+        import mindspore as ms
+
+        param_dict = ms.load_checkpoint('resnet50.ckpt')
+        param_not_load, ckpt_not_load = ms.load_param_into_net(net, param_dict)
+        assert not param_not_load, param_not_load
+    """
     fix_safety = "No automatic fix: what to do with unloaded parameters depends on the script."
     versions = "2.x returns (param_not_load, ckpt_not_load); verified on 2.10."
     VALID = (
-        Valid(use_instead, note="idiomatic"),
-        Valid(_LOAD_HDR + "def load(net, path):\n    not_loaded, _ = ms.load_param_into_net(net, ms.load_checkpoint(path))\n"
-              "    if not_loaded:\n        print('not loaded:', not_loaded)\n", note="reported to the user"),
-        Valid(_LOAD_HDR + "def load(net, path):\n    return ms.load_param_into_net(net, ms.load_checkpoint(path))\n",
-              note="returned to the caller"),
-        Valid(_LOAD_HDR + "param_dict = ms.load_checkpoint('resnet50.ckpt')\n", note="no network given"),
-        Valid(_LOAD_HDR + "ms.load_param_into_net(net, ms.load_checkpoint(args.ckpt))\nmodel = ms.Model(net)\n"
-              "print(model.eval(eval_dataset))\n", note="an evaluation script: no training starts from it"),
-        Valid("import torch\nmodel.load_state_dict(torch.load('model.pt'))\n", note="PyTorch raises by default"),
-        Valid(_LOAD_HDR + "def swap_in_ema(net):\n    ema = {}\n    for p in net.get_parameters():\n"
-              "        ema[p.name[4:]] = p.data\n    ms.load_param_into_net(net, ema)\n",
-              note="a dict built here from the network's own names"),
+        Valid("""
+            import mindspore as ms
+
+            param_dict = ms.load_checkpoint('resnet50.ckpt')
+            param_not_load, ckpt_not_load = ms.load_param_into_net(net, param_dict)
+            assert not param_not_load, param_not_load
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore as ms
+
+            def load(net, path):
+                not_loaded, _ = ms.load_param_into_net(net, ms.load_checkpoint(path))
+                if not_loaded:
+                    print('not loaded:', not_loaded)
+        """, note="reported to the user"),
+        Valid("""
+            import mindspore as ms
+
+            def load(net, path):
+                return ms.load_param_into_net(net, ms.load_checkpoint(path))
+        """, note="returned to the caller"),
+        Valid("""
+            import mindspore as ms
+
+            param_dict = ms.load_checkpoint('resnet50.ckpt')
+        """, note="no network given"),
+        Valid("""
+            import mindspore as ms
+
+            ms.load_param_into_net(net, ms.load_checkpoint(args.ckpt))
+            model = ms.Model(net)
+            print(model.eval(eval_dataset))
+        """, note="an evaluation script: no training starts from it"),
+        Valid("""
+            import torch
+            model.load_state_dict(torch.load('model.pt'))
+        """, note="PyTorch raises by default"),
+        Valid("""
+            import mindspore as ms
+
+            def swap_in_ema(net):
+                ema = {}
+                for p in net.get_parameters():
+                    ema[p.name[4:]] = p.data
+                ms.load_param_into_net(net, ema)
+        """, note="a dict built here from the network's own names"),
+        Valid("""
+            import mindspore as ms
+
+            def do_eval(path):
+                net = Net()
+                ms.load_param_into_net(net, ms.load_checkpoint(path))
+                return ms.Model(net).eval(eval_ds)
+            model = ms.Model(net, loss_fn, opt)
+            model.train(1, ds)
+        """, note="the evaluation half of a train-and-evaluate script loads the checkpoint it just saved"),
+        Valid("""
+            import mindspore as ms
+
+            def frozen_to_air(net, ckpt, path):
+                ms.load_param_into_net(net, ms.load_checkpoint(ckpt))
+                ms.export(net, example_input, file_name=path, file_format='AIR')
+            model = ms.Model(net, loss_fn, opt)
+            model.train(1, ds)
+        """, note="an export helper of a training script"),
     )
-    VALID = VALID + (
-        Valid(_LOAD_HDR + "def do_eval(path):\n    net = Net()\n    ms.load_param_into_net(net, ms.load_checkpoint(path))\n"
-              "    return ms.Model(net).eval(eval_ds)\n" + _TRAINS,
-              note="the evaluation half of a train-and-evaluate script loads the checkpoint it just saved"),
-        Valid(_LOAD_HDR + "def frozen_to_air(net, ckpt, path):\n    ms.load_param_into_net(net, ms.load_checkpoint(ckpt))\n"
-              "    ms.export(net, example_input, file_name=path, file_format='AIR')\n" + _TRAINS,
-              note="an export helper of a training script"),
+    VALID = (
+        Valid("""
+            import mindspore as ms
+
+            param_dict = ms.load_checkpoint('resnet50.ckpt')
+            param_not_load, ckpt_not_load = ms.load_param_into_net(net, param_dict)
+            assert not param_not_load, param_not_load
+        """, note="idiomatic"),
+        Valid("""
+            import mindspore as ms
+
+            def load(net, path):
+                not_loaded, _ = ms.load_param_into_net(net, ms.load_checkpoint(path))
+                if not_loaded:
+                    print('not loaded:', not_loaded)
+        """, note="reported to the user"),
+        Valid("""
+            import mindspore as ms
+
+            def load(net, path):
+                return ms.load_param_into_net(net, ms.load_checkpoint(path))
+        """, note="returned to the caller"),
+        Valid("""
+            import mindspore as ms
+
+            param_dict = ms.load_checkpoint('resnet50.ckpt')
+        """, note="no network given"),
+        Valid("""
+            import mindspore as ms
+
+            ms.load_param_into_net(net, ms.load_checkpoint(args.ckpt))
+            model = ms.Model(net)
+            print(model.eval(eval_dataset))
+        """, note="an evaluation script: no training starts from it"),
+        Valid("""
+            import torch
+            model.load_state_dict(torch.load('model.pt'))
+        """, note="PyTorch raises by default"),
+        Valid("""
+            import mindspore as ms
+
+            def swap_in_ema(net):
+                ema = {}
+                for p in net.get_parameters():
+                    ema[p.name[4:]] = p.data
+                ms.load_param_into_net(net, ema)
+        """, note="a dict built here from the network's own names"),
+        Valid("""
+            import mindspore as ms
+
+            def do_eval(path):
+                net = Net()
+                ms.load_param_into_net(net, ms.load_checkpoint(path))
+                return ms.Model(net).eval(eval_ds)
+            model = ms.Model(net, loss_fn, opt)
+            model.train(1, ds)
+        """, note="the evaluation half of a train-and-evaluate script loads the checkpoint it just saved"),
+        Valid("""
+            import mindspore as ms
+
+            def frozen_to_air(net, ckpt, path):
+                ms.load_param_into_net(net, ms.load_checkpoint(ckpt))
+                ms.export(net, example_input, file_name=path, file_format='AIR')
+            model = ms.Model(net, loss_fn, opt)
+            model.train(1, ds)
+        """, note="an export helper of a training script"),
     )
     INVALID = (
-        Invalid(example, line=4),
-        Invalid(_LOAD_HDR + "ms.load_param_into_net(net, ms.load_checkpoint(path), strict_load=True)\n" + _TRAINS, line=3,
-                note="torch's load_state_dict(strict=True) ported: strict_load does not raise"),
-        Invalid(_LOAD_HDR + "def load(net, path):\n    ms.load_checkpoint(path, net)\n" + _TRAINS, line=4),
-        Invalid(_LOAD_HDR + "def load(net, path):\n    missing, unexpected = ms.load_param_into_net(net, ms.load_checkpoint(path))\n"
-                "    return net\n" + _TRAINS, line=4),
+        Invalid("""
+            import mindspore as ms
+
+            param_dict = ms.load_checkpoint('resnet50.ckpt')
+            ms.load_param_into_net(net, param_dict)  # MSA506
+            model = ms.Model(net, loss_fn, optimizer)
+            model.train(90, train_dataset)
+        """),
+        Invalid("""
+            import mindspore as ms
+
+            ms.load_param_into_net(net, ms.load_checkpoint(path), strict_load=True)  # MSA506
+            model = ms.Model(net, loss_fn, opt)
+            model.train(1, ds)
+        """, note="torch's load_state_dict(strict=True) ported: strict_load does not raise"),
+        Invalid("""
+            import mindspore as ms
+
+            def load(net, path):
+                ms.load_checkpoint(path, net)  # MSA506
+            model = ms.Model(net, loss_fn, opt)
+            model.train(1, ds)
+        """),
+        Invalid("""
+            import mindspore as ms
+
+            def load(net, path):
+                missing, unexpected = ms.load_param_into_net(net, ms.load_checkpoint(path))  # MSA506
+                return net
+            model = ms.Model(net, loss_fn, opt)
+            model.train(1, ds)
+        """),
     )
 
     def _in_evaluation(self) -> bool:

@@ -13,8 +13,7 @@ import libcst as cst
 from msacclint.analysis.calls import argument, literal
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
-from msacclint.rules.api.table import called
-from msacclint.rules.api.versions import TableRuleMixin
+from msacclint.rules.table import TableRuleMixin, called
 
 INITIALIZER = "mindspore.common.initializer.initializer"
 _KEYWORDS = frozenset({"weight_init", "bias_init", "gamma_init", "beta_init"})
@@ -32,26 +31,57 @@ class NormalInitString(TableRuleMixin, Rule):
     why = ("MindSpore's 'normal' initializer has sigma 0.01; PyTorch's `nn.init.normal_` default is "
            "std 1.0. A port of `normal_(w)` as 'normal' starts 100x smaller, and a port of "
            "`normal_(w, std=0.02)` silently uses 0.01.")
-    example = "import mindspore.nn as nn\nfc = nn.Dense(768, 768, weight_init='normal')\n"
-    use_instead = ("import mindspore.nn as nn\nfrom mindspore.common.initializer import Normal\n"
-                   "fc = nn.Dense(768, 768, weight_init=Normal(sigma=0.02))\n")
+    example = """
+        import mindspore.nn as nn
+        fc = nn.Dense(768, 768, weight_init='normal')  # MSA118
+    """
+    use_instead = """
+        import mindspore.nn as nn
+        from mindspore.common.initializer import Normal
+        fc = nn.Dense(768, 768, weight_init=Normal(sigma=0.02))
+    """
     versions = "Normal(sigma=0.01) behind 'normal' in 1.x and 2.x."
     VALID = (
-        Valid("import mindspore.nn as nn\nfrom mindspore.common.initializer import Normal\n"
-              "fc = nn.Dense(768, 768, weight_init=Normal(sigma=0.02))\n"),
-        Valid("import mindspore.nn as nn\nemb = nn.Embedding(100, 16, embedding_table='normal')\n"),
-        Valid("import torch.nn as nn\nnn.init.normal_(w)\n"),
-        Valid("from tensorflow.keras import layers\nfc = layers.Dense(10, kernel_initializer='normal')\n"),
-        Valid("import mindspore.nn as nn\nfc = nn.Dense(768, 768, weight_init=cfg.init)\n"),
-        Valid("from mindspore.common.initializer import initializer, Normal\n"
-              "w = initializer(Normal(0.02), (16, 16))\n"),
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore.common.initializer import Normal
+            fc = nn.Dense(768, 768, weight_init=Normal(sigma=0.02))
+        """),
+        Valid("""
+            import mindspore.nn as nn
+            emb = nn.Embedding(100, 16, embedding_table='normal')
+        """),
+        Valid("""
+            import torch.nn as nn
+            nn.init.normal_(w)
+        """),
+        Valid("""
+            from tensorflow.keras import layers
+            fc = layers.Dense(10, kernel_initializer='normal')
+        """),
+        Valid("""
+            import mindspore.nn as nn
+            fc = nn.Dense(768, 768, weight_init=cfg.init)
+        """),
+        Valid("""
+            from mindspore.common.initializer import initializer, Normal
+            w = initializer(Normal(0.02), (16, 16))
+        """),
     )
     INVALID = (
-        Invalid("import mindspore.nn as nn\nfc = nn.Dense(768, 768, weight_init='normal')\n", line=2,
-                note="nn.init.normal_(fc.weight) ported as the 'normal' string"),
-        Invalid("from mindspore.common.initializer import initializer\nimport mindspore as ms\n"
-                "w = ms.Parameter(initializer('normal', (768, 64)))\n", line=3),
-        Invalid("from mindspore import nn\nconv = nn.Conv2d(3, 8, 3, bias_init='normal')\n", line=2),
+        Invalid("""
+            import mindspore.nn as nn
+            fc = nn.Dense(768, 768, weight_init='normal')  # MSA118
+        """, note="nn.init.normal_(fc.weight) ported as the 'normal' string"),
+        Invalid("""
+            from mindspore.common.initializer import initializer
+            import mindspore as ms
+            w = ms.Parameter(initializer('normal', (768, 64)))  # MSA118
+        """),
+        Invalid("""
+            from mindspore import nn
+            conv = nn.Conv2d(3, 8, 3, bias_init='normal')  # MSA118
+        """),
     )
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -7,12 +7,13 @@ from typing import ClassVar, Iterable, Optional, Tuple
 
 from msacclint.analysis.snapshot import for_settings
 from msacclint.analysis.versions import in_range
-from msacclint.data import api_defaults, entry, load_toml
+from msacclint.data import load_toml
+from msacclint.rules.table.spec import load_table
 
 
 def target_version(ctx) -> str:
     """The configured or installed MindSpore version, else the one the table was verified on."""
-    return ctx.mindspore_version or api_defaults()["verified_on"]["mindspore"]
+    return ctx.mindspore_version or load_table().verified_on["mindspore"]
 
 
 def expected_default(api: str, parameter: str) -> Optional[str]:
@@ -25,9 +26,21 @@ def expected_default(api: str, parameter: str) -> Optional[str]:
 
 
 class TableRuleMixin:
+    """A rule backed by a table entry names it by ``entry_id``; an id the table does not
+    have fails when the class is defined (that is, when the rules load)."""
+
     entry_id: ClassVar[str] = ""
     since: ClassVar[Optional[str]] = None
     until: ClassVar[Optional[str]] = None
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.entry_id:
+            try:
+                load_table().entry(cls.entry_id)
+            except KeyError:
+                raise LookupError(f"{cls.__module__}.{cls.__name__}: entry_id {cls.entry_id!r} is not an "
+                                  f"entry of rules/api_defaults.toml") from None
 
     @classmethod
     def applies_to(cls, ctx) -> bool:
@@ -40,11 +53,8 @@ class TableRuleMixin:
         Dropout ones read them from rules/api_defaults.toml like the generated ones)."""
         if cls.since is not None or cls.until is not None or not cls.entry_id:
             return cls.since, cls.until
-        try:
-            item = entry(cls.entry_id)
-        except KeyError:
-            return None, None
-        return item.get("since"), item.get("until")
+        item = load_table().entry(cls.entry_id)
+        return item.since, item.until
 
     def contradicted(self, api: str, parameters: Iterable[str]) -> bool:
         """Whether the run's probe snapshot observed a default of these parameters that

@@ -1,0 +1,6 @@
+"""The hp.* rules generated from rules/api_defaults.toml (one class per
+``[[entry.rules]]`` whose checklist id is in area hp); see docs/dev/table-dsl.md."""
+
+from msacclint.rules.table import table_rules
+
+RULES = table_rules("hp", __name__)
