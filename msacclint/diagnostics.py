@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 
 class Severity(str, enum.Enum):
@@ -113,3 +113,13 @@ class Diagnostic:
             for f in data.get("fixes", ())
         )
         return cls(**{**data, "severity": Severity(data["severity"]), "fixes": fixes})
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """One file's outcome: its diagnostics (sorted, ``# noqa`` applied when the settings
+    say so) and, when the run asked for them (``Settings.collect_uses``), the resolved
+    names it uses (msacclint.analysis.uses), gathered in the same traversal."""
+
+    diagnostics: List[Diagnostic]
+    uses: Optional[FrozenSet[str]] = None

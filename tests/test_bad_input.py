@@ -13,10 +13,10 @@ import pytest
 
 from msacclint.engine import registry
 from msacclint.engine.batch import check_files
-from msacclint.engine.context import FileContext
-from msacclint.engine.rule import Rule
+from msacclint.analysis.context import FileContext
+from msacclint.rules.base import Rule
 from msacclint.engine.runner import check_source, run_rules
-from msacclint.engine.settings import Settings
+from msacclint.settings import Settings
 from msacclint.analysis.imports import ImportTable
 
 import libcst as cst

@@ -10,7 +10,7 @@ import pytest
 from msacclint.analysis.edits import append_keywords
 from msacclint.engine import registry
 from msacclint.engine.fixes import apply_once
-from msacclint.frontends.fixing import fix_text
+from msacclint.engine.fixes import fix_text
 
 from helpers import fixed, settings
 

@@ -8,7 +8,7 @@ import libcst as cst
 from msacclint.analysis.datasets import EVAL, TRAIN, datasets
 from msacclint.analysis.imports import ImportTable
 from msacclint.analysis.training import training
-from msacclint.engine.context import FileContext
+from msacclint.analysis.context import FileContext
 
 from helpers import check, settings
 

@@ -17,7 +17,7 @@ from msacclint.analysis.snapshot import load, shipped, snapshots_dir
 from msacclint.analysis.versions import in_range
 from msacclint.config import Options, resolve
 from msacclint.data import api_defaults, entry
-from msacclint.engine.context import FileContext
+from msacclint.analysis.context import FileContext
 from msacclint.engine.runner import run_rules
 from msacclint.rules.api.table import make_rule, spec_for
 

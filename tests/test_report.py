@@ -12,8 +12,9 @@ import pytest
 
 from msacclint import __version__
 from msacclint.data import checklist
-from msacclint.frontends.report import (BY_HAND, NO_PROBLEM, NOT_APPLICABLE, PROBLEM, conclude, snapshot_version,
-                                        uses_of)
+from msacclint.engine.runner import analyse_source
+from msacclint.report import BY_HAND, NO_PROBLEM, NOT_APPLICABLE, PROBLEM, conclude, snapshot_version
+from msacclint.settings import Settings
 
 from conftest import ROOT
 
@@ -75,6 +76,13 @@ def test_a_file_that_does_not_parse_is_a_problem_of_tool01(tmp_path, msacclint):
     (tmp_path / "broken.py").write_text("import mindspore\nx = (\n")
     md = msacclint("report", ".", "--no-cache").stdout
     assert "**Problem found**" in _row(md, "tool.01") and "`broken.py:" in _row(md, "tool.01")
+
+
+def uses_of(code):
+    """What the engine's traversal collects for the report (no rule needs to run)."""
+    uses = analyse_source(code, "train.py", Settings(collect_uses=True)).uses
+    assert uses is not None
+    return uses
 
 
 @pytest.mark.parametrize("code,item,applies", [

@@ -37,7 +37,7 @@ from msacclint import __version__  # noqa: E402
 from msacclint.data import tomllib  # noqa: E402
 from msacclint.engine import registry  # noqa: E402
 from msacclint.engine.runner import check_source  # noqa: E402
-from msacclint.engine.settings import Settings  # noqa: E402
+from msacclint.settings import Settings  # noqa: E402
 
 CRASH_CODES = ("MSA001", "MSA002")
 SELECTIONS = ("all", "default")

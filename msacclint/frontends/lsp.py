@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from msacclint import __version__
+from msacclint import __version__, api
 from msacclint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from msacclint.frontends.rule_page import render
 
 INSTALL_HINT = "pip install 'msacclint[lsp]'"
 SOURCE = "msacclint"
@@ -46,10 +47,8 @@ class SettingsCache:
     def __init__(self) -> None:
         self._by_config: Dict[Tuple[Optional[str], float], Any] = {}
 
-    def for_path(self, path: str):
-        from msacclint.config import Options, find_pyproject, resolve
-
-        pyproject = find_pyproject([path])
+    def for_path(self, path: str) -> Tuple[api.Settings, Any]:
+        pyproject = api.config_file_for(path)
         try:
             stamp = os.stat(pyproject).st_mtime if pyproject else 0.0
         except OSError:
@@ -57,7 +56,7 @@ class SettingsCache:
         key = (str(pyproject) if pyproject else None, stamp)
         if key not in self._by_config:
             self._by_config.clear()
-            self._by_config[key] = resolve([path], Options(config=str(pyproject) if pyproject else None))
+            self._by_config[key] = api.settings_for_file(path, pyproject)
         return self._by_config[key]
 
 
@@ -84,12 +83,6 @@ def build_server():
     from lsprotocol import types
     from pygls.lsp.server import LanguageServer
 
-    from msacclint.config import ConfigError
-    from msacclint.engine.fixes import fix_source
-    from msacclint.engine.registry import rules_by_code
-    from msacclint.engine.runner import check_source
-    from msacclint.frontends.rule_page import render
-
     server = LanguageServer("msacclint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
     settings_cache = SettingsCache()
     #: uri -> (document version, text, engine path, settings, diagnostics)
@@ -107,7 +100,7 @@ def build_server():
         path = doc.path or "untitled.py"
         try:
             settings, _ = settings_cache.for_path(path)
-        except ConfigError as exc:
+        except api.ConfigError as exc:
             if str(exc) not in shown_errors:  # once per problem, not on every keystroke
                 shown_errors.add(str(exc))
                 server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error,
@@ -115,7 +108,7 @@ def build_server():
             results[uri] = (doc.version, text, path, None, [])
             return doc, results[uri]
         engine_path = relative_path(path, settings.root)
-        found = [] if is_excluded(path, settings) else check_source(text, engine_path, settings)
+        found = [] if is_excluded(path, settings) else api.lint_text(text, engine_path, settings)
         results[uri] = (doc.version, text, engine_path, settings, found)
         return doc, results[uri]
 
@@ -192,7 +185,7 @@ def build_server():
                     actions.extend(quick_fix(uri, doc, d, fix) for fix in d.fixes if fix.edits)
         wants_fix_all = not only or any(str(getattr(k, "value", k)).startswith("source") for k in only)
         if settings is not None and wants_fix_all and any(d.fix_for(False) for d in found):
-            fixed, applied = fix_source(text, lambda t: check_source(t, engine_path, settings), unsafe=False)
+            fixed, applied = api.fix_text(text, engine_path, settings, unsafe=False)
             if applied and fixed != text:
                 end = doc.client_position_at_offset(len(text)) if text else types.Position(line=0, character=0)
                 whole = types.Range(start=types.Position(line=0, character=0), end=end)
@@ -210,7 +203,7 @@ def build_server():
         pages: List[str] = []
         shown = set()
         for d in found:
-            rule = rules_by_code().get(d.code)
+            rule = api.rule(d.code)
             if rule is None or d.code in shown or not overlaps(doc, d, at):
                 continue
             shown.add(d.code)

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 from typing import List, Type
 
+from msacclint import api
 from msacclint.data import checklist
-from msacclint.engine.rule import Rule
+from msacclint.rules.base import Rule
 
 
 def _checklist_title(item_id: str) -> str:
@@ -48,11 +49,9 @@ def render(rule: Type[Rule]) -> str:
 
 
 def write_all(folder: Path) -> List[Path]:
-    from msacclint.engine.registry import all_rules
-
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for rule in all_rules():
+    for rule in api.rules():
         path = folder / f"{rule.code}.md"
         path.write_text(render(rule), encoding="utf-8")
         written.append(path)
@@ -63,12 +62,10 @@ def write_all(folder: Path) -> List[Path]:
 
 
 def render_index() -> str:
-    from msacclint.engine.registry import all_rules
-
     areas = checklist()["areas"]
     lines = ["# Rules\n", "Generated from the rules' own metadata (`python -m msacclint.frontends.rule_page docs/rules`).\n"]
     by_area = {}
-    for rule in all_rules():
+    for rule in api.rules():
         by_area.setdefault(rule.checklist.split(".")[0], []).append(rule)
     for area, title in areas.items():
         rules = by_area.get(area)

@@ -15,7 +15,7 @@ import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, argument, is_number, literal
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.api.table import called
 from msacclint.rules.api.versions import TableRuleMixin
 

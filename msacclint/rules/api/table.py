@@ -57,7 +57,7 @@ from msacclint.analysis import param_groups
 from msacclint.analysis.imports import canonical
 from msacclint.data import api_defaults
 from msacclint.diagnostics import Applicability, Severity
-from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 from msacclint.rules.api.versions import TableRuleMixin
 
 _OPS = {

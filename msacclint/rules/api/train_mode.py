@@ -12,7 +12,7 @@ import libcst as cst
 from msacclint.analysis.scopes import says_eval, scopes
 from msacclint.analysis.training import holds_mode_cells, training
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.base import Invalid, Rule, Valid
 
 _HDR = "import mindspore as ms\nfrom mindspore import nn\n"
 _NET = ("class Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"

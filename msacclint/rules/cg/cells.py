@@ -16,7 +16,7 @@ from msacclint.analysis.calls import literal
 from msacclint.analysis.cells import CellInfo, cells
 from msacclint.analysis.flow import flow
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.function_rule import FunctionRule
 
 CELL = "mindspore.nn.Cell"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from msacclint.analysis.distributed import distributed, rank_dependent
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.base import Invalid, Rule, Valid
 
 _HDR = "import mindspore as ms\nfrom mindspore import nn\nfrom mindspore.communication import init, get_rank\n"
 _DP = "ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)\n"

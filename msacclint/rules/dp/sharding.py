@@ -15,7 +15,7 @@ from msacclint.analysis.distributed import distributed
 from msacclint.analysis.scopes import names_in, says_train, scopes
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.base import Invalid, Rule, Valid
 
 _HDR = ("import mindspore as ms\nimport mindspore.dataset as ds\nfrom mindspore.communication import init, get_rank, get_group_size\n"
         "init()\nms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)\n")

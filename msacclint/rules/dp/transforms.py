@@ -18,7 +18,7 @@ from msacclint.analysis.scopes import scopes
 from msacclint.analysis.transforms import (is_py_transform, rescales, runs_when_not_training, uint8_source,
                                            vision_calls, vision_name)
 from msacclint.diagnostics import Applicability, Severity
-from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 
 _HDR = "import mindspore.dataset as ds\nimport mindspore.dataset.vision as vision\n"
 _MEAN = "mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225]"

@@ -17,7 +17,7 @@ from msacclint.analysis.flow import flow
 from msacclint.analysis.scopes import says_eval, says_train
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.function_rule import InFunctionRule
 
 ZERO_INIT = "mindspore.common.initializer.Zero"

@@ -16,7 +16,7 @@ import libcst as cst
 from msacclint.diagnostics import Applicability, Severity
 
 if TYPE_CHECKING:
-    from msacclint.engine.context import FileContext
+    from msacclint.analysis.context import FileContext
 
 
 @dataclass(frozen=True)
@@ -122,11 +122,11 @@ class Rule(cst.BatchableCSTVisitor):
     # -- batching -------------------------------------------------------------------
     def get_visitors(self) -> Dict[str, Callable[[cst.CSTNode], None]]:
         # inspect.getmembers on every instance is slow; the names are per class.
-        return {name: getattr(self, name) for name in _visitor_names(type(self))}
+        return {name: getattr(self, name) for name in visitor_names(type(self))}
 
 
 @functools.lru_cache(maxsize=None)
-def _visitor_names(cls: type) -> Tuple[str, ...]:
+def visitor_names(cls: type) -> Tuple[str, ...]:
     names = []
     for name in dir(cls):
         if not (name.startswith("visit_") or name.startswith("leave_")):

@@ -2,6 +2,8 @@
 
 Settings are plain, picklable values so that worker processes receive them as they are.
 Reading pyproject.toml and the command line into Settings is msacclint.config's job.
+This module sits at the bottom of the layers (it imports nothing of msacclint): the
+engine, the rules and the analysis layer's FileContext all read it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ class Settings:
     root: str = "."
     #: the standalone CLI honours ``# noqa``; under flake8, flake8 does it itself
     honour_noqa: bool = True
+    #: also collect what each file uses (msacclint.analysis.uses) in the same traversal:
+    #: the checklist report asks for it. Not part of the cache key: a cached result
+    #: without the names is simply not used when they are wanted.
+    collect_uses: bool = False
 
     def codes_for(self, path: str) -> FrozenSet[str]:
         """Enabled codes minus the per-file ignores that match ``path``."""
@@ -47,6 +53,7 @@ class Settings:
 
     def cache_key(self) -> str:
         data = asdict(self)
+        del data["collect_uses"]
         data["enabled"] = sorted(self.enabled)
         if self.defaults:  # a re-written probe snapshot changes the messages
             try:
