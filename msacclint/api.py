@@ -40,8 +40,8 @@ from msacclint.settings import Settings
 
 __all__ = [
     "ConfigError", "FileFix", "FixOptions", "FixRun", "LintOptions", "LintRun", "Options", "Report",
-    "ReportOptions", "Settings", "build_report", "config_file_for", "fix_paths", "fix_text", "is_version", "lint_paths", "lint_text", "rule",
-    "rules", "settings_for_file", "settings_without_config",
+    "ReportOptions", "Settings", "build_report", "config_file_for", "fix_paths", "fix_text", "is_version",
+    "lint_paths", "lint_text", "rule", "rules", "settings_for_file", "settings_without_config",
 ]
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import functools
 import os
-from importlib import metadata
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 

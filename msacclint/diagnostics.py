@@ -106,7 +106,7 @@ class Diagnostic:
         return data
 
     @classmethod
-    def from_cache(cls, data: Dict[str, Any]) -> "Diagnostic":
+    def from_cache(cls, data: Dict[str, Any]) -> Diagnostic:
         fixes = tuple(
             Fix(description=f["description"], applicability=Applicability(f["applicability"]),
                 edits=tuple(Edit(**e) for e in f["edits"]))

@@ -69,9 +69,12 @@ def loads_checkpoint(n: FrozenSet[str]) -> bool:
     return _mindspore(n, "load_checkpoint", "load_param_into_net")
 
 
+_NO_DISTRIBUTION = ("nothing in the files read sets up distributed training "
+                    "(mindspore.communication, parallel context)")
+
 #: item prefix or id -> (does the item apply?, why not when it does not)
 APPLIES: Dict[str, Tuple[Callable[[FrozenSet[str]], bool], str]] = {
-    "dp.05": (uses_distribution, "nothing in the files read sets up distributed training (mindspore.communication, parallel context)"),
+    "dp.05": (uses_distribution, _NO_DISTRIBUTION),
     "dp": (uses_dataset, "nothing in the files read builds a mindspore.dataset pipeline"),
     "hp.01": (uses_training, "nothing in the files read builds an optimizer or a training step"),
     "hp.03": (uses_training, "nothing in the files read builds an optimizer or a training step"),
@@ -82,7 +85,7 @@ APPLIES: Dict[str, Tuple[Callable[[FrozenSet[str]], bool], str]] = {
     "mp.03": (uses_loss_scale, "nothing in the files read scales the loss (loss scale manager, scaler, scale_sense)"),
     "mp.04": (uses_loss_scale, "nothing in the files read scales the loss (loss scale manager, scaler, scale_sense)"),
     "mp": (uses_mixed_precision, "nothing in the files read uses mixed precision (amp, float16, loss scale, to_float)"),
-    "dist": (uses_distribution, "nothing in the files read sets up distributed training (mindspore.communication, parallel context)"),
+    "dist": (uses_distribution, _NO_DISTRIBUTION),
 }
 
 

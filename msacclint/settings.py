@@ -30,7 +30,7 @@ class Settings:
     defaults: Optional[str] = None
     #: the folder relative paths and globs are taken from
     root: str = "."
-    #: the standalone CLI honours ``# noqa``; under flake8, flake8 does it itself
+    #: the standalone CLI honours noqa comments; under flake8, flake8 does it itself
     honour_noqa: bool = True
     #: also collect what each file uses (msacclint.analysis.uses) in the same traversal:
     #: the checklist report asks for it. Not part of the cache key: a cached result

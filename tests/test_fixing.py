@@ -6,13 +6,11 @@ import stat
 
 import libcst as cst
 import pytest
+from helpers import fixed, settings
 
 from msacclint.analysis.edits import append_keywords
 from msacclint.engine import registry
-from msacclint.engine.fixes import apply_once
-from msacclint.engine.fixes import fix_text
-
-from helpers import fixed, settings
+from msacclint.engine.fixes import apply_once, fix_text
 
 BEFORE = """\
 import mindspore.nn as nn
@@ -337,4 +335,5 @@ def test_reordering_a_block_moves_comments_with_their_statements():
     assert out == NESTED.replace(
         "        # scale first\n        a = 1  # trailing\n", "").replace(
         "        c = 3\n", "") .replace(
-        "    def step(self):\n", "    def step(self):\n        c = 3\n        # scale first\n        a = 1  # trailing\n")
+        "    def step(self):\n",
+        "    def step(self):\n        c = 3\n        # scale first\n        a = 1  # trailing\n")

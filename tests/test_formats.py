@@ -11,8 +11,8 @@ import subprocess
 import tarfile
 
 import pytest
-
 from helpers import FAULTY, FAULTY_FINDINGS
+
 from msacclint.diagnostics import Applicability, Diagnostic, Fix, Severity
 from msacclint.frontends import output as formats
 

@@ -9,14 +9,13 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ROOT
 
 from msacclint import __version__
 from msacclint.data import checklist
 from msacclint.engine.runner import analyse_source
 from msacclint.report import BY_HAND, NO_PROBLEM, NOT_APPLICABLE, PROBLEM, conclude, snapshot_version
 from msacclint.settings import Settings
-
-from conftest import ROOT
 
 ITEM_IDS = [item["id"] for item in checklist()["item"]]
 
@@ -41,7 +40,8 @@ def test_markdown_report_on_examples_reads_as_a_filled_checklist(example_markdow
     assert "- MindSpore: " in md and "- Files read: 1" in md and "`examples/train.py`" in md
     for item_id in ITEM_IDS:  # every item, once, with a conclusion
         row = _row(md, item_id)
-        assert any(f"| {c} |" in row or f"| **{c}** |" in row for c in (PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND)), row
+        assert any(f"| {c} |" in row or f"| **{c}** |" in row
+                   for c in (PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND)), row
     api = _row(md, "api.01")
     assert "**Problem found**" in api
     assert "`examples/train.py:15` MSA104" in api and "`examples/train.py:20` MSA101" in api

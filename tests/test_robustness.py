@@ -12,7 +12,8 @@ from __future__ import annotations
 import hypothesmith
 import libcst as cst
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from msacclint.engine import registry
 from msacclint.engine.fixes import fix_source

@@ -6,10 +6,9 @@ that text, and a second pass must change nothing.
 """
 
 import pytest
+from helpers import check, fixed
 
 from msacclint.engine import registry
-
-from helpers import check, fixed
 
 CASES_VALID = [(r.code, i, ex) for r in registry.all_rules() for i, ex in enumerate(r.VALID)]
 CASES_INVALID = [(r.code, i, ex) for r in registry.all_rules() for i, ex in enumerate(r.INVALID)]

@@ -47,7 +47,6 @@ def _sources(report: dict) -> List[str]:
 
 def _rules(report: dict) -> List[str]:
     every = report["selections"]["all"]
-    default = report["selections"]["default"]
     lines = ["### Findings per rule", "",
              f"Per 1,000 files = per 1,000 .py files read ({report['files']}).", ""]
     rows = []
@@ -123,7 +122,9 @@ def _history(rows: List[dict], figures: dict) -> List[str]:
     table = []
     for r in rows:
         table.append([r.get("id") or "", f"{r['repo']}@{(r.get('fix_commit') or '')[:12]}", r["path"],
-                      r["code"] + (f" ({', '.join(r['reported_by'])})" if r.get("reported_by") and r["reported_by"] != [r["code"]] else ""), r["status"], ",".join(map(str, r.get("pre_lines") or [])) or "-",
+                      r["code"] + (f" ({', '.join(r['reported_by'])})"
+                                   if r.get("reported_by") and r["reported_by"] != [r["code"]] else ""),
+                      r["status"], ",".join(map(str, r.get("pre_lines") or [])) or "-",
                       ",".join(map(str, r.get("post_lines") or [])) or "-", r.get("what") or ""])
     return lines + _table(["case", "fix commit", "path", "code", "status", "pre-fix lines reported",
                            "fixed lines reported", "what"], table)

@@ -42,7 +42,7 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def settings_key(settings: "Settings") -> str:
+def settings_key(settings: Settings) -> str:
     """Everything besides a file's path and content that decides its diagnostics: the
     settings (selection, per-file ignores, version, ...), the code, and the content of a
     probe snapshot the messages quote."""
@@ -62,7 +62,7 @@ class Cache:
         self.ready = False
 
     @classmethod
-    def for_settings(cls, settings: "Settings") -> "Cache":
+    def for_settings(cls, settings: Settings) -> Cache:
         return cls(settings.root, settings_key(settings))
 
     def _prepare(self) -> bool:

@@ -74,7 +74,7 @@ def discover(paths: Sequence[str], exclude: Iterable[str] = (), root: str = ".")
     return found
 
 
-def _excluded(spec: "pathspec.PathSpec", path: str, root: Path) -> bool:
+def _excluded(spec: pathspec.PathSpec, path: str, root: Path) -> bool:
     absolute = Path(path).resolve()
     try:
         relative = absolute.relative_to(root).as_posix()

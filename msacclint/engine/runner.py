@@ -18,13 +18,13 @@ import libcst as cst
 from libcst._batched_visitor import visit_batched
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from msacclint.analysis.context import FileContext
 from msacclint.analysis.edits import replacement
 from msacclint.analysis.facts import FileFacts
 from msacclint.analysis.imports import ImportTable
 from msacclint.analysis.uses import NameUses
 from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Severity
 from msacclint.engine import noqa
-from msacclint.analysis.context import FileContext
 from msacclint.engine.registry import rules_by_code
 from msacclint.rules.base import Report, Rule, visitor_names
 from msacclint.settings import Settings
@@ -156,7 +156,7 @@ def _parse(text: str):
         return None, (f"file could not be parsed ({type(exc).__name__}: {exc}); not checked", 1, 1)
 
 
-def _syntax_problem(text: str, exc: "cst.ParserSyntaxError") -> Tuple[str, int, int]:
+def _syntax_problem(text: str, exc: cst.ParserSyntaxError) -> Tuple[str, int, int]:
     """Python's own words for a syntax error (LibCST's say only "Syntax Error @ 4:1" and
     often point past the mistake); LibCST's when Python accepts the file."""
     import ast

@@ -31,8 +31,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        import pygls  # noqa: F401
         import lsprotocol  # noqa: F401
+        import pygls  # noqa: F401
     except ImportError:
         print(f"msacclint: error: the editor server needs pygls: {INSTALL_HINT}", file=sys.stderr)
         return 2
@@ -112,14 +112,14 @@ def build_server():
         results[uri] = (doc.version, text, engine_path, settings, found)
         return doc, results[uri]
 
-    def position(doc, line: int, column: int) -> "types.Position":
+    def position(doc, line: int, column: int) -> types.Position:
         """1-based line and code-point column -> LSP position in the client's units."""
         return doc.position_to_client_units(types.Position(line=max(line - 1, 0), character=max(column - 1, 0)))
 
-    def lsp_range(doc, line: int, column: int, end_line: int, end_column: int) -> "types.Range":
+    def lsp_range(doc, line: int, column: int, end_line: int, end_column: int) -> types.Range:
         return types.Range(start=position(doc, line, column), end=position(doc, end_line, end_column))
 
-    def to_lsp(doc, d: Diagnostic) -> "types.Diagnostic":
+    def to_lsp(doc, d: Diagnostic) -> types.Diagnostic:
         return types.Diagnostic(
             range=lsp_range(doc, d.line, d.column, d.end_line, d.end_column),
             message=f"{d.message} [{d.checklist}]",
@@ -153,16 +153,16 @@ def build_server():
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri,
                                                                                diagnostics=[]))
 
-    def overlaps(doc, d: Diagnostic, wanted: "types.Range") -> bool:
+    def overlaps(doc, d: Diagnostic, wanted: types.Range) -> bool:
         r = lsp_range(doc, d.line, d.column, d.end_line, d.end_column)
         return (r.start.line, r.start.character) <= (wanted.end.line, wanted.end.character) and \
             (wanted.start.line, wanted.start.character) <= (r.end.line, r.end.character)
 
-    def text_edit(doc, edit: Edit) -> "types.TextEdit":
+    def text_edit(doc, edit: Edit) -> types.TextEdit:
         return types.TextEdit(range=lsp_range(doc, edit.line, edit.column, edit.end_line, edit.end_column),
                               new_text=edit.text)
 
-    def quick_fix(uri: str, doc, d: Diagnostic, fix: Fix) -> "types.CodeAction":
+    def quick_fix(uri: str, doc, d: Diagnostic, fix: Fix) -> types.CodeAction:
         safe = fix.applicability is Applicability.SAFE
         return types.CodeAction(
             title=f"{d.code}: {fix.description} ({'safe' if safe else 'unsafe'} fix)",

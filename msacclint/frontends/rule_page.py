@@ -23,7 +23,8 @@ def render(rule: Type[Rule]) -> str:
     on = "on by default" if rule.enabled_by_default() else "off by default (opt in with --extend-select)"
     parts: List[str] = [
         f"# {rule.code}: {rule.name}\n",
-        f"Checklist **{rule.checklist}** ({_checklist_title(rule.checklist)}) · severity **{rule.severity.value}** · {on}\n",
+        f"Checklist **{rule.checklist}** ({_checklist_title(rule.checklist)}) · "
+        f"severity **{rule.severity.value}** · {on}\n",
     ]
     entry_id = getattr(rule, "entry_id", "")
     if entry_id:
@@ -39,7 +40,8 @@ def render(rule: Type[Rule]) -> str:
     versions = rule.versions.strip()
     since, until = getattr(rule, "since", None), getattr(rule, "until", None)
     if since or until:
-        bounds = f"Applies to MindSpore {'>= ' + since if since else ''}{', ' if since and until else ''}{'< ' + until if until else ''}."
+        bounds = (f"Applies to MindSpore {'>= ' + since if since else ''}{', ' if since and until else ''}"
+                  f"{'< ' + until if until else ''}.")
         versions = (bounds + " " + versions).strip()
     if versions:
         parts.append("## Versions\n\n" + versions + "\n")
@@ -63,7 +65,8 @@ def write_all(folder: Path) -> List[Path]:
 
 def render_index() -> str:
     areas = checklist()["areas"]
-    lines = ["# Rules\n", "Generated from the rules' own metadata (`python -m msacclint.frontends.rule_page docs/rules`).\n"]
+    lines = ["# Rules\n",
+             "Generated from the rules' own metadata (`python -m msacclint.frontends.rule_page docs/rules`).\n"]
     by_area = {}
     for rule in api.rules():
         by_area.setdefault(rule.checklist.split(".")[0], []).append(rule)

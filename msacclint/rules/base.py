@@ -55,7 +55,7 @@ class FixSpec:
 
 @dataclass
 class Report:
-    rule: "Rule"
+    rule: Rule
     node: cst.CSTNode
     message: str
     fixes: Tuple[FixSpec, ...] = ()
@@ -87,7 +87,7 @@ class Rule(cst.BatchableCSTVisitor):
     VALID: ClassVar[Sequence[Valid]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
 
-    def __init__(self, ctx: "FileContext") -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx
         self.reports: List[Report] = []
@@ -100,7 +100,7 @@ class Rule(cst.BatchableCSTVisitor):
         return cls.severity is not Severity.INFO
 
     @classmethod
-    def applies_to(cls, ctx: "FileContext") -> bool:
+    def applies_to(cls, ctx: FileContext) -> bool:
         """Whether the rule runs on this file at all (version ranges, file facts)."""
         return True
 
@@ -125,7 +125,7 @@ class Rule(cst.BatchableCSTVisitor):
         return {name: getattr(self, name) for name in visitor_names(type(self))}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def visitor_names(cls: type) -> Tuple[str, ...]:
     names = []
     for name in dir(cls):

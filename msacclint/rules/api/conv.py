@@ -19,9 +19,9 @@ import libcst as cst
 from msacclint.analysis.calls import argument, has_star_args, has_star_kwargs, literal
 from msacclint.analysis.cells import SEQUENTIAL, cells
 from msacclint.diagnostics import Applicability, Severity
-from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 from msacclint.rules.api.table import add_keywords, called
 from msacclint.rules.api.versions import TableRuleMixin
+from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 
 _CONV = ("in_channels", "out_channels", "kernel_size", "stride", "pad_mode", "padding", "dilation", "group")
 #: positional order of the MindSpore 2.10 signatures (verified with inspect.signature)

@@ -16,9 +16,9 @@ import libcst as cst
 
 from msacclint.analysis.calls import argument, has_star_args, has_star_kwargs
 from msacclint.diagnostics import Applicability, Severity
-from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 from msacclint.rules.api.table import add_keywords, called
 from msacclint.rules.api.versions import TableRuleMixin
+from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 
 _DROPOUTS = {
     "mindspore.ops.dropout": ("input", "p", "training", "seed"),

@@ -15,9 +15,9 @@ import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, argument, is_number, literal
 from msacclint.diagnostics import Severity
-from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.api.table import called
 from msacclint.rules.api.versions import TableRuleMixin
+from msacclint.rules.base import Invalid, Rule, Valid
 
 MOMENTUM = "mindspore.nn.Momentum"
 _MOMENTUM_SIGNATURE = ("params", "learning_rate", "momentum", "weight_decay", "loss_scale", "use_nesterov")

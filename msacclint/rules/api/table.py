@@ -51,14 +51,14 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
-from msacclint.analysis.edits import append_keywords
-from msacclint.analysis.calls import UNKNOWN, argument, constant, has_star_args, has_star_kwargs, literal
 from msacclint.analysis import param_groups
+from msacclint.analysis.calls import UNKNOWN, argument, constant, has_star_args, has_star_kwargs, literal
+from msacclint.analysis.edits import append_keywords
 from msacclint.analysis.imports import canonical
 from msacclint.data import api_defaults
 from msacclint.diagnostics import Applicability, Severity
-from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 from msacclint.rules.api.versions import TableRuleMixin
+from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 
 _OPS = {
     "<": operator.lt,

@@ -17,9 +17,9 @@ import libcst as cst
 
 from msacclint.analysis.calls import argument, has_star_kwargs
 from msacclint.diagnostics import Severity
-from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.api.optimizers import device_target
 from msacclint.rules.api.versions import TableRuleMixin
+from msacclint.rules.base import Invalid, Rule, Valid
 
 _KEY = "precision_mode"
 _HDR = "import mindspore as ms\n"

@@ -287,7 +287,7 @@ class UncheckedCheckpointLoad(InFunctionRule):
                 names.append(element.value)
         scope_text = _code(self._functions[-1]) if self._functions else self.ctx.source
         for name in names:
-            if name != "_" and len(re.findall(r"\b%s\b" % re.escape(name), scope_text)) > 1:
+            if name != "_" and len(re.findall(r"\b" + re.escape(name) + r"\b", scope_text)) > 1:
                 return
         self._report(node.value)
 

@@ -12,9 +12,9 @@ import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
 from msacclint.diagnostics import Severity
-from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.api.table import called
 from msacclint.rules.api.versions import TableRuleMixin
+from msacclint.rules.base import Invalid, Rule, Valid
 
 INITIALIZER = "mindspore.common.initializer.initializer"
 _KEYWORDS = frozenset({"weight_init", "bias_init", "gamma_init", "beta_init"})
