@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass
-from typing import FrozenSet, Optional, Tuple
+from typing import FrozenSet, Optional, Set, Tuple
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Settings:
             return self.enabled
         # globs are relative to the configuration's folder, whatever the current folder
         names = {path.replace("\\", "/"), _relative_to(path, self.root)}
-        off = set()
+        off: Set[str] = set()
         for pattern, codes in self.per_file_ignores:
             if any(_glob_match(name, pattern) for name in names):
                 off.update(codes)

@@ -16,7 +16,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Optional, Sequence
+from typing import NoReturn, Optional, Sequence
 
 from msacclint import __version__, api
 from msacclint.api import ConfigError
@@ -34,7 +34,7 @@ EXTRA_COMMANDS = {
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2, as argparse does, with our prefix
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2, as argparse does, with our prefix
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"msacclint: error: {message}\n")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Type
+from typing import Dict, List, Type
 
 from msacclint import api
 from msacclint.data import checklist
@@ -67,7 +67,7 @@ def render_index() -> str:
     areas = checklist()["areas"]
     lines = ["# Rules\n",
              "Generated from the rules' own metadata (`python -m msacclint.frontends.rule_page docs/rules`).\n"]
-    by_area = {}
+    by_area: Dict[str, List[Type[Rule]]] = {}
     for rule in api.rules():
         by_area.setdefault(rule.checklist.split(".")[0], []).append(rule)
     for area, title in areas.items():
