@@ -3,8 +3,8 @@ such ports tend to make. `msacclint check examples/` reports them."""
 
 import mindspore as ms
 import mindspore.nn as nn
-import numpy as np
 from mindspore.dataset import GeneratorDataset
+import numpy as np
 
 
 class ConvNet(nn.Cell):

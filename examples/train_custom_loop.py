@@ -2,12 +2,12 @@
 DDP script. It runs, the loss falls, and it still lands well below the reference:
 `msacclint check examples/` says why."""
 
+import numpy as np
 import mindspore as ms
 import mindspore.dataset as ds
 import mindspore.dataset.vision as vision
-import numpy as np
 from mindspore import nn
-from mindspore.communication import get_group_size, get_rank, init
+from mindspore.communication import init, get_rank, get_group_size
 
 
 class SmallNet(nn.Cell):
