@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from msacclint.analysis.snapshot import SnapshotError, shipped
+from msacclint.analysis.snapshot import load as load_snapshot
 from msacclint.analysis.versions import parse as parse_version
 from msacclint.data import tomllib
 from msacclint.engine import registry
-from msacclint.engine.settings import Settings
+from msacclint.settings import Settings
 
 KNOWN_KEYS = {
     "select": "codes or prefixes to run instead of the defaults (\"ALL\" for every rule)",
@@ -34,17 +37,31 @@ class ConfigError(Exception):
     """A configuration or usage error: the CLI prints it and exits 2."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Options:
-    """What the command line says; None means: not given."""
+    """What the caller (the command line, a library user) says on top of the
+    configuration file; None means: not given. Sequences are kept as tuples."""
 
-    select: Optional[List[str]] = None
-    extend_select: List[str] = field(default_factory=list)
-    ignore: List[str] = field(default_factory=list)
-    exclude: Optional[List[str]] = None
+    #: codes or prefixes to run instead of the configured selection ("ALL" for every rule)
+    select: Optional[Sequence[str]] = None
+    #: codes or prefixes to run in addition
+    extend_select: Sequence[str] = ()
+    #: codes or prefixes not to run
+    ignore: Sequence[str] = ()
+    #: gitignore-style patterns of paths not to check (replace the configured ones)
+    exclude: Optional[Sequence[str]] = None
+    #: the MindSpore version the code targets
     mindspore_version: Optional[str] = None
+    #: a probe snapshot whose observed defaults the messages quote
     defaults: Optional[str] = None
+    #: this pyproject.toml instead of the nearest one with [tool.msacclint]
     config: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        for name in ("select", "extend_select", "ignore", "exclude"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, tuple):
+                object.__setattr__(self, name, tuple(value))
 
 
 def find_pyproject(paths: Sequence[str]) -> Optional[Path]:
@@ -143,7 +160,7 @@ def resolve(paths: Sequence[str], options: Options) -> Tuple[Settings, Optional[
     for pattern, selectors in table.get("per-file-ignores", {}).items():
         per_file.append((pattern, tuple(expand(selectors, f"{where}: per-file-ignores[{pattern!r}]"))))
 
-    exclude = options.exclude if options.exclude is not None else table.get("exclude", [])
+    exclude = list(options.exclude) if options.exclude is not None else table.get("exclude", [])
     for given, where_given in ((options.mindspore_version, "--mindspore-version"),
                                (table.get("mindspore-version"), where + ": mindspore-version")):
         if given is not None and not parse_version(given):
@@ -155,15 +172,11 @@ def resolve(paths: Sequence[str], options: Options) -> Tuple[Settings, Optional[
     if defaults and not Path(defaults).is_file():
         raise ConfigError(f"defaults snapshot not found: {defaults}")
     if defaults:
-        from msacclint.analysis.snapshot import SnapshotError, load
-
         try:
-            load(defaults)
+            load_snapshot(defaults)
         except SnapshotError as exc:
             raise ConfigError(str(exc)) from None
     else:  # the shipped snapshot of the configured or installed release, if there is one
-        from msacclint.analysis.snapshot import shipped
-
         found = shipped(version)
         defaults = str(found) if found else None
     settings = Settings(
@@ -177,15 +190,29 @@ def resolve(paths: Sequence[str], options: Options) -> Tuple[Settings, Optional[
     return settings, pyproject
 
 
+def plain_settings(mindspore_version: Optional[str] = None, defaults: Optional[str] = None,
+                   enabled: Optional[Iterable[str]] = None, honour_noqa: bool = True) -> Settings:
+    """Settings without a configuration file (the flake8 plugin: flake8 never reads
+    pyproject.toml): the default rules (or ``enabled``), the given or installed MindSpore
+    version, and the given probe snapshot, else the shipped one of that release."""
+    if mindspore_version is not None and not parse_version(mindspore_version):
+        raise ConfigError(f"{mindspore_version!r} is not a MindSpore version such as \"2.10.0\"")
+    if defaults is not None and not os.path.isfile(defaults):
+        raise ConfigError(f"probe snapshot not found: {defaults}")
+    version = mindspore_version or installed_mindspore()
+    if defaults is None:
+        found = shipped(version)
+        defaults = str(found) if found else None
+    codes = registry.default_codes() if enabled is None else frozenset(enabled)
+    return Settings(enabled=frozenset(codes), mindspore_version=version, defaults=defaults,
+                    honour_noqa=honour_noqa)
+
+
 @functools.lru_cache(maxsize=1)
 def installed_mindspore() -> Optional[str]:
     """The installed MindSpore's version from package metadata (never by importing it:
     that costs seconds)."""
     try:
-        from importlib.metadata import PackageNotFoundError, version
-    except ImportError:  # pragma: no cover
-        return None
-    try:
-        return version("mindspore")
-    except PackageNotFoundError:
+        return metadata.version("mindspore")
+    except metadata.PackageNotFoundError:
         return None

@@ -22,7 +22,7 @@ def data_dir() -> Path:
     return here.parent / "rules"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_toml(name: str) -> Dict[str, Any]:
     with open(data_dir() / name, "rb") as handle:
         return tomllib.load(handle)

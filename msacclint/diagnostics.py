@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 
 class Severity(str, enum.Enum):
@@ -139,10 +139,20 @@ class Diagnostic:
         return data
 
     @classmethod
-    def from_cache(cls, data: Dict[str, Any]) -> "Diagnostic":
+    def from_cache(cls, data: Dict[str, Any]) -> Diagnostic:
         fixes = tuple(
             Fix(description=f["description"], applicability=Applicability(f["applicability"]),
                 edits=tuple(Edit(**e) for e in f["edits"]))
             for f in data.get("fixes", ())
         )
         return cls(**{**data, "severity": Severity(data["severity"]), "fixes": fixes})
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """One file's outcome: its diagnostics (sorted, ``# noqa`` applied when the settings
+    say so) and, when the run asked for them (``Settings.collect_uses``), the resolved
+    names it uses (msacclint.analysis.uses), gathered in the same traversal."""
+
+    diagnostics: List[Diagnostic]
+    uses: Optional[FrozenSet[str]] = None

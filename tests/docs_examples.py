@@ -72,7 +72,7 @@ def regenerate(text: str) -> Tuple[str, List[str]]:
     """The document with every marked block regenerated, and the commands whose block changed."""
     stale: List[str] = []
 
-    def replace(match: "re.Match[str]") -> str:
+    def replace(match: re.Match[str]) -> str:
         command = match.group("command").strip()
         body = render(command, _options(match.group("options")))
         if body != match.group("body"):

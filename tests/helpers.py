@@ -3,7 +3,7 @@
 from msacclint.engine import registry
 from msacclint.engine.fixes import fix_source
 from msacclint.engine.runner import check_source
-from msacclint.engine.settings import Settings
+from msacclint.settings import Settings
 
 
 def settings(codes=None, **kw):

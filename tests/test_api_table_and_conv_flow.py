@@ -2,12 +2,11 @@
 fixes that add only what is missing) and of the conv-output flow behind MSA108."""
 
 import libcst as cst
+from helpers import check, fixed
 
 from msacclint.analysis.cells import CellMap
 from msacclint.analysis.imports import ImportTable
 from msacclint.engine import registry
-
-from helpers import check, fixed
 
 
 def codes(text, selected):
@@ -116,7 +115,8 @@ def test_unless_attribute_silences_the_whole_file():
 def test_keep_edit_adds_only_missing_defaults():
     text = "import mindspore.nn as nn\nopt = nn.RMSProp(params, 0.01, epsilon=1e-8)\n"
     assert fixed(text, ["MSA128"]) == text  # writing out the defaults is not a fix
-    assert fixed(text, ["MSA128"], explicit=True) == "import mindspore.nn as nn\nopt = nn.RMSProp(params, 0.01, epsilon=1e-8, decay=0.9)\n"
+    assert fixed(text, ["MSA128"], explicit=True) == ("import mindspore.nn as nn\n"
+                                                      "opt = nn.RMSProp(params, 0.01, epsilon=1e-8, decay=0.9)\n")
 
 
 def test_mint_and_torch_never_match():

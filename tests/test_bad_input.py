@@ -9,17 +9,16 @@ from __future__ import annotations
 import os
 import sys
 
+import libcst as cst
 import pytest
 
+from msacclint.analysis.context import FileContext
+from msacclint.analysis.imports import ImportTable
 from msacclint.engine import registry
 from msacclint.engine.batch import check_files
-from msacclint.engine.context import FileContext
-from msacclint.engine.rule import Rule
 from msacclint.engine.runner import check_source, run_rules
-from msacclint.engine.settings import Settings
-from msacclint.analysis.imports import ImportTable
-
-import libcst as cst
+from msacclint.rules.base import Rule
+from msacclint.settings import Settings
 
 GOOD = "import mindspore.nn as nn\n\ndrop = nn.Dropout(0.1)\n"
 GOOD_FINDING = "good.py:3:8: MSA101"
@@ -110,7 +109,7 @@ def test_crlf_line_endings(tmp_path, run_cli):
 def test_ten_megabyte_generated_file(tmp_path, run_cli):
     # a generated weight table, as conversion scripts write them, after the model code:
     # over the size limit, reported as not checked instead of parsed for minutes
-    row = "    [" + ", ".join("0.%06d" % i for i in range(40)) + "],\n"
+    row = "    [" + ", ".join(f"0.{i:06d}" for i in range(40)) + "],\n"
     body = "WEIGHTS = [\n" + row * (10_200_000 // len(row)) + "]\n"
     _tree(tmp_path, "weights.py", GOOD + body)
     assert (tmp_path / "weights.py").stat().st_size > 10_000_000

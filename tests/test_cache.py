@@ -13,7 +13,7 @@ from msacclint.engine import cache as cache_module
 from msacclint.engine import registry
 from msacclint.engine.batch import check_files
 from msacclint.engine.cache import FOLDER, Cache, settings_key
-from msacclint.engine.settings import Settings
+from msacclint.settings import Settings
 
 FAULTY = "import mindspore.nn as nn\n\ndrop = nn.Dropout(0.1)\npool = nn.MaxPool2d(2)\n"
 

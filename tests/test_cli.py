@@ -4,7 +4,6 @@ import json
 import os
 
 import pytest
-
 from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, triples
 
 

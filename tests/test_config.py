@@ -4,8 +4,8 @@ loader itself where the effect is not visible in the output, e.g. mindspore-vers
 import os
 
 import pytest
-
 from helpers import FAULTY, FAULTY_FINDINGS, triples
+
 from msacclint.config import ConfigError, Options, resolve
 from msacclint.engine import registry
 

@@ -5,10 +5,10 @@ reports, and cite nothing outside this repository."""
 import re
 from pathlib import Path
 
-import pytest
-
 import docs_examples
+import pytest
 from helpers import check
+
 from msacclint.engine import registry
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import yaml
-
 from conftest import ROOT
 
 DOC = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")

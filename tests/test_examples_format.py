@@ -1,11 +1,10 @@
 """The rule-example format: dedented sources, `# MSAnnn` markers, several files."""
 
 import pytest
-
-from msacclint.engine import examples
-from msacclint.engine.rule import Invalid, Valid
-
 from helpers import check_tree
+
+from msacclint.rules import examples
+from msacclint.rules.base import Invalid, Valid
 
 
 def test_dedent_drops_the_opening_newline_and_indentation():

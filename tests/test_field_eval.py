@@ -13,7 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "bench" / "field" / "eval.py"
 
-BUGGY = "import mindspore.nn as nn\n\nclass Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n        self.drop = nn.Dropout(0.1)\n"
+BUGGY = ("import mindspore.nn as nn\n\nclass Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+         "        self.drop = nn.Dropout(0.1)\n")
 FIXED = BUGGY.replace("nn.Dropout(0.1)", "nn.Dropout(p=0.1)")
 CLEAN = "import mindspore.nn as nn\n\npool = nn.MaxPool2d(kernel_size=2, stride=2)\n"
 POOL = "import mindspore.nn as nn\n\npool = nn.MaxPool2d(2)\n"

@@ -3,11 +3,10 @@ own when the call is written one argument per line, after a line break when the 
 pass the configured (pyproject.toml) or detected line length; comments stay on their line."""
 
 import pytest
-
 from helpers import fixed, settings
+
 from msacclint.analysis.edits import detected_line_length
-from msacclint.engine.fixes import configured_line_length
-from msacclint.frontends.fixing import fix_text
+from msacclint.engine.fixes import configured_line_length, fix_text
 
 HEAD = ("import mindspore.nn as nn\n" + "".join(f"LAYER_{i} = {i}\n" for i in range(8)) +
         "\n\nclass Net(nn.Cell):\n    def __init__(self):\n")
@@ -29,7 +28,8 @@ def test_a_snippet_too_short_to_tell_gets_no_limit():
 
 def test_a_short_line_stays_one_line():
     text = "import mindspore.nn as nn\npool = nn.MaxPool2d(2)  # halves\n"
-    assert fixed(text, ["MSA104"], unsafe=True) == "import mindspore.nn as nn\npool = nn.MaxPool2d(2, stride=2)  # halves\n"
+    assert fixed(text, ["MSA104"], unsafe=True) == ("import mindspore.nn as nn\n"
+                                                    "pool = nn.MaxPool2d(2, stride=2)  # halves\n")
 
 
 @pytest.mark.parametrize("table", ["msacclint", "ruff", "black"])

@@ -6,13 +6,11 @@ import stat
 
 import libcst as cst
 import pytest
+from helpers import check, fixed, settings
 
 from msacclint.analysis.edits import append_keywords
 from msacclint.engine import registry
-from msacclint.engine.fixes import apply_once
-from msacclint.frontends.fixing import fix_text
-
-from helpers import check, fixed, settings
+from msacclint.engine.fixes import apply_once, fix_text
 
 BEFORE = """\
 import mindspore.nn as nn
@@ -150,7 +148,7 @@ def test_keep_edits_are_never_fixes():
 
 
 def test_add_explicit_applies_only_keep_edits(tmp_path):
-    from msacclint.frontends.fixing import fix_file
+    from msacclint.engine.fixes import fix_file
 
     path = _write(tmp_path, "net.py", BEFORE)
     result = fix_file(str(path), settings(), unsafe=False, explicit=True)
@@ -390,4 +388,5 @@ def test_reordering_a_block_moves_comments_with_their_statements():
     assert out == NESTED.replace(
         "        # scale first\n        a = 1  # trailing\n", "").replace(
         "        c = 3\n", "") .replace(
-        "    def step(self):\n", "    def step(self):\n        c = 3\n        # scale first\n        a = 1  # trailing\n")
+        "    def step(self):\n",
+        "    def step(self):\n        c = 3\n        # scale first\n        a = 1  # trailing\n")

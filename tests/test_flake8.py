@@ -4,7 +4,6 @@ import subprocess
 import sys
 
 import pytest
-
 from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, triples
 
 

@@ -4,13 +4,12 @@ bundled examples and on the analysis questions they are built on."""
 from pathlib import Path
 
 import libcst as cst
+from helpers import check, settings
 
+from msacclint.analysis.context import FileContext
 from msacclint.analysis.datasets import EVAL, TRAIN, datasets
 from msacclint.analysis.imports import ImportTable
 from msacclint.analysis.training import training
-from msacclint.engine.context import FileContext
-
-from helpers import check, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -90,7 +89,8 @@ def _roles(code):
 def test_dataset_only_read_into_python_is_not_the_training_dataset():
     for iterate in ("raw.create_dict_iterator()", "tqdm(raw.create_dict_iterator(num_epochs=1))", "raw"):
         assert _roles(_REWRAP.format(iterate=iterate, extra="")) == [None, TRAIN], iterate
-    comprehension = _REWRAP.format(iterate="[]", extra="    xs = [r['image'].asnumpy() for r in raw.create_dict_iterator()]\n")
+    comprehension = _REWRAP.format(
+        iterate="[]", extra="    xs = [r['image'].asnumpy() for r in raw.create_dict_iterator()]\n")
     assert _roles(comprehension) == [None, TRAIN]
 
 

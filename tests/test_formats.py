@@ -8,10 +8,10 @@ import json
 import re
 
 import pytest
-
 from helpers import FAULTY, FAULTY_FINDINGS
+
 from msacclint.diagnostics import Applicability, Diagnostic, Fix, Severity
-from msacclint.frontends import formats
+from msacclint.frontends import output as formats
 
 JSON_KEYS = ["code", "checklist", "severity", "path", "line", "column", "end_line", "end_column",
              "message", "fix"]

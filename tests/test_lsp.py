@@ -121,7 +121,8 @@ async def test_code_actions_fix_the_finding(client: LanguageClient, workspace):
     titles = [a.title for a in actions]
     # stride=1 only writes out the reported bug: offered last, as "not a fix", never preferred
     assert titles == ["MSA104: stride=2, as in PyTorch (unsafe fix)",
-                      "MSA104: keep this behaviour, written out: stride=1 (not a fix: keeps the current behaviour)"], titles
+                      "MSA104: keep this behaviour, written out: stride=1 "
+                      "(not a fix: keeps the current behaviour)"], titles
     assert all(a.kind == types.CodeActionKind.QuickFix for a in actions)
     assert not any(a.is_preferred for a in actions)
     new_text = _apply(SOURCE, actions[0].edit.changes[uri])

@@ -6,10 +6,11 @@ import json
 import os
 
 from helpers import settings
+
 from msacclint.engine import notebook
 from msacclint.engine.batch import check_files
 from msacclint.engine.discovery import discover
-from msacclint.frontends.fixing import fix_file
+from msacclint.engine.notebook import fix_path as fix_file
 
 OUTPUT = {"name": "stdout", "output_type": "stream", "text": ["pooled\n"]}
 

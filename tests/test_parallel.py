@@ -8,7 +8,7 @@ import pytest
 
 from msacclint.engine import batch, registry
 from msacclint.engine.batch import PARALLEL_THRESHOLD, check_files
-from msacclint.engine.settings import Settings
+from msacclint.settings import Settings
 
 FAULTY = "import mindspore.nn as nn\n\ndrop = nn.Dropout({p})\npool = nn.MaxPool2d({k})\n"
 

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import CLEAN, FAULTY
 
 ROOT = Path(__file__).resolve().parents[1]

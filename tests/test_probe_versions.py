@@ -11,14 +11,14 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-
 from helpers import check, settings
+
+from msacclint.analysis.context import FileContext
 from msacclint.analysis.imports import ImportTable
 from msacclint.analysis.snapshot import load, shipped, snapshots_dir
 from msacclint.analysis.versions import in_range
 from msacclint.config import Options, resolve
 from msacclint.data import api_defaults, entry
-from msacclint.engine.context import FileContext
 from msacclint.engine.runner import run_rules
 from msacclint.rules.table import make_rule, spec_for
 
@@ -170,7 +170,8 @@ def test_a_snapshot_that_contradicts_the_rule_silences_it(tmp_path):
     assert check(POOL, ["MSA104"], defaults=future) == []
     assert check(DROP, ["MSA101"], defaults=future) == []
     pool1d = "import mindspore.nn as nn\npool = nn.MaxPool1d(2)\n"  # its own default still says 1
-    assert "in MindSpore 9.9.0 on CPU, MaxPool1d's stride defaults to 1" in check(pool1d, ["MSA104"], defaults=future)[0].message
+    message = check(pool1d, ["MSA104"], defaults=future)[0].message
+    assert "in MindSpore 9.9.0 on CPU, MaxPool1d's stride defaults to 1" in message
 
 
 def test_probe_table_refers_to_real_entries_and_behaviours():

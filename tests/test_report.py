@@ -9,13 +9,13 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ROOT
 
 from msacclint import __version__
 from msacclint.data import checklist
-from msacclint.frontends.report import (BY_HAND, NO_PROBLEM, NOT_APPLICABLE, PROBLEM, conclude, snapshot_version,
-                                        uses_of)
-
-from conftest import ROOT
+from msacclint.engine.runner import analyse_source
+from msacclint.report import BY_HAND, NO_PROBLEM, NOT_APPLICABLE, PROBLEM, conclude, snapshot_version
+from msacclint.settings import Settings
 
 ITEM_IDS = [item["id"] for item in checklist()["item"]]
 
@@ -40,7 +40,8 @@ def test_markdown_report_on_examples_reads_as_a_filled_checklist(example_markdow
     assert "- MindSpore: " in md and "- Files read: 1" in md and "`examples/train.py`" in md
     for item_id in ITEM_IDS:  # every item, once, with a conclusion
         row = _row(md, item_id)
-        assert any(f"| {c} |" in row or f"| **{c}** |" in row for c in (PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND)), row
+        assert any(f"| {c} |" in row or f"| **{c}** |" in row
+                   for c in (PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND)), row
     api = _row(md, "api.01")
     assert "**Problem found**" in api
     assert "`examples/train.py:15` MSA104" in api and "`examples/train.py:20` MSA101" in api
@@ -75,6 +76,13 @@ def test_a_file_that_does_not_parse_is_a_problem_of_tool01(tmp_path, msacclint):
     (tmp_path / "broken.py").write_text("import mindspore\nx = (\n")
     md = msacclint("report", ".", "--no-cache").stdout
     assert "**Problem found**" in _row(md, "tool.01") and "`broken.py:" in _row(md, "tool.01")
+
+
+def uses_of(code):
+    """What the engine's traversal collects for the report (no rule needs to run)."""
+    uses = analyse_source(code, "train.py", Settings(collect_uses=True)).uses
+    assert uses is not None
+    return uses
 
 
 @pytest.mark.parametrize("code,item,applies", [

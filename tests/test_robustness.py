@@ -12,12 +12,13 @@ from __future__ import annotations
 import hypothesmith
 import libcst as cst
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from msacclint.engine import registry
 from msacclint.engine.fixes import fix_source
 from msacclint.engine.runner import RULE_CRASHED, check_source
-from msacclint.engine.settings import Settings
+from msacclint.settings import Settings
 
 HEADER = "import mindspore as ms\nimport mindspore.nn as nn\nfrom mindspore import ops\n"
 ALL = Settings(enabled=frozenset(registry.all_codes()))

@@ -7,10 +7,10 @@ pass must change nothing.
 """
 
 import pytest
-
-from msacclint.engine import examples, registry
-
 from helpers import check, check_tree, fixed
+
+from msacclint.engine import registry
+from msacclint.rules import examples
 
 CASES_VALID = [(r.code, i, ex) for r in registry.all_rules() for i, ex in enumerate(r.VALID)]
 CASES_INVALID = [(r.code, i, ex) for r in registry.all_rules() for i, ex in enumerate(r.INVALID)]

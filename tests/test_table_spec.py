@@ -7,10 +7,15 @@ import pytest
 
 from msacclint.data import api_defaults
 from msacclint.engine import registry
-from msacclint.engine.rule import Rule
+from msacclint.rules.base import Rule
 from msacclint.rules.table import TableError, TableRuleMixin, load_table
-from msacclint.rules.table.conditions import (ArgumentCompares, ArgumentsMissing, NextLayerDoesNotDownsample,
-                                              OutputNotFedTo, compile_conditions)
+from msacclint.rules.table.conditions import (
+    ArgumentCompares,
+    ArgumentsMissing,
+    NextLayerDoesNotDownsample,
+    OutputNotFedTo,
+    compile_conditions,
+)
 from msacclint.rules.table.spec import parse_table
 
 

@@ -42,14 +42,13 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sources import (Source, SourceError, blobs, file_at, git, git_dir_of, parse_spec, python_files,  # noqa: E402
-                     read_files)
+from sources import Source, SourceError, blobs, file_at, git, git_dir_of, parse_spec, python_files, read_files  # noqa: E402
 
 from msacclint import __version__  # noqa: E402
 from msacclint.data import tomllib  # noqa: E402
 from msacclint.engine import registry  # noqa: E402
 from msacclint.engine.runner import check_source  # noqa: E402
-from msacclint.engine.settings import Settings  # noqa: E402
+from msacclint.settings import Settings  # noqa: E402
 
 CRASH_CODES = ("MSA001", "MSA002")
 SELECTIONS = ("all", "default")

@@ -51,7 +51,6 @@ def _sources(report: dict) -> List[str]:
 
 def _rules(report: dict) -> List[str]:
     every = report["selections"]["all"]
-    default = report["selections"]["default"]
     lines = ["### Findings per rule", "",
              f"Per 1,000 files = per 1,000 .py files read ({report['files']}).", ""]
     rows = []
@@ -140,7 +139,9 @@ def _history(rows: List[dict], figures: dict) -> List[str]:
     for r in rows:
         where = r["path"] if r.get("scope") is None else f"{r['path']} (project: {r['scope'] or '/'})"
         table.append([r.get("id") or "", f"{r['repo']}@{(r.get('fix_commit') or '')[:12]}", where,
-                      r["code"] + (f" ({', '.join(r['reported_by'])})" if r.get("reported_by") and r["reported_by"] != [r["code"]] else ""), r["status"] + (f" (needs {r['planned']})" if r.get("planned") else ""),
+                      r["code"] + (f" ({', '.join(r['reported_by'])})"
+                                   if r.get("reported_by") and r["reported_by"] != [r["code"]] else ""),
+                      r["status"] + (f" (needs {r['planned']})" if r.get("planned") else ""),
                       ",".join(map(str, r.get("pre_lines") or [])) or "-",
                       ",".join(map(str, r.get("post_lines") or [])) or "-", r.get("what") or ""])
     return lines + _table(["case", "fix commit", "path", "code", "status", "pre-fix lines reported",

@@ -149,7 +149,8 @@ def measure(corpus: Corpus, args, work: Path) -> None:
     run("parse", "LibCST parse only (1 process)", [PY, str(HERE / "floor.py"), "parse", str(all_list)], len(files))
     if args.quick:
         _run_list(run, "jobs1", "msacclint check --jobs 1 --no-cache", ms + ["--jobs", "1", "--no-cache"], files)
-        _run_list(run, "jobsN", f"msacclint check --jobs {jobs} --no-cache", ms + ["--jobs", str(jobs), "--no-cache"], files)
+        _run_list(run, "jobsN", f"msacclint check --jobs {jobs} --no-cache", ms + ["--jobs", str(jobs), "--no-cache"],
+                  files)
         return
     run("qualified", "LibCST parse + QualifiedNameProvider (1 process)",
         [PY, str(HERE / "floor.py"), "qualified", str(sample_list)], len(sample),
@@ -258,7 +259,8 @@ def tool_version(path: Optional[str], package: str) -> str:
         return "not installed"
     python = Path(path).parent / "python"
     try:
-        return subprocess.run([str(python), "-c", f"from importlib.metadata import version; print(version({package!r}))"],
+        code = f"from importlib.metadata import version; print(version({package!r}))"
+        return subprocess.run([str(python), "-c", code],
                               capture_output=True, text=True, timeout=60).stdout.strip() or "?"
     except (OSError, subprocess.SubprocessError):
         return "?"
@@ -296,7 +298,8 @@ def render(corpora: List[Corpus], args, started: str, info: Dict[str, str]) -> s
                          f"{_fmt(row.rss_mb, 0)} |")
     lines += ["", "| target | corpus | measured | goal | met |", "|---|---|---:|---:|---|"]
     for name, corpus, value, goal, met in targets(corpora):
-        lines.append(f"| {name} | {corpus} | {_fmt(value, 2)} | {'≤' if 'added' in name or 'RSS' in name else '≥'} {goal} | "
+        bound = '≤' if 'added' in name or 'RSS' in name else '≥'
+        lines.append(f"| {name} | {corpus} | {_fmt(value, 2)} | {bound} {goal} | "
                      f"{'yes' if met else '**no**'} |")
     lines += ["", "Commands (run in the corpus folder; FILES is the corpus's file list as msacclint discovers it):", ""]
     seen = set()
@@ -319,7 +322,8 @@ def main(argv=None) -> int:
     parser.add_argument("--sample", type=int, default=150, help="files for the slow baselines")
     parser.add_argument("--jobs", type=int, default=None, help="'all cores' (default: os.cpu_count())")
     parser.add_argument("--quick", action="store_true",
-                        help="only the parse floor and msacclint with one and all jobs (e.g. for peak RSS on a big corpus)")
+                        help="only the parse floor and msacclint with one and all jobs "
+                             "(e.g. for peak RSS on a big corpus)")
     parser.add_argument("--torchfix", default="/work/venvs/torchfix", help="virtualenv holding torchfix")
     parser.add_argument("--fixit", default="/work/venvs/fixit", help="virtualenv holding fixit")
     parser.add_argument("--write", type=Path, default=None, metavar="MARKDOWN",

@@ -87,10 +87,10 @@ def _factories(module: cst.Module, imports: ImportTable) -> Dict[str, str]:
 
         class Returns(cst.CSTVisitor):
             def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-                return node is stmt
+                return node is stmt  # noqa: B023 - the class is used in this iteration only
 
             def visit_Return(self, node: cst.Return) -> None:
-                returns.append(node)
+                returns.append(node)  # noqa: B023 - the class is used in this iteration only
 
         stmt.visit(Returns())
         callees = {imports.resolve(r.value.func) if isinstance(r.value, cst.Call) else None for r in returns}

@@ -142,7 +142,8 @@ class Datasets:
             if says_train(self.scopes.function_name(self.scopes.module_flow)):
                 out.add("file")
 
-    def _use_evidence(self, fl: FunctionFlow, name: Optional[str], expr: cst.CSTNode, out: Set[str], depth: int) -> None:
+    def _use_evidence(self, fl: FunctionFlow, name: Optional[str], expr: cst.CSTNode, out: Set[str],
+                      depth: int) -> None:
         """Where the dataset goes: Model.train, a training loop, or back to callers."""
         info = training(self.ctx)
         derived = self._derived(fl, name, expr)
@@ -154,7 +155,8 @@ class Datasets:
         for e in fl.calls():
             call = e.node
             func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "train" and any(mentions(a.value) for a in call.args):
+            if isinstance(func, cst.Attribute) and func.attr.value == "train" \
+                    and any(mentions(a.value) for a in call.args):
                 out.add(TRAIN)
             if isinstance(func, cst.Name) and func.value in step_names and any(mentions(a.value) for a in call.args):
                 out.add(TRAIN)
@@ -162,7 +164,8 @@ class Datasets:
                 loop = e.loops[0]
                 if isinstance(loop, cst.For) and mentions(loop.iter):
                     out.add(TRAIN)
-            if isinstance(func, cst.Attribute) and func.attr.value in ("eval", "predict") and any(mentions(a.value) for a in call.args):
+            if isinstance(func, cst.Attribute) and func.attr.value in ("eval", "predict") \
+                    and any(mentions(a.value) for a in call.args):
                 out.add(EVAL)
         if depth >= 2 or not isinstance(fl.root, cst.FunctionDef):
             return

@@ -112,7 +112,8 @@ def rank_dependent(ctx, expr: cst.BaseExpression, call: cst.CSTNode, depth: int 
     class Finder(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:
             func = node.func
-            tail = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+            tail = (func.attr.value if isinstance(func, cst.Attribute)
+                    else func.value if isinstance(func, cst.Name) else "")
             if tail in _RANK_CALLS or (tail in ("getenv", "get") and _says_rank(_code(node))):
                 found.append(node)
 

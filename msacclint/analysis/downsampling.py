@@ -23,8 +23,14 @@ from typing import Dict, Iterable, List, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, argument, literal
-from msacclint.analysis.cells import (PASS_THROUGH, CellInfo, _self_attr, attribute_of, cell_of_call,
-                                      consumers_past_pass_through)
+from msacclint.analysis.cells import (
+    PASS_THROUGH,
+    CellInfo,
+    _self_attr,
+    attribute_of,
+    cell_of_call,
+    consumers_past_pass_through,
+)
 
 #: strided layers and the position of ``stride`` in their signature
 _STRIDE_AT = {

@@ -88,7 +88,7 @@ class ImportTable:
 
     # -- building -----------------------------------------------------------------
     @classmethod
-    def from_module(cls, module: cst.Module) -> "ImportTable":
+    def from_module(cls, module: cst.Module) -> ImportTable:
         table = cls()
         table._scan(module.body, top_level=True)
         return table

@@ -99,7 +99,7 @@ def snapshots_dir() -> Path:
     return data_dir() / "snapshots"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def shipped(version: Optional[str], backend: str = "CPU") -> Optional[Path]:
     """The shipped snapshot of exactly this release (2.10 == 2.10.0), or None."""
     if not version:

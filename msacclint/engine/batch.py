@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ProcessPoolExecutor
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from msacclint.diagnostics import Diagnostic
+from msacclint.diagnostics import Diagnostic, FileResult
 from msacclint.engine.cache import Cache
-from msacclint.engine.runner import _bad_input, check_source
-from msacclint.engine.settings import Settings
+from msacclint.engine.notebook import check_notebook, is_notebook
+from msacclint.engine.runner import _bad_input, analyse_source
+from msacclint.settings import Settings
 
 #: below this many files a process pool costs more than it saves
 PARALLEL_THRESHOLD = 16
@@ -34,60 +35,62 @@ def read(path: str) -> Tuple[Optional[bytes], Optional[str]]:
 
 
 def check_file(path: str, settings: Settings, cache: Optional[Cache] = None) -> List[Diagnostic]:
+    return analyse_file(path, settings, cache).diagnostics
+
+
+def analyse_file(path: str, settings: Settings, cache: Optional[Cache] = None) -> FileResult:
+    """One file from disk, from the cache when its content was checked before."""
     data, problem = read(path)
     if data is None:
-        return _bad_input(path, problem, settings.codes_for(path))
+        return FileResult(_bad_input(path, problem or "", settings.codes_for(path)),
+                          frozenset() if settings.collect_uses else None)
     key = None
     if cache is not None:
         key = Cache.key(path, data)
-        hit = cache.get(key)
+        hit = cache.get_result(key, need_uses=settings.collect_uses)
         if hit is not None:
             return hit
-    if path.endswith(".ipynb"):
-        from msacclint.engine.notebook import check_notebook
-
-        found = check_notebook(data, path, settings)
+    if is_notebook(path):
+        found = FileResult(check_notebook(data, path, settings), frozenset() if settings.collect_uses else None)
     else:
-        found = check_source(data, path, settings)
+        found = analyse_source(data, path, settings)
     if cache is not None and key is not None:
-        cache.put(key, found)
+        cache.put(key, found.diagnostics, found.uses)
     return found
 
 
-def _worker(args) -> List[Diagnostic]:
+def _worker(args: Tuple[Sequence[str], Settings, bool]) -> List[Tuple[str, FileResult]]:
     paths, settings, use_cache = args
     cache = Cache.for_settings(settings) if use_cache else None
-    out: List[Diagnostic] = []
-    for path in paths:
-        out.extend(check_file(path, settings, cache))
-    return out
+    return [(path, analyse_file(path, settings, cache)) for path in paths]
 
 
-def _from_cache(paths: Sequence[str], settings: Settings, cache: Cache) -> Tuple[List[Diagnostic], List[str]]:
-    """Diagnostics of the files whose results are cached, and the paths still to check.
+def _from_cache(paths: Sequence[str], settings: Settings,
+                cache: Cache) -> Tuple[Dict[str, FileResult], List[str]]:
+    """Results of the files that are cached, and the paths still to check.
     Done in this process: a warm run then never starts a pool."""
-    found: List[Diagnostic] = []
+    found: Dict[str, FileResult] = {}
     todo: List[str] = []
     for path in paths:
         data, _ = read(path)
-        hit = cache.get(Cache.key(path, data)) if data is not None else None
+        hit = cache.get_result(Cache.key(path, data), need_uses=settings.collect_uses) if data is not None else None
         if hit is None:
-            todo.append(path)  # unreadable files are reported by check_file
+            todo.append(path)  # unreadable files are reported by analyse_file
         else:
-            found.extend(hit)
+            found[path] = hit
     return found, todo
 
 
-def check_files(paths: Sequence[str], settings: Settings, jobs: Optional[int] = None,
-                use_cache: bool = True) -> List[Diagnostic]:
-    """Diagnostics of all files in a stable order (path, line, column, code)."""
+def analyse_files(paths: Sequence[str], settings: Settings, jobs: Optional[int] = None,
+                  use_cache: bool = True) -> Dict[str, FileResult]:
+    """Each file's result, keyed by path, in the order of ``paths``."""
     jobs = jobs or os.cpu_count() or 1
-    found: List[Diagnostic] = []
+    found: Dict[str, FileResult] = {}
     todo = list(paths)
     if use_cache:
         found, todo = _from_cache(todo, settings, Cache.for_settings(settings))
     if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD:
-        found.extend(_worker((todo, settings, use_cache)))
+        found.update(_worker((todo, settings, use_cache)))
     else:
         # several interleaved chunks per worker: neighbouring files are often alike in
         # size, and a worker that finishes early takes the next chunk
@@ -95,5 +98,16 @@ def check_files(paths: Sequence[str], settings: Settings, jobs: Optional[int] = 
         chunks = [todo[i::count] for i in range(count)]
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             for part in pool.map(_worker, [(c, settings, use_cache) for c in chunks]):
-                found.extend(part)
-    return sorted(found, key=Diagnostic.sort_key)
+                found.update(part)
+    return {path: found[path] for path in paths if path in found}
+
+
+def check_files(paths: Sequence[str], settings: Settings, jobs: Optional[int] = None,
+                use_cache: bool = True) -> List[Diagnostic]:
+    """Diagnostics of all files in a stable order (path, line, column, code)."""
+    return diagnostics_of(analyse_files(paths, settings, jobs, use_cache).values())
+
+
+def diagnostics_of(results: Iterable[FileResult]) -> List[Diagnostic]:
+    """All diagnostics of some results in a stable order (path, line, column, code)."""
+    return sorted((d for result in results for d in result.diagnostics), key=Diagnostic.sort_key)

@@ -13,14 +13,13 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional
+from typing import Any, Dict, FrozenSet, List, Optional
 
 from msacclint import __version__
-from msacclint.diagnostics import Diagnostic
+from msacclint.data import data_dir
+from msacclint.diagnostics import Diagnostic, FileResult
 from msacclint.engine.atomic import replace_file
-
-if TYPE_CHECKING:
-    from msacclint.engine.settings import Settings
+from msacclint.settings import Settings
 
 FOLDER = ".msacclint_cache"
 FORMAT = 1
@@ -31,8 +30,6 @@ def code_fingerprint() -> str:
     """The msacclint version plus the size and mtime of every module and data file, so
     that an edited rule or table (a development install, a patched site-packages) never
     reuses results computed by the old code. About a hundred stat calls, once a run."""
-    from msacclint.data import data_dir
-
     digest = hashlib.sha256(__version__.encode())
     package = Path(__file__).resolve().parents[1]
     for folder, suffix in ((package, "*.py"), (data_dir(), "*.toml")):
@@ -45,7 +42,7 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def settings_key(settings: "Settings") -> str:
+def settings_key(settings: Settings) -> str:
     """Everything besides a file's path and content that decides its diagnostics: the
     settings (selection, per-file ignores, version, ...), the code, and the content of a
     probe snapshot the messages quote."""
@@ -65,7 +62,7 @@ class Cache:
         self.ready = False
 
     @classmethod
-    def for_settings(cls, settings: "Settings") -> "Cache":
+    def for_settings(cls, settings: Settings) -> Cache:
         return cls(settings.root, settings_key(settings))
 
     def _prepare(self) -> bool:
@@ -90,19 +87,31 @@ class Cache:
         return digest.hexdigest()
 
     def get(self, key: str) -> Optional[List[Diagnostic]]:
+        found = self.get_result(key)
+        return None if found is None else found.diagnostics
+
+    def get_result(self, key: str, need_uses: bool = False) -> Optional[FileResult]:
+        """The stored result; None when there is none, or when ``need_uses`` and the stored
+        one was computed without the file's names (a plain ``check`` run)."""
         try:
             with open(self.folder / key[:2] / key, encoding="utf-8") as handle:
                 stored = json.load(handle)
             if stored.get("format") != FORMAT or stored.get("key") != key:
                 return None
-            return [Diagnostic.from_cache(d) for d in stored["diagnostics"]]
+            uses = stored.get("uses")
+            if need_uses and not isinstance(uses, list):
+                return None
+            return FileResult([Diagnostic.from_cache(d) for d in stored["diagnostics"]],
+                              frozenset(uses) if isinstance(uses, list) else None)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
-    def put(self, key: str, diagnostics: List[Diagnostic]) -> None:
+    def put(self, key: str, diagnostics: List[Diagnostic], uses: Optional[FrozenSet[str]] = None) -> None:
         if not self._prepare():
             return
-        payload = {"format": FORMAT, "key": key, "diagnostics": [d.to_cache() for d in diagnostics]}
+        payload: Dict[str, Any] = {"format": FORMAT, "key": key, "diagnostics": [d.to_cache() for d in diagnostics]}
+        if uses is not None:
+            payload["uses"] = sorted(uses)
         try:
             target = self.folder / key[:2]
             target.mkdir(exist_ok=True)

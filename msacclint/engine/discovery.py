@@ -1,6 +1,7 @@
 """Which files a run checks.
 
-Folders are walked for ``.py`` files and ``.ipynb`` notebooks, without following symbolic links inside them (no loops; a folder
+Folders are walked for ``.py`` files and ``.ipynb`` notebooks, without following symbolic links
+inside them (no loops; a folder
 named on the command line is walked even when it is a link); hidden folders,
 virtualenvs, build output and caches are skipped. ``exclude`` patterns (gitignore
 style, relative to the configuration's folder) apply to walked files and to files named
@@ -79,7 +80,7 @@ def discover(paths: Sequence[str], exclude: Iterable[str] = (), root: str = ".")
     return found
 
 
-def _excluded(spec: "pathspec.PathSpec", path: str, root: Path) -> bool:
+def _excluded(spec: pathspec.PathSpec, path: str, root: Path) -> bool:
     absolute = Path(path).resolve()
     try:
         relative = absolute.relative_to(root).as_posix()

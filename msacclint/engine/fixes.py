@@ -7,14 +7,20 @@ until nothing changes (``fix_source``). The result is only returned when it pars
 
 from __future__ import annotations
 
+import ast
 import os
 import re
-from typing import Callable, List, Optional, Sequence, Tuple
+import stat
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from msacclint.analysis.edits import detected_line_length, wrap_long_insertion
 from msacclint.diagnostics import Diagnostic
+from msacclint.engine.atomic import replace_file
+from msacclint.engine.runner import check_source, read_source
+from msacclint.settings import Settings
 
 MAX_PASSES = 10
 
@@ -102,3 +108,95 @@ def fix_source(text: str, check: Callable[[str], Sequence[Diagnostic]], unsafe: 
             break  # never hand back text that does not parse
         text, total = new, total + applied
     return text, total
+
+
+# -- one file on disk ---------------------------------------------------------------------------
+# A file is only written when its fixed text parses (LibCST, and ``ast`` when the original
+# compiled), atomically (a temporary file in the same folder, then ``os.replace``, keeping
+# the file's mode), in its own encoding (a UTF-8 BOM, or a PEP 263 coding line) and with
+# its line endings as they were. A file that did not parse, or could not be read or
+# decoded, is never touched.
+
+
+@dataclass
+class FileFix:
+    """The outcome of fixing one file."""
+
+    path: str
+    original: str
+    fixed: str
+    applied: int
+    #: the file's encoding (``utf-8-sig`` when it starts with a BOM, or its coding line's)
+    encoding: str = "utf-8"
+    #: the diagnostics of the fixed text
+    remaining: List[Diagnostic] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.applied > 0 and self.fixed != self.original
+
+
+def _compiles(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _parses(text: str) -> bool:
+    try:
+        cst.parse_module(text)
+    except Exception:
+        return False
+    return True
+
+
+def fix_text(text: str, path: str, settings: Settings, unsafe: bool,
+             explicit: bool = False) -> Tuple[str, int, List[Diagnostic]]:
+    """The fixed text, how many fixes were applied, and what the engine still finds in
+    the result. The text is returned unchanged when the fixes would break it.
+    ``explicit`` applies the KEEP edits of ``--add-explicit`` instead of fixes."""
+    seen: Dict[str, List[Diagnostic]] = {}
+
+    def check(candidate: str) -> List[Diagnostic]:
+        if candidate not in seen:
+            seen.clear()  # only the latest text is asked for again
+            seen[candidate] = check_source(candidate, path, settings)
+        return seen[candidate]
+
+    fixed, applied = fix_source(text, check, unsafe=unsafe, explicit=explicit,
+                                line_length=configured_line_length(path))
+    if applied and fixed != text:
+        # fix_source only hands back text LibCST parses; also insist that Python itself
+        # still compiles it when it compiled before.
+        if not _parses(fixed) or (_compiles(text) and not _compiles(fixed)):
+            return text, 0, check(text)
+    return fixed, applied, check(fixed)
+
+
+def fix_file(path: str, settings: Settings, unsafe: bool, explicit: bool = False) -> Optional[FileFix]:
+    """Fix one file in memory; None when it cannot be read, decoded or parsed (such a
+    file is left alone; ``check`` reports why)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    text, encoding, problem = read_source(data)
+    if problem is not None or not _parses(text):
+        return None
+    fixed, applied, remaining = fix_text(text, path, settings, unsafe, explicit)
+    try:
+        fixed.encode(encoding)
+    except UnicodeEncodeError:  # a fix brought in a character the file's encoding cannot hold
+        return None
+    return FileFix(path, text, fixed, applied, encoding, remaining)
+
+
+def write_fixed(result: FileFix) -> None:
+    """Replace the file's content with the fixed text, in its own encoding, atomically,
+    keeping its permission bits. A symbolic link stays a link: its target is replaced."""
+    path = os.path.realpath(result.path)
+    replace_file(path, result.fixed.encode(result.encoding), mode=stat.S_IMODE(os.stat(path).st_mode),
+                 durable=True)

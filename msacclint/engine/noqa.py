@@ -7,8 +7,9 @@ from typing import Dict, FrozenSet, Iterable, List, Optional
 
 from msacclint.diagnostics import Diagnostic
 
-# '# noqa', '# NOQA', '#noqa:MSA101', '# noqa: MSA101, MSA2' (codes separated by commas
-# or spaces). A bare '# noqa' (or one whose codes cannot be read) silences everything.
+# Read: "noqa", "NOQA", "noqa:MSA101", "noqa: MSA101, MSA2" after a hash (codes separated by
+# commas or spaces). A bare noqa comment (or one whose codes cannot be read) silences
+# everything.
 _NOQA = re.compile(r"#\s*noqa(?P<sep>:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.I)
 
 ALL = frozenset({"*"})

@@ -35,6 +35,9 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from msacclint.diagnostics import Diagnostic
+from msacclint.engine.atomic import replace_file
+from msacclint.engine.fixes import FileFix, configured_line_length, fix_file, fix_source
+from msacclint.engine.runner import _bad_input, check_source
 
 SUFFIX = ".ipynb"
 #: the comment line in front of each code cell in the joined Python text
@@ -164,8 +167,6 @@ def to_cells(nb: Notebook, diagnostics: Sequence[Diagnostic]) -> List[Diagnostic
 
 def check_notebook(data: bytes, path: str, settings) -> List[Diagnostic]:
     """All diagnostics of a notebook file's bytes (an unreadable notebook is MSA001)."""
-    from msacclint.engine.runner import _bad_input, check_source
-
     try:
         nb = load(data)
     except NotebookError as exc:
@@ -230,9 +231,6 @@ class NotebookFix:
 def fix_notebook(path: str, settings, unsafe: bool, explicit: bool = False) -> Optional[NotebookFix]:
     """The notebook with its fixes applied, in memory; None when it cannot be read or its
     Python does not parse (such a notebook is left alone; ``check`` reports why)."""
-    from msacclint.engine.fixes import fix_source
-    from msacclint.engine.runner import check_source
-
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -249,7 +247,8 @@ def fix_notebook(path: str, settings, unsafe: bool, explicit: bool = False) -> O
 
     if any(d.code == "MSA001" for d in check(nb.python)):
         return None
-    python, applied = fix_source(nb.python, check, unsafe=unsafe, explicit=explicit)
+    python, applied = fix_source(nb.python, check, unsafe=unsafe, explicit=explicit,
+                                 line_length=configured_line_length(path))
     cells = _split(nb, python) if applied else None
     if not applied or cells is None:
         return NotebookFix(path, data, data, 0, to_cells(nb, check(nb.python)))
@@ -267,10 +266,21 @@ def fix_notebook(path: str, settings, unsafe: bool, explicit: bool = False) -> O
     return NotebookFix(path, data, fixed, applied, remaining)
 
 
+def fix_path(path: str, settings, unsafe: bool, explicit: bool = False) -> Optional[FileFix]:
+    """A file fixed in memory, Python source or notebook; None when it cannot be read,
+    decoded or parsed. A notebook's code cells are fixed in place and its FileFix holds
+    the notebook's JSON text, written back like any file."""
+    if not is_notebook(path):
+        return fix_file(path, settings, unsafe, explicit)
+    fixed = fix_notebook(path, settings, unsafe, explicit)
+    if fixed is None:
+        return None
+    return FileFix(path, fixed.original.decode("utf-8"), fixed.fixed.decode("utf-8"), fixed.applied, "utf-8",
+                   fixed.remaining)
+
+
 def write(result: NotebookFix) -> None:
     """Replace the notebook atomically, keeping its permission bits."""
-    from msacclint.engine.atomic import replace_file
-
     mode = stat.S_IMODE(os.stat(result.path).st_mode)
     replace_file(os.path.realpath(result.path), result.fixed, mode=mode, durable=True)
 
@@ -288,6 +298,6 @@ def fix_notebooks(paths: Sequence[str], settings, unsafe: bool, explicit: bool =
     return out
 
 
-__all__ = ["Notebook", "NotebookError", "NotebookFix", "check_notebook", "fix_notebook", "fix_notebooks",
+__all__ = ["Notebook", "NotebookError", "NotebookFix", "check_notebook", "fix_notebook", "fix_notebooks", "fix_path",
            "is_notebook", "load", "to_cells", "write"]
 

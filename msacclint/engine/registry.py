@@ -12,7 +12,7 @@ import importlib
 import pkgutil
 from typing import Dict, Iterable, List, Tuple, Type
 
-from msacclint.engine.rule import Rule
+from msacclint.rules.base import Rule
 
 
 @functools.lru_cache(maxsize=1)

@@ -12,20 +12,22 @@ import re
 import sys
 import tokenize
 import traceback
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Type, Union
+from typing import Callable, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type, Union
 
 import libcst as cst
 from libcst._batched_visitor import visit_batched
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from msacclint.analysis.context import FileContext
 from msacclint.analysis.edits import replacement
+from msacclint.analysis.facts import FileFacts
 from msacclint.analysis.imports import ImportTable
-from msacclint.diagnostics import Diagnostic, Edit, Fix, Severity
+from msacclint.analysis.uses import NameUses
+from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Severity
 from msacclint.engine import noqa
-from msacclint.engine.context import FileContext
 from msacclint.engine.registry import rules_by_code
-from msacclint.engine.rule import Report, Rule
-from msacclint.engine.settings import Settings
+from msacclint.rules.base import Report, Rule, visitor_names
+from msacclint.settings import Settings
 
 BAD_INPUT = "MSA001"
 RULE_CRASHED = "MSA002"
@@ -39,33 +41,42 @@ MAX_SOURCE_BYTES = 2_000_000
 
 def check_source(source: Union[str, bytes], path: str, settings: Settings) -> List[Diagnostic]:
     """All diagnostics for one file, sorted, with ``# noqa`` applied when the settings say so."""
+    return analyse_source(source, path, settings).diagnostics
+
+
+def analyse_source(source: Union[str, bytes], path: str, settings: Settings) -> FileResult:
+    """``check_source``, plus what the file uses when the settings ask for it."""
     codes = settings.codes_for(path)
+    nothing: Optional[FrozenSet[str]] = frozenset() if settings.collect_uses else None
     if len(source) > MAX_SOURCE_BYTES:
-        return _bad_input(path, f"file is {len(source) / 1e6:.1f} MB, over the {MAX_SOURCE_BYTES // 1_000_000} MB "
-                          "msacclint parses (generated data?); not checked: exclude it or split it", codes)
+        return FileResult(_bad_input(
+            path, f"file is {len(source) / 1e6:.1f} MB, over the {MAX_SOURCE_BYTES // 1_000_000} MB "
+            "msacclint parses (generated data?); not checked: exclude it or split it", codes), nothing)
     if isinstance(source, bytes):
         text, problem = decode(source)
         if problem is not None:
-            return _bad_input(path, problem, codes)
+            return FileResult(_bad_input(path, problem, codes), nothing)
     else:
         text = source
     if PREFILTER not in text:
-        return []
+        return FileResult([], nothing)
     module, problem_at = _parse(text)
     if module is None:
         message, line, column = problem_at
-        return _bad_input(path, message, codes, line, column)
+        return FileResult(_bad_input(path, message, codes, line, column), nothing)
     try:
         imports = ImportTable.from_module(module)
         if not imports.mentions("mindspore"):
-            return []
+            return FileResult([], nothing)
         ctx = FileContext(path=path, source=text, module=module, imports=imports, settings=settings)
-        found = run_rules(ctx, [rules_by_code()[c] for c in sorted(codes) if c in rules_by_code()])
+        uses = NameUses(imports) if settings.collect_uses else None
+        found = run_rules(ctx, [rules_by_code()[c] for c in sorted(codes) if c in rules_by_code()],
+                          also=(uses,) if uses is not None else ())
     except RecursionError:
-        return _bad_input(path, TOO_DEEP, codes)
+        return FileResult(_bad_input(path, TOO_DEEP, codes), nothing)
     if settings.honour_noqa:
         found = noqa.filter_noqa(text, found)
-    return sorted(found, key=Diagnostic.sort_key)
+    return FileResult(sorted(found, key=Diagnostic.sort_key), uses.result() if uses is not None else None)
 
 
 def decode(data: bytes) -> Tuple[str, Optional[str]]:
@@ -145,7 +156,7 @@ def _parse(text: str):
         return None, (f"file could not be parsed ({type(exc).__name__}: {exc}); not checked", 1, 1)
 
 
-def _syntax_problem(text: str, exc: "cst.ParserSyntaxError") -> Tuple[str, int, int]:
+def _syntax_problem(text: str, exc: cst.ParserSyntaxError) -> Tuple[str, int, int]:
     """Python's own words for a syntax error (LibCST's say only "Syntax Error @ 4:1" and
     often point past the mistake); LibCST's when Python accepts the file."""
     import ast
@@ -172,9 +183,10 @@ def _engine_diagnostic(code: str, path: str, message: str, line: int = 1, column
                       max(line, 1), max(column, 1), message)
 
 
-def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]]) -> List[Diagnostic]:
+def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]],
+              also: Sequence[cst.BatchableCSTVisitor] = ()) -> List[Diagnostic]:
     """Run rules over a parsed file in one traversal; a crashing rule is reported and
-    dropped, the others go on."""
+    dropped, the others go on. ``also``: collectors that ride along in the same traversal."""
     crashed: List[Tuple[Rule, BaseException]] = []
     rules: List[Rule] = []
     for cls in rule_classes:
@@ -188,12 +200,11 @@ def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]]) -> List[Diag
     active = [_Guarded(rule, crashed) for rule in rules]
     batch: List[cst.BatchableCSTVisitor] = list(active)
     if any(getattr(type(rule), "uses_facts", False) for rule in rules):
-        from msacclint.analysis.facts import FileFacts
-
         collector = FileFacts(ctx)
         ctx.facts["file"] = collector
         batch.insert(0, collector)
-    if active:
+    batch.extend(also)
+    if batch:
         # a RecursionError here is the file's nesting, not a rule's fault: it propagates and
         # check_source reports the file as MSA001
         visit_batched(ctx.module, batch)
@@ -220,9 +231,7 @@ def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]]) -> List[Diag
 
 
 def _has_visitors(cls: Type[Rule]) -> bool:
-    from msacclint.engine.rule import _visitor_names
-
-    return bool(_visitor_names(cls))
+    return bool(visitor_names(cls))
 
 
 class _Guarded(cst.BatchableCSTVisitor):

@@ -5,6 +5,9 @@ page). Further sub-commands come from modules listed in EXTRA_COMMANDS, each wit
 ``configure(parser)`` and ``run(args) -> int``; a module that is not there is skipped.
 
 Exit status: 0 nothing found, 1 findings, 2 usage or configuration error.
+
+Every sub-command turns its arguments into typed options and calls msacclint.api; what
+it prints comes from msacclint.frontends.output.
 """
 
 from __future__ import annotations
@@ -13,11 +16,12 @@ import argparse
 import importlib
 import os
 import sys
-from typing import List, Optional, Sequence
+from typing import NoReturn, Optional, Sequence
 
-from msacclint import __version__
-from msacclint.config import ConfigError, Options, resolve
-from msacclint.engine import registry
+from msacclint import __version__, api
+from msacclint.api import ConfigError
+from msacclint.frontends import arguments, output
+from msacclint.frontends.rule_page import render
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 
@@ -30,30 +34,9 @@ EXTRA_COMMANDS = {
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2, as argparse does, with our prefix
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2, as argparse does, with our prefix
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"msacclint: error: {message}\n")
-
-
-def _codes(value: str) -> List[str]:
-    return [c.strip() for c in value.split(",") if c.strip()]
-
-
-def add_check_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", default=None, help="files or folders (default: the current folder)")
-    parser.add_argument("--select", type=_codes, default=None, metavar="CODES",
-                        help="comma-separated codes or prefixes to run instead of the defaults (ALL for all)")
-    parser.add_argument("--extend-select", type=_codes, default=[], metavar="CODES",
-                        help="codes or prefixes to run in addition to the selection")
-    parser.add_argument("--ignore", type=_codes, default=[], metavar="CODES", help="codes or prefixes not to run")
-    parser.add_argument("--exclude", action="append", default=None, metavar="PATTERN",
-                        help="gitignore-style pattern of paths not to check (replaces the configured ones)")
-    parser.add_argument("--config", default=None, metavar="PYPROJECT",
-                        help="use this pyproject.toml instead of the nearest one")
-    parser.add_argument("--mindspore-version", default=None, metavar="VERSION",
-                        help="the MindSpore version the code targets (default: configured, else installed)")
-    parser.add_argument("--defaults", default=None, metavar="SNAPSHOT",
-                        help="a probe snapshot (msacclint probe --write) to quote in messages")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,8 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     check = sub.add_parser("check", help="check files for accuracy problems")
-    add_check_arguments(check)
-    check.add_argument("--format", choices=["text", "json", "sarif", "github"], default="text")
+    arguments.add_check_arguments(check)
+    check.add_argument("--format", choices=list(output.FORMATS), default="text")
     check.add_argument("-o", "--output-file", default=None, metavar="FILE", help="write the report here")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when something was found")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write .msacclint_cache")
@@ -73,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--fix", action="store_true", help="apply safe fixes")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff: also apply unsafe fixes")
     check.add_argument("--diff", action="store_true", help="show the fixes as a diff instead of writing them")
+    check.add_argument("--add-explicit", action="store_true",
+                       help="write out the current behaviour where a finding offers that (not a fix: the "
+                            "finding stays a review item; see docs/fixes.md)")
 
     sub.add_parser("rules", help="list every rule")
     rule = sub.add_parser("rule", help="print a rule's page")
@@ -112,64 +98,45 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return EXIT_USAGE
 
 
-def options_from(args: argparse.Namespace) -> Options:
-    return Options(select=args.select, extend_select=args.extend_select, ignore=args.ignore,
-                   exclude=args.exclude, mindspore_version=args.mindspore_version,
-                   defaults=args.defaults, config=args.config)
-
-
 def run_check(args: argparse.Namespace) -> int:
-    from msacclint.engine.batch import check_files
-    from msacclint.engine.discovery import MissingPath, discover
-
-    paths = args.paths or ["."]
-    if args.jobs is not None and args.jobs < 1:
-        raise ConfigError("--jobs must be at least 1")
-    settings, _ = resolve(paths, options_from(args))
-    try:
-        files = discover(paths, settings.exclude, settings.root)
-    except MissingPath as exc:
-        raise ConfigError(f"path does not exist: {exc}") from None
-
-    if args.fix or args.diff:
-        from msacclint.frontends import fixing
-
-        return fixing.run(files, settings, args)
-
-    diagnostics = check_files(files, settings, jobs=args.jobs, use_cache=not args.no_cache)
-    emit(diagnostics, args)
-    if diagnostics and args.format == "text" and not args.output_file:
-        fixable = sum(1 for d in diagnostics if d.fix is not None)
-        note = (f"Found {len(diagnostics)} problem{'s' if len(diagnostics) != 1 else ''} "
-                f"in {len(files)} file{'s' if len(files) != 1 else ''}")
-        if fixable:
-            note += f" ({fixable} with a fix: --fix, or --fix --unsafe-fixes)"
-        print(note + ".", file=sys.stderr)
-    if diagnostics and not args.exit_zero:
+    options = arguments.options_from(args)
+    if args.fix or args.diff or args.add_explicit:
+        return run_fix(args, api.FixOptions(**vars(options), unsafe=bool(args.unsafe_fixes), write=not args.diff,
+                                            explicit=bool(args.add_explicit)))
+    run = api.lint_paths(args.paths or ["."], options)
+    output.emit(run.diagnostics, args.format, args.output_file, args.statistics)
+    if run.diagnostics and args.format == "text" and not args.output_file:
+        print(output.check_summary(len(run.diagnostics), len(run.files), run.fixable), file=sys.stderr)
+    if run.diagnostics and not args.exit_zero:
         return EXIT_FOUND
     return EXIT_CLEAN
 
 
-def emit(diagnostics, args: argparse.Namespace) -> None:
-    """Print (or write to --output-file) the findings in the chosen format, then the
-    --statistics counts."""
-    from msacclint.frontends import formats
+def run_fix(args: argparse.Namespace, options: api.FixOptions) -> int:
+    """``check --fix`` / ``--unsafe-fixes`` / ``--diff``.
 
-    output = formats.FORMATS[args.format](diagnostics)
-    if args.output_file:
-        with open(args.output_file, "w", encoding="utf-8") as handle:
-            handle.write(output)
-    else:
-        sys.stdout.write(output)
-    if args.statistics:
-        # machine-readable output on stdout stays parseable: the counts go to stderr then
-        to_stderr = args.format != "text" and not args.output_file
-        (sys.stderr if to_stderr else sys.stdout).write(formats.statistics(diagnostics))
+    Ruff's applicability model: ``--fix`` applies the safe fixes (they remove the problem and
+    keep what the code meant), ``--unsafe-fixes`` adds the unsafe ones (they change the code to
+    what it most likely meant; a diagnostic with both prefers its unsafe alternative then).
+    ``--add-explicit`` writes out the current behaviour instead (KEEP edits, never fixes).
+    ``--diff`` prints what would change as a unified diff and writes nothing. What is left
+    after fixing is reported like ``msacclint check`` reports it."""
+    run = api.fix_paths(args.paths or ["."], options)
+    if not options.write:
+        for fixed in run.fixes:
+            sys.stdout.write(output.unified_diff(fixed))
+        print(output.diff_summary(run.applied, len(run.fixes)), file=sys.stderr)
+        return EXIT_FOUND if run.fixes else EXIT_CLEAN
+    output.emit(run.remaining, args.format, args.output_file, args.statistics)
+    print(output.fix_summary(run.applied, len(run.fixes), run.remaining, run.unsafe), file=sys.stderr)
+    if run.remaining and not args.exit_zero:
+        return EXIT_FOUND
+    return EXIT_CLEAN
 
 
 def run_rules() -> int:
     rows = [("code", "checklist", "severity", "default", "name")]
-    for rule in registry.all_rules():
+    for rule in api.rules():
         rows.append((rule.code, rule.checklist, rule.severity.value,
                      "on" if rule.enabled_by_default() else "off", rule.name))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
@@ -179,9 +146,7 @@ def run_rules() -> int:
 
 
 def run_rule(code: str) -> int:
-    from msacclint.frontends.rule_page import render
-
-    rule = registry.rules_by_code().get(code.upper())
+    rule = api.rule(code)
     if rule is None:
         print(f"msacclint: error: unknown rule code {code!r} (see `msacclint rules`)", file=sys.stderr)
         return EXIT_USAGE

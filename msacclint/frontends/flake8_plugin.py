@@ -17,10 +17,9 @@ from __future__ import annotations
 import os
 from typing import Any, Iterator, List, Optional, Tuple
 
-from msacclint import __version__
-from msacclint.engine import registry
-from msacclint.engine.runner import check_source
-from msacclint.engine.settings import Settings
+from flake8.exceptions import ExecutionError
+
+from msacclint import __version__, api
 
 
 class Flake8Plugin:
@@ -41,47 +40,33 @@ class Flake8Plugin:
                           help="MindSpore version the code targets (msacclint)")
         parser.add_option("--msacclint-defaults", default=None, parse_from_config=True, normalize_paths=True,
                           help="probe snapshot whose observed defaults msacclint quotes")
-        off = [rule.code for rule in registry.all_rules() if not rule.enabled_by_default()]
+        off = [rule.code for rule in api.rules() if not rule.enabled_by_default()]
         parser.extend_default_ignore(off)
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
-        from flake8.exceptions import ExecutionError
-
-        from msacclint.analysis.versions import parse
-
-        version = getattr(options, "msacclint_mindspore_version", None)
-        if version and not parse(version):
+        version = getattr(options, "msacclint_mindspore_version", None) or None
+        defaults = getattr(options, "msacclint_defaults", None) or None
+        if version and not api.is_version(version):
             raise ExecutionError(f"msacclint-mindspore-version: {version!r} is not a MindSpore "
                                  f"version such as 2.10.0")
-        defaults = getattr(options, "msacclint_defaults", None)
         if defaults and not os.path.isfile(defaults):
             raise ExecutionError(f"msacclint-defaults: probe snapshot not found: {defaults}")
-        cls._mindspore_version = version or None
-        cls._defaults = defaults or None
+        cls._mindspore_version = version
+        cls._defaults = defaults
         # flake8 lets an explicit `--select MSA` win over its default ignore list; an
         # off-by-default code must be named more precisely than the plugin's prefix
         # (`--extend-select MSA103`, or `MSA1`) to be switched on, as in ruff.
         selectors = [s.strip().upper() for s in (getattr(options, "select", None) or []) +
                      (getattr(options, "extend_select", None) or []) if s and s.strip()]
         specific = [s for s in selectors if s.startswith("MSA") and len(s) > 3]
-        cls._opted_in = frozenset(rule.code for rule in registry.all_rules()
+        cls._opted_in = frozenset(rule.code for rule in api.rules()
                                   if not rule.enabled_by_default() and any(rule.code.startswith(s) for s in specific))
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
-        from msacclint.analysis.snapshot import shipped
-        from msacclint.config import installed_mindspore
-
-        enabled = frozenset(rule.code for rule in registry.all_rules()
-                            if rule.enabled_by_default() or rule.code in self._opted_in)
-        version = self._mindspore_version or installed_mindspore()
+        enabled = [rule.code for rule in api.rules() if rule.enabled_by_default() or rule.code in self._opted_in]
         # as in the CLI: without a snapshot of its own, the shipped one of the release
-        defaults = self._defaults or (str(shipped(version)) if shipped(version) else None)
-        settings = Settings(
-            enabled=enabled,
-            mindspore_version=version,
-            defaults=defaults,
-            honour_noqa=False,
-        )
-        for d in check_source("".join(self.lines), self.filename, settings):
+        settings = api.settings_without_config(mindspore_version=self._mindspore_version, defaults=self._defaults,
+                                               enabled=enabled, honour_noqa=False)
+        for d in api.lint_text("".join(self.lines), self.filename, settings):
             yield d.line, d.column - 1, f"{d.code} [{d.checklist}] {d.message}", type(self)

@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from msacclint import __version__
+from msacclint import __version__, api
 from msacclint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from msacclint.frontends.rule_page import render
 
 INSTALL_HINT = "pip install 'msacclint[lsp]'"
 #: how a quick fix's title names its applicability; a KEEP edit is not a fix (docs/fixes.md)
@@ -33,8 +34,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        import pygls  # noqa: F401
         import lsprotocol  # noqa: F401
+        import pygls  # noqa: F401
     except ImportError:
         print(f"msacclint: error: the editor server needs pygls: {INSTALL_HINT}", file=sys.stderr)
         return 2
@@ -49,10 +50,8 @@ class SettingsCache:
     def __init__(self) -> None:
         self._by_config: Dict[Tuple[Optional[str], float], Any] = {}
 
-    def for_path(self, path: str):
-        from msacclint.config import Options, find_pyproject, resolve
-
-        pyproject = find_pyproject([path])
+    def for_path(self, path: str) -> Tuple[api.Settings, Any]:
+        pyproject = api.config_file_for(path)
         try:
             stamp = os.stat(pyproject).st_mtime if pyproject else 0.0
         except OSError:
@@ -60,7 +59,7 @@ class SettingsCache:
         key = (str(pyproject) if pyproject else None, stamp)
         if key not in self._by_config:
             self._by_config.clear()
-            self._by_config[key] = resolve([path], Options(config=str(pyproject) if pyproject else None))
+            self._by_config[key] = api.settings_for_file(path, pyproject)
         return self._by_config[key]
 
 
@@ -87,12 +86,6 @@ def build_server():
     from lsprotocol import types
     from pygls.lsp.server import LanguageServer
 
-    from msacclint.config import ConfigError
-    from msacclint.engine.fixes import fix_source
-    from msacclint.engine.registry import rules_by_code
-    from msacclint.engine.runner import check_source
-    from msacclint.frontends.rule_page import render
-
     server = LanguageServer("msacclint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
     settings_cache = SettingsCache()
     #: uri -> (document version, text, engine path, settings, diagnostics)
@@ -110,7 +103,7 @@ def build_server():
         path = doc.path or "untitled.py"
         try:
             settings, _ = settings_cache.for_path(path)
-        except ConfigError as exc:
+        except api.ConfigError as exc:
             if str(exc) not in shown_errors:  # once per problem, not on every keystroke
                 shown_errors.add(str(exc))
                 server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error,
@@ -118,18 +111,18 @@ def build_server():
             results[uri] = (doc.version, text, path, None, [])
             return doc, results[uri]
         engine_path = relative_path(path, settings.root)
-        found = [] if is_excluded(path, settings) else check_source(text, engine_path, settings)
+        found = [] if is_excluded(path, settings) else api.lint_text(text, engine_path, settings)
         results[uri] = (doc.version, text, engine_path, settings, found)
         return doc, results[uri]
 
-    def position(doc, line: int, column: int) -> "types.Position":
+    def position(doc, line: int, column: int) -> types.Position:
         """1-based line and code-point column -> LSP position in the client's units."""
         return doc.position_to_client_units(types.Position(line=max(line - 1, 0), character=max(column - 1, 0)))
 
-    def lsp_range(doc, line: int, column: int, end_line: int, end_column: int) -> "types.Range":
+    def lsp_range(doc, line: int, column: int, end_line: int, end_column: int) -> types.Range:
         return types.Range(start=position(doc, line, column), end=position(doc, end_line, end_column))
 
-    def to_lsp(doc, d: Diagnostic) -> "types.Diagnostic":
+    def to_lsp(doc, d: Diagnostic) -> types.Diagnostic:
         return types.Diagnostic(
             range=lsp_range(doc, d.line, d.column, d.end_line, d.end_column),
             message=f"{d.message} [{d.checklist}]",
@@ -163,16 +156,16 @@ def build_server():
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri,
                                                                                diagnostics=[]))
 
-    def overlaps(doc, d: Diagnostic, wanted: "types.Range") -> bool:
+    def overlaps(doc, d: Diagnostic, wanted: types.Range) -> bool:
         r = lsp_range(doc, d.line, d.column, d.end_line, d.end_column)
         return (r.start.line, r.start.character) <= (wanted.end.line, wanted.end.character) and \
             (wanted.start.line, wanted.start.character) <= (r.end.line, r.end.character)
 
-    def text_edit(doc, edit: Edit) -> "types.TextEdit":
+    def text_edit(doc, edit: Edit) -> types.TextEdit:
         return types.TextEdit(range=lsp_range(doc, edit.line, edit.column, edit.end_line, edit.end_column),
                               new_text=edit.text)
 
-    def quick_fix(uri: str, doc, d: Diagnostic, fix: Fix) -> "types.CodeAction":
+    def quick_fix(uri: str, doc, d: Diagnostic, fix: Fix) -> types.CodeAction:
         safe = fix.applicability is Applicability.SAFE
         return types.CodeAction(
             title=f"{d.code}: {fix.description} ({_KIND[fix.applicability]})",
@@ -195,7 +188,7 @@ def build_server():
                     actions.extend(quick_fix(uri, doc, d, fix) for fix in d.fixes if fix.edits)
         wants_fix_all = not only or any(str(getattr(k, "value", k)).startswith("source") for k in only)
         if settings is not None and wants_fix_all and any(d.fix_for(False) for d in found):
-            fixed, applied = fix_source(text, lambda t: check_source(t, engine_path, settings), unsafe=False)
+            fixed, applied = api.fix_text(text, engine_path, settings, unsafe=False)
             if applied and fixed != text:
                 end = doc.client_position_at_offset(len(text)) if text else types.Position(line=0, character=0)
                 whole = types.Range(start=types.Position(line=0, character=0), end=end)
@@ -213,7 +206,7 @@ def build_server():
         pages: List[str] = []
         shown = set()
         for d in found:
-            rule = rules_by_code().get(d.code)
+            rule = api.rule(d.code)
             if rule is None or d.code in shown or not overlaps(doc, d, at):
                 continue
             shown.add(d.code)

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import List, Type
+from typing import Dict, List, Type
 
+from msacclint import api
 from msacclint.data import checklist
-from msacclint.engine.rule import Rule
+from msacclint.rules.base import Rule
 
 
 def _checklist_title(item_id: str) -> str:
@@ -23,7 +24,8 @@ def render(rule: Type[Rule]) -> str:
     on = "on by default" if rule.enabled_by_default() else "off by default (opt in with --extend-select)"
     parts: List[str] = [
         f"# {rule.code}: {rule.name}\n",
-        f"Checklist **{rule.checklist}** ({_checklist_title(rule.checklist)}) · severity **{rule.severity.value}** · {on}\n",
+        f"Checklist **{rule.checklist}** ({_checklist_title(rule.checklist)}) · "
+        f"severity **{rule.severity.value}** · {on}\n",
     ]
     entry_id = getattr(rule, "entry_id", "")
     if entry_id:
@@ -39,7 +41,8 @@ def render(rule: Type[Rule]) -> str:
     versions = rule.versions.strip()
     since, until = getattr(rule, "since", None), getattr(rule, "until", None)
     if since or until:
-        bounds = f"Applies to MindSpore {'>= ' + since if since else ''}{', ' if since and until else ''}{'< ' + until if until else ''}."
+        bounds = (f"Applies to MindSpore {'>= ' + since if since else ''}{', ' if since and until else ''}"
+                  f"{'< ' + until if until else ''}.")
         versions = (bounds + " " + versions).strip()
     if versions:
         parts.append("## Versions\n\n" + versions + "\n")
@@ -68,11 +71,9 @@ def reference(text: str) -> str:
 
 
 def write_all(folder: Path) -> List[Path]:
-    from msacclint.engine.registry import all_rules
-
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for rule in all_rules():
+    for rule in api.rules():
         path = folder / f"{rule.code}.md"
         path.write_text(render(rule), encoding="utf-8")
         written.append(path)
@@ -83,16 +84,15 @@ def write_all(folder: Path) -> List[Path]:
 
 
 def render_index() -> str:
-    from msacclint.engine.registry import all_rules
-
     areas = checklist()["areas"]
-    lines = ["# Rules\n", "Generated from the rules' own metadata (`python -m msacclint.frontends.rule_page docs/rules`).\n",
+    lines = ["# Rules\n",
+             "Generated from the rules' own metadata (`python -m msacclint.frontends.rule_page docs/rules`).\n",
              "Codes are stable (configurations name them); a rule lives in the package of its checklist area, "
              "`msacclint/rules/<area>/`, whatever its code's range: the table below maps each code to its area "
              "and module. Rules generated from rules/api_defaults.toml live in their area's `table_rules` module "
              "(docs/dev/table-dsl.md).\n"]
-    by_area = {}
-    for rule in all_rules():
+    by_area: Dict[str, List[Type[Rule]]] = {}
+    for rule in api.rules():
         by_area.setdefault(rule.checklist.split(".")[0], []).append(rule)
     for area, title in areas.items():
         rules = by_area.get(area)

@@ -11,9 +11,8 @@ import inspect
 import math
 from typing import Any, Callable, Dict, List
 
-import numpy as np
-
 import mindspore as ms
+import numpy as np
 
 BEHAVIOURS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {}
 
@@ -27,7 +26,7 @@ def build(target: Any, check: Dict[str, Any]) -> Any:
     return target(*check.get("args", ()), **check.get("kwargs", {}))
 
 
-def tensor(values: Any) -> "ms.Tensor":
+def tensor(values: Any) -> ms.Tensor:
     return ms.Tensor(np.asarray(values, dtype=np.float32))
 
 
@@ -71,7 +70,7 @@ def first_parameter(target, check):
     return names[0] if names else None
 
 
-def _zero_share(output: "ms.Tensor") -> float:
+def _zero_share(output: ms.Tensor) -> float:
     return round(float((output.asnumpy() == 0).mean()), 3)
 
 

@@ -8,7 +8,7 @@ from typing import List, Optional, Union
 import libcst as cst
 
 from msacclint.analysis.cells import CellInfo, cells
-from msacclint.engine.rule import Rule
+from msacclint.rules.base import Rule
 
 
 class InFunctionRule(Rule):

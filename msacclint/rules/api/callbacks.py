@@ -14,7 +14,7 @@ import libcst as cst
 from msacclint.analysis.cells import cells
 from msacclint.analysis.training import set_train_mode
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.base import Invalid, Rule, Valid
 
 #: the public spellings the import table resolves MindSpore's Callback base to
 CALLBACK_BASES = frozenset({"mindspore.Callback", "mindspore._callback.Callback"})

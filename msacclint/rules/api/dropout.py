@@ -22,9 +22,9 @@ from msacclint.analysis.flow import flow
 from msacclint.analysis.names import one_minus, says_drop, says_keep
 from msacclint.analysis.snapshot import for_settings
 from msacclint.diagnostics import Applicability, Severity
-from msacclint.engine.rule import FixSpec, Invalid, Valid
-from msacclint.rules.table import TableRuleMixin, called
+from msacclint.rules.base import FixSpec, Invalid, Valid
 from msacclint.rules.function_rule import InFunctionRule
+from msacclint.rules.table import TableRuleMixin, called
 
 DROPOUT = "mindspore.nn.Dropout"
 

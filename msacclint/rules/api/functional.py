@@ -13,7 +13,7 @@ import libcst as cst
 
 from msacclint.analysis.calls import argument, has_star_args, has_star_kwargs
 from msacclint.diagnostics import Applicability, Severity
-from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 from msacclint.rules.table import TableRuleMixin, add_keywords, called
 
 _DROPOUTS = {

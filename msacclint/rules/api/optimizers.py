@@ -9,7 +9,7 @@ import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.table import TableRuleMixin, called
 
 MOMENTUM = "mindspore.nn.Momentum"

@@ -12,7 +12,7 @@ import libcst as cst
 from msacclint.analysis.scopes import says_eval, scopes
 from msacclint.analysis.training import holds_mode_cells, training
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.base import Invalid, Rule, Valid
 
 
 class TrainLoopWithoutSetTrain(Rule):

@@ -16,7 +16,7 @@ from msacclint.analysis.calls import literal
 from msacclint.analysis.cells import CellInfo, cells
 from msacclint.analysis.flow import flow
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.function_rule import FunctionRule
 
 CELL = "mindspore.nn.Cell"
@@ -281,8 +281,8 @@ class UnusedSubCell(Rule):
         for name, attr in info.attrs.items():
             if not _is_layer_call(self.ctx, info, attr.callee, attr.value):
                 continue
-            mentions = len(re.findall(r"\b%s\b" % re.escape(name), source))
-            assignments = len(re.findall(r"\bself\.%s\s*(?::[^=\n]*)?=(?!=)" % re.escape(name), class_text))
+            mentions = len(re.findall(r"\b" + re.escape(name) + r"\b", source))
+            assignments = len(re.findall(r"\bself\." + re.escape(name) + r"\s*(?::[^=\n]*)?=(?!=)", class_text))
             if mentions <= assignments:
                 self.report(attr.assign, f"self.{name} ({_code(attr.value.func) if isinstance(attr.value, cst.Call) else 'a Cell'}) "
                             f"is built in __init__ but never used: its parameters are trained and saved without "

@@ -19,7 +19,7 @@ from msacclint.analysis.flow import flow
 from msacclint.analysis.loss_scale import GRAD_FUNCTIONS, defined_value, model_argument, module_functions
 from msacclint.analysis.losses import SOFTMAX_CE, dataset_label_kind, label_kind, loss_options, unreduced_return
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Valid
+from msacclint.rules.base import Invalid, Valid
 from msacclint.rules.function_rule import FunctionRule
 
 

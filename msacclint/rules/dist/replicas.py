@@ -10,7 +10,7 @@ from __future__ import annotations
 from msacclint.analysis.distributed import distributed, rank_dependent
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.base import Invalid, Rule, Valid
 
 
 class ReplicasUnseeded(Rule):

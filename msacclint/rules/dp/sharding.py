@@ -15,7 +15,7 @@ from msacclint.analysis.distributed import distributed
 from msacclint.analysis.scopes import names_in, says_train, scopes
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.base import Invalid, Rule, Valid
 
 _DIST_WORDS = ("distribut", "rank", "device_num", "group_size", "shard", "parallel", "world", "multi", "device_id")
 

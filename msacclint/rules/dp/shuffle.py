@@ -17,7 +17,7 @@ from msacclint.analysis.cells import cells
 from msacclint.analysis.datasets import TRAIN, datasets
 from msacclint.analysis.scopes import scopes
 from msacclint.diagnostics import Applicability, Severity
-from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 
 GENERATOR_DATASET = "mindspore.dataset.GeneratorDataset"
 SEQUENTIAL = "mindspore.dataset.SequentialSampler"

@@ -15,10 +15,16 @@ import libcst as cst
 from msacclint.analysis.calls import argument, has_star_kwargs, is_number, literal
 from msacclint.analysis.facts import facts
 from msacclint.analysis.scopes import scopes
-from msacclint.analysis.transforms import (is_py_transform, rescales, runs_when_not_training, uint8_source,
-                                           vision_calls, vision_name)
+from msacclint.analysis.transforms import (
+    is_py_transform,
+    rescales,
+    runs_when_not_training,
+    uint8_source,
+    vision_calls,
+    vision_name,
+)
 from msacclint.diagnostics import Applicability, Severity
-from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 
 
 class RandomAugmentationInEval(Rule):

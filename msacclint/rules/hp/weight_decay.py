@@ -8,7 +8,7 @@ import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, argument, is_number, literal
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.table import TableRuleMixin, called
 
 #: mindspore.nn optimizers built on nn.Optimizer's default weight-decay filter

@@ -19,7 +19,7 @@ from msacclint.analysis.flow import flow
 from msacclint.analysis.loss_scale import GRAD_FUNCTIONS, defined_value, file_has_loss_scaling, model_argument
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Valid
+from msacclint.rules.base import Invalid, Valid
 from msacclint.rules.function_rule import FunctionRule
 
 MODEL = "mindspore.Model"

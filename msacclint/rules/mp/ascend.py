@@ -17,8 +17,8 @@ import libcst as cst
 
 from msacclint.analysis.calls import argument, has_star_kwargs
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
 from msacclint.rules.api.optimizers import device_target
+from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.table import TableRuleMixin
 
 _KEY = "precision_mode"

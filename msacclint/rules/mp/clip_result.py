@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from msacclint.diagnostics import Applicability, Severity
-from msacclint.engine.rule import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 from msacclint.rules.table import TableRuleMixin, called
 
 _CLIPS = frozenset({"mindspore.ops.clip_by_global_norm", "mindspore.ops.clip_by_norm"})

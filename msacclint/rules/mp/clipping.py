@@ -15,7 +15,7 @@ import libcst as cst
 from msacclint.analysis.cells import CellInfo
 from msacclint.analysis.loss_scale import GradScaleFlow, cell_scales_loss
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Valid
+from msacclint.rules.base import Invalid, Valid
 from msacclint.rules.function_rule import FunctionRule
 
 

@@ -21,7 +21,7 @@ from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.edits import append_keywords
 from msacclint.analysis.imports import canonical
 from msacclint.diagnostics import Applicability, Severity
-from msacclint.engine.rule import FixSpec, Rule
+from msacclint.rules.base import FixSpec, Rule
 from msacclint.rules.table.conditions import CallSite, Condition, compile_conditions
 from msacclint.rules.table.spec import EntrySpec, FixTemplate, ParameterGroups, RuleSpec, area_of, load_table
 from msacclint.rules.table.versions import TableRuleMixin

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 from msacclint.data import api_defaults
-from msacclint.engine.rule import Invalid, Valid
+from msacclint.rules.base import Invalid, Valid
 
 #: comparison operators of a condition (``op = "given"`` only asks whether it is passed)
 OPERATORS = ("<", "<=", ">", ">=", "==", "!=", "in")

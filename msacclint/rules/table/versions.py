@@ -8,6 +8,7 @@ from typing import ClassVar, Iterable, Optional, Tuple
 from msacclint.analysis.snapshot import for_settings
 from msacclint.analysis.versions import in_range
 from msacclint.data import load_toml
+from msacclint.probe.values import agrees
 from msacclint.rules.table.spec import load_table
 
 
@@ -63,8 +64,6 @@ class TableRuleMixin:
         snapshot = for_settings(self.ctx.settings)
         if snapshot is None:
             return False
-        from msacclint.probe.values import agrees
-
         seen = snapshot.defaults.get(api)
         if seen is None:
             return False  # the snapshot did not look at this API

@@ -1,7 +1,7 @@
 """Codes the engine itself reports: input it could not check, and rules that crashed."""
 
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Rule
+from msacclint.rules.base import Rule
 
 
 class UncheckableFile(Rule):

@@ -17,7 +17,7 @@ from msacclint.analysis.flow import flow
 from msacclint.analysis.scopes import says_eval, says_train
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
-from msacclint.engine.rule import Invalid, Rule, Valid
+from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.function_rule import InFunctionRule
 
 ZERO_INIT = "mindspore.common.initializer.Zero"
@@ -535,7 +535,7 @@ class UncheckedCheckpointLoad(InFunctionRule):
                 names.append(element.value)
         scope_text = _code(self._functions[-1]) if self._functions else self.ctx.source
         for name in names:
-            if name != "_" and len(re.findall(r"\b%s\b" % re.escape(name), scope_text)) > 1:
+            if name != "_" and len(re.findall(r"\b" + re.escape(name) + r"\b", scope_text)) > 1:
                 return
         self._report(node.value)
 

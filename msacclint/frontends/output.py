@@ -1,16 +1,23 @@
-"""Output formats of ``msacclint check``: text, json, sarif, github.
+"""Everything the command line prints: the formats of ``msacclint check`` (text, json,
+sarif, github), the ``--statistics`` counts, the closing summaries of a check and of a
+fix run, and ``--diff``'s unified diffs. One module, so that what users read is written
+in one place.
 
 The JSON and SARIF shapes are contracts (docs/contracts.md): keys are only ever added.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
+import sys
 from pathlib import PurePath
-from typing import Callable, Dict, Iterable, List, Sequence
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
+from urllib.parse import quote
 
-from msacclint import __version__
+from msacclint import __version__, api
+from msacclint.api import FileFix
 from msacclint.diagnostics import Diagnostic, Severity
 
 INFORMATION_URI = "https://pypi.org/project/msacclint/"
@@ -51,14 +58,12 @@ _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.I
 
 
 def sarif(diagnostics: Sequence[Diagnostic]) -> str:
-    from msacclint.engine.registry import rules_by_code
-
-    codes = sorted({d.code for d in diagnostics} | set())
-    catalogue = rules_by_code()
+    codes = sorted({d.code for d in diagnostics})
     rule_index = {code: i for i, code in enumerate(codes)}
     rules = []
     for code in codes:
-        rule = catalogue[code]
+        rule = api.rule(code)
+        assert rule is not None, code
         rules.append({
             "id": code,
             "name": rule.name,
@@ -118,8 +123,6 @@ def _uri(path: str) -> str:
 
 
 def _quote(part: str) -> str:
-    from urllib.parse import quote
-
     return quote(part, safe="._-~")
 
 
@@ -139,3 +142,68 @@ def statistics(diagnostics: Iterable[Diagnostic]) -> str:
     lines = [f"{n:>5}  {code}  [{checklist}] {severity}\n"
              for code, (n, checklist, severity) in sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))]
     return "".join(lines)
+
+
+# -- around the findings ------------------------------------------------------------------------
+def emit(diagnostics: Sequence[Diagnostic], fmt: str = "text", output_file: Optional[str] = None,
+         with_statistics: bool = False) -> None:
+    """Print (or write to ``output_file``) the findings in the chosen format, then the
+    --statistics counts."""
+    output = FORMATS[fmt](diagnostics)
+    if output_file:
+        with open(output_file, "w", encoding="utf-8") as handle:
+            handle.write(output)
+    else:
+        sys.stdout.write(output)
+    if with_statistics:
+        # machine-readable output on stdout stays parseable: the counts go to stderr then
+        to_stderr = fmt != "text" and not output_file
+        (sys.stderr if to_stderr else sys.stdout).write(statistics(diagnostics))
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def check_summary(found: int, files: int, fixable: int) -> str:
+    """The line a text-format check ends with on stderr."""
+    note = f"Found {plural(found, 'problem')} in {plural(files, 'file')}"
+    if fixable:
+        note += f" ({fixable} with a fix: --fix, or --fix --unsafe-fixes)"
+    return note + "."
+
+
+def fix_summary(fixed: int, files_changed: int, remaining: Sequence[Diagnostic], unsafe: bool) -> str:
+    """The line a ``--fix`` run ends with on stderr."""
+    found = fixed + len(remaining)
+    if not found:
+        return "All checks passed."
+    if fixed:
+        text = (f"Found {plural(found, 'problem')} ({fixed} fixed in {plural(files_changed, 'file')}, "
+                f"{len(remaining)} remaining).")
+    else:
+        text = f"Found {plural(found, 'problem')} (no fix applied)."
+
+    if not unsafe:
+        hidden = sum(1 for d in remaining if d.fix_for(True) is not None)
+        if hidden:
+            text += f" {hidden} more {'fix' if hidden == 1 else 'fixes'} available with --unsafe-fixes."
+    return text
+
+
+def diff_summary(fixed: int, files_changed: int) -> str:
+    """The line a ``--diff`` run ends with on stderr."""
+    if not fixed:
+        return "No fixes available."
+    return f"Would fix {plural(fixed, 'problem')} in {plural(files_changed, 'file')}."
+
+
+def unified_diff(result: FileFix) -> str:
+    """The change of one file as a unified diff (``a/path`` -> ``b/path``)."""
+    name = result.path.replace(os.sep, "/")
+    lines = difflib.unified_diff(result.original.splitlines(keepends=True), result.fixed.splitlines(keepends=True),
+                                 fromfile=f"a/{name}", tofile=f"b/{name}")
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)

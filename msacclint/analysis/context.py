@@ -8,7 +8,7 @@ from typing import Any, Dict, Optional
 import libcst as cst
 
 from msacclint.analysis.imports import ImportTable
-from msacclint.engine.settings import Settings
+from msacclint.settings import Settings
 
 
 @dataclass

@@ -7,7 +7,8 @@ import re
 from html import escape as _escape
 from typing import List
 
-from msacclint.frontends.report import BY_HAND, NO_PROBLEM, NOT_APPLICABLE, PROBLEM, Report
+from msacclint.report import BY_HAND, NO_PROBLEM, NOT_APPLICABLE, PROBLEM, Report
+
 
 def escape(text: str) -> str:
     """HTML-escaped text with `backticked` spans shown as code."""

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Callable, ClassVar, Dict, FrozenSet, List, Map
 import libcst as cst
 
 from msacclint.diagnostics import Applicability, Severity
-from msacclint.engine import examples
+from msacclint.rules import examples
 
 if TYPE_CHECKING:
-    from msacclint.engine.context import FileContext
+    from msacclint.analysis.context import FileContext
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ class FixSpec:
 
 @dataclass
 class Report:
-    rule: "Rule"
+    rule: Rule
     node: cst.CSTNode
     message: str
     fixes: Tuple[FixSpec, ...] = ()
@@ -129,7 +129,7 @@ class Rule(cst.BatchableCSTVisitor):
     VALID: ClassVar[Sequence[Valid]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
 
-    def __init__(self, ctx: "FileContext") -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx
         self.reports: List[Report] = []
@@ -142,7 +142,7 @@ class Rule(cst.BatchableCSTVisitor):
         return cls.severity is not Severity.INFO
 
     @classmethod
-    def applies_to(cls, ctx: "FileContext") -> bool:
+    def applies_to(cls, ctx: FileContext) -> bool:
         """Whether the rule runs on this file at all (version ranges, file facts)."""
         return True
 
@@ -165,11 +165,11 @@ class Rule(cst.BatchableCSTVisitor):
     # -- batching -------------------------------------------------------------------
     def get_visitors(self) -> Dict[str, Callable[[cst.CSTNode], None]]:
         # inspect.getmembers on every instance is slow; the names are per class.
-        return {name: getattr(self, name) for name in _visitor_names(type(self))}
+        return {name: getattr(self, name) for name in visitor_names(type(self))}
 
 
-@functools.lru_cache(maxsize=None)
-def _visitor_names(cls: type) -> Tuple[str, ...]:
+@functools.cache
+def visitor_names(cls: type) -> Tuple[str, ...]:
     names = []
     for name in dir(cls):
         if not (name.startswith("visit_") or name.startswith("leave_")):

@@ -1,97 +1,33 @@
-"""Fill in the accuracy checklist for a code base (Markdown, JSON or HTML).
+"""The checklist report's model: every item of rules/checklist.toml concluded from a run.
 
-``msacclint report [PATHS...] [--format md|json|html] [-o FILE]`` concludes every item of
-rules/checklist.toml:
-
-- "Problem found": findings with that checklist id, each as file:line and message;
+- "Problem found": findings with that checklist id;
 - "N/A": nothing in the files read that the item applies to (no mixed precision, no
-  distributed setup, no MindSpore dataset, ...), decided from the files' resolved names;
+  distributed setup, no MindSpore dataset, ...), decided from the names the files use
+  (msacclint.analysis.uses, gathered in the engine's traversal and cached with the
+  findings);
 - "No problem": the rules that cover the item ran and found nothing (they are named);
 - "Check by hand": code cannot decide it (the dataset itself, the epoch count) or its
   rules are switched off; the item's ``manual`` text says what to do.
 
-The header records the msacclint version, the MindSpore version and the files read.
-The exit status is 0 when the report was written, 2 on a usage error.
+``msacclint.api.build_report`` fills it in; the renderers (Markdown, JSON, HTML) live with
+the ``report`` front end in msacclint.frontends.report.
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime
 import json
-import sys
 from dataclasses import dataclass, field
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
-import libcst as cst
-
-from msacclint import __version__
-from msacclint.data import checklist
+from msacclint.config import installed_mindspore
 from msacclint.diagnostics import Diagnostic
+from msacclint.settings import Settings
 
 PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND = "Problem found", "No problem", "N/A", "Check by hand"
 CONCLUSIONS = (PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND)
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    from msacclint.frontends.cli import add_check_arguments
-
-    add_check_arguments(parser)
-    parser.add_argument("--format", choices=["md", "json", "html"], default="md",
-                        help="md (to paste into an issue), json, or html (one self-contained page)")
-    parser.add_argument("-o", "--output-file", default=None, metavar="FILE", help="write the report here")
-    parser.add_argument("--no-cache", action="store_true", help="neither read nor write .msacclint_cache")
-
-
-# -- what the code uses: names resolved through each file's imports ---------------------------
-class _Uses(cst.CSTVisitor):
-    """Resolved names of calls, attribute chains and class bases, keyword names
-    (``kw:amp_level``) and method names (``method:to_float``)."""
-
-    def __init__(self, imports) -> None:
-        super().__init__()
-        self.imports = imports
-        self.names: Set[str] = set()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        name = self.imports.resolve(node.func)
-        if name:
-            self.names.add(name)
-        elif isinstance(node.func, cst.Attribute):
-            self.names.add("method:" + node.func.attr.value)
-        for arg in node.args:
-            if arg.keyword is not None:
-                self.names.add("kw:" + arg.keyword.value)
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        name = self.imports.resolve(node)
-        if name:
-            self.names.add(name)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        name = self.imports.resolve(node)
-        if name:
-            self.names.add(name)
-
-
-def uses_of(text: str) -> FrozenSet[str]:
-    """What one file uses; empty when it does not use MindSpore or does not parse."""
-    from msacclint.analysis.imports import ImportTable
-
-    if "mindspore" not in text:
-        return frozenset()
-    try:
-        module = cst.parse_module(text)
-    except Exception:
-        return frozenset()
-    imports = ImportTable.from_module(module)
-    if not imports.mentions("mindspore"):
-        return frozenset()
-    visitor = _Uses(imports)
-    module.visit(visitor)
-    return frozenset(visitor.names | {"mindspore"})
-
-
+# -- what the code uses decides whether an item applies ---------------------------------------
 def _has(names: Iterable[str], *needles: str) -> bool:
     return any(needle in name for name in names for needle in needles)
 
@@ -133,9 +69,12 @@ def loads_checkpoint(n: FrozenSet[str]) -> bool:
     return _mindspore(n, "load_checkpoint", "load_param_into_net")
 
 
+_NO_DISTRIBUTION = ("nothing in the files read sets up distributed training "
+                    "(mindspore.communication, parallel context)")
+
 #: item prefix or id -> (does the item apply?, why not when it does not)
 APPLIES: Dict[str, Tuple[Callable[[FrozenSet[str]], bool], str]] = {
-    "dp.05": (uses_distribution, "nothing in the files read sets up distributed training (mindspore.communication, parallel context)"),
+    "dp.05": (uses_distribution, _NO_DISTRIBUTION),
     "dp": (uses_dataset, "nothing in the files read builds a mindspore.dataset pipeline"),
     "hp.01": (uses_training, "nothing in the files read builds an optimizer or a training step"),
     "hp.03": (uses_training, "nothing in the files read builds an optimizer or a training step"),
@@ -146,7 +85,7 @@ APPLIES: Dict[str, Tuple[Callable[[FrozenSet[str]], bool], str]] = {
     "mp.03": (uses_loss_scale, "nothing in the files read scales the loss (loss scale manager, scaler, scale_sense)"),
     "mp.04": (uses_loss_scale, "nothing in the files read scales the loss (loss scale manager, scaler, scale_sense)"),
     "mp": (uses_mixed_precision, "nothing in the files read uses mixed precision (amp, float16, loss scale, to_float)"),
-    "dist": (uses_distribution, "nothing in the files read sets up distributed training (mindspore.communication, parallel context)"),
+    "dist": (uses_distribution, _NO_DISTRIBUTION),
 }
 
 
@@ -228,43 +167,12 @@ def conclude(items: Sequence[dict], diagnostics: Sequence[Diagnostic], uses: Fro
     return results
 
 
-def build(paths: Sequence[str], args: argparse.Namespace) -> Report:
-    from msacclint.config import ConfigError, resolve
-    from msacclint.engine import registry
-    from msacclint.engine.batch import check_files, read
-    from msacclint.engine.discovery import MissingPath, discover
-    from msacclint.engine.runner import decode
-    from msacclint.frontends.cli import options_from
-
-    settings, _ = resolve(paths, options_from(args))
-    try:
-        files = discover(paths, settings.exclude, settings.root)
-    except MissingPath as exc:
-        raise ConfigError(f"path does not exist: {exc}") from None
-    diagnostics = check_files(files, settings, jobs=None, use_cache=not args.no_cache)
-    uses: Set[str] = set()
-    for path in files:
-        data, _ = read(path)
-        if data is not None:
-            text, problem = decode(data)
-            if problem is None:
-                uses |= uses_of(text)
-    rules_by_item: Dict[str, List[str]] = {}
-    for rule in registry.all_rules():
-        rules_by_item.setdefault(rule.checklist, []).append(rule.code)
-    data = checklist()
-    items = conclude(data["item"], diagnostics, frozenset(uses), settings.enabled, rules_by_item)
-    return Report(__version__, mindspore_description(args, settings), list(files), items, dict(data["areas"]),
-                  generated=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
-
-
-def mindspore_description(args: argparse.Namespace, settings) -> str:
-    """The MindSpore version the findings assume, and where that number comes from."""
-    from msacclint.config import installed_mindspore
-
+def mindspore_description(given_version: Optional[str], settings: Settings) -> str:
+    """The MindSpore version the findings assume, and where that number comes from
+    (``given_version``: the one the caller passed, e.g. with --mindspore-version)."""
     snapshot = snapshot_version(settings.defaults) if settings.defaults else None
-    if args.mindspore_version:
-        text = f"{args.mindspore_version} (given with --mindspore-version)"
+    if given_version:
+        text = f"{given_version} (given with --mindspore-version)"
     elif settings.mindspore_version and settings.mindspore_version != installed_mindspore():
         text = f"{settings.mindspore_version} (configured in pyproject.toml)"
     elif settings.mindspore_version:
@@ -301,66 +209,3 @@ def snapshot_version(path: str) -> Optional[str]:
                 if isinstance(value.get(inner), str):
                     return value[inner]
     return data.get("version") if isinstance(data.get("version"), str) else None
-
-
-# -- Markdown and JSON ------------------------------------------------------------------------
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def finding_line(d: Diagnostic) -> str:
-    return f"{d.path}:{d.line}: {d.code} {d.message}"
-
-
-def markdown(report: Report) -> str:
-    counts = report.counts()
-    out = ["# MindSpore accuracy checklist, filled in by msacclint", ""]
-    out.append(f"- msacclint: {report.msacclint_version}")
-    out.append(f"- MindSpore: {report.mindspore_version}")
-    out.append(f"- Generated: {report.generated}")
-    out.append(f"- Files read: {len(report.files)}")
-    out.append("- Summary: " + " · ".join(f"{n} {c}" for c, n in counts.items()))
-    out.append("")
-    for area, title in report.areas.items():
-        items = [i for i in report.items if i.area == area]
-        if not items:
-            continue
-        out += [f"## {title} ({area}.*)", "", "| Item | Conclusion | Evidence / what to do |", "|---|---|---|"]
-        for item in items:
-            if item.findings:
-                evidence = "<br>".join(f"`{_cell(d.path)}:{d.line}` {d.code} {_cell(d.message)}" for d in item.findings)
-            else:
-                evidence = _cell(item.detail)
-                if item.also_check:
-                    evidence += "<br>Also check by hand: " + _cell(item.also_check)
-            mark = "**" + item.conclusion + "**" if item.conclusion in (PROBLEM, BY_HAND) else item.conclusion
-            out.append(f"| {item.id} {_cell(item.title)} | {mark} | {evidence} |")
-        out.append("")
-    out += ["<details><summary>Files read</summary>", ""]
-    out += [f"- `{path}`" for path in report.files] or ["- (none)"]
-    out += ["", "</details>", ""]
-    return "\n".join(out)
-
-
-def render(report: Report, fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps(report.to_json(), indent=2) + "\n"
-    if fmt == "html":
-        from msacclint.frontends.report_html import html_page
-
-        return html_page(report)
-    return markdown(report)
-
-
-def run(args: argparse.Namespace) -> int:
-    report = build(args.paths or ["."], args)
-    text = render(report, args.format)
-    if args.output_file:
-        with open(args.output_file, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        counts = report.counts()
-        print(f"msacclint: report written to {args.output_file} ("
-              + ", ".join(f"{n} {c}" for c, n in counts.items()) + ")", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
-    return 0

@@ -2,6 +2,8 @@
 
 Settings are plain, picklable values so that worker processes receive them as they are.
 Reading pyproject.toml and the command line into Settings is msacclint.config's job.
+This module sits at the bottom of the layers (it imports nothing of msacclint): the
+engine, the rules and the analysis layer's FileContext all read it.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass
-from typing import FrozenSet, Optional, Tuple
+from typing import FrozenSet, Optional, Set, Tuple
 
 
 @dataclass(frozen=True)
@@ -28,8 +30,12 @@ class Settings:
     defaults: Optional[str] = None
     #: the folder relative paths and globs are taken from
     root: str = "."
-    #: the standalone CLI honours ``# noqa``; under flake8, flake8 does it itself
+    #: the standalone CLI honours noqa comments; under flake8, flake8 does it itself
     honour_noqa: bool = True
+    #: also collect what each file uses (msacclint.analysis.uses) in the same traversal:
+    #: the checklist report asks for it. Not part of the cache key: a cached result
+    #: without the names is simply not used when they are wanted.
+    collect_uses: bool = False
 
     def codes_for(self, path: str) -> FrozenSet[str]:
         """Enabled codes minus the per-file ignores that match ``path``."""
@@ -37,7 +43,7 @@ class Settings:
             return self.enabled
         # globs are relative to the configuration's folder, whatever the current folder
         names = {path.replace("\\", "/"), _relative_to(path, self.root)}
-        off = set()
+        off: Set[str] = set()
         for pattern, codes in self.per_file_ignores:
             if any(_glob_match(name, pattern) for name in names):
                 off.update(codes)
@@ -47,6 +53,7 @@ class Settings:
 
     def cache_key(self) -> str:
         data = asdict(self)
+        del data["collect_uses"]
         data["enabled"] = sorted(self.enabled)
         if self.defaults:  # a re-written probe snapshot changes the messages
             try:

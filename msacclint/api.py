@@ -1,0 +1,252 @@
+"""msacclint as a library: the one way in for every front end.
+
+The command line (``msacclint check``, ``--fix``, ``--diff``, ``report``), the pre-commit
+hooks (which run that command line), the flake8 plugin and the editor server call the
+functions below; none of them resolves configuration, discovers files or drives the
+engine itself. A library user does the same::
+
+    from msacclint.api import LintOptions, lint_paths
+
+    run = lint_paths(["src/"], LintOptions(select=("MSA1",), use_cache=False))
+    for d in run.diagnostics:
+        print(d.path, d.line, d.code, d.message)
+
+A run: options + the nearest ``[tool.msacclint]`` -> Settings; the files to check; the
+project index (the plug-in point of the project layer, below); the engine over every
+file (cached, in parallel when it pays); a frozen result. Errors of configuration or
+usage raise ``ConfigError`` (the command line prints it and exits 2).
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple, Type, Union
+
+from msacclint import __version__
+from msacclint.analysis.versions import parse as parse_version
+from msacclint.config import ConfigError, Options, find_pyproject, plain_settings, resolve
+from msacclint.data import checklist
+from msacclint.diagnostics import Diagnostic, FileResult
+from msacclint.engine import registry
+from msacclint.engine.batch import analyse_files, diagnostics_of
+from msacclint.engine.discovery import MissingPath, discover
+from msacclint.engine.fixes import FileFix, configured_line_length, fix_source, write_fixed
+from msacclint.engine.notebook import fix_path
+from msacclint.engine.runner import check_source
+from msacclint.report import Report, conclude, mindspore_description
+from msacclint.rules.base import Rule
+from msacclint.settings import Settings
+
+__all__ = [
+    "ConfigError", "FileFix", "FixOptions", "FixRun", "LintOptions", "LintRun", "Options", "Report",
+    "ReportOptions", "Settings", "build_report", "config_file_for", "fix_paths", "fix_text", "is_version",
+    "lint_paths", "lint_text", "rule", "rules", "settings_for_file", "settings_without_config",
+]
+
+
+# -- options ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LintOptions(Options):
+    """What a run is asked to do: the selection and configuration of ``Options`` (select,
+    extend_select, ignore, exclude, mindspore_version, defaults, config), plus how to run."""
+
+    #: worker processes; None: all cores (few files run in-process)
+    jobs: Optional[int] = None
+    #: read and write ``.msacclint_cache``
+    use_cache: bool = True
+
+
+@dataclass(frozen=True)
+class FixOptions(LintOptions):
+    #: also apply unsafe fixes (a diagnostic with both then prefers its unsafe alternative)
+    unsafe: bool = False
+    #: write the fixed files; False computes the fixes only (``--diff``)
+    write: bool = True
+    #: apply the KEEP edits (``--add-explicit``: the current behaviour written out) instead
+    #: of fixes; see docs/fixes.md
+    explicit: bool = False
+
+
+@dataclass(frozen=True)
+class ReportOptions(LintOptions):
+    pass
+
+
+# -- results ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LintRun:
+    """The outcome of ``lint_paths``."""
+
+    settings: Settings
+    #: the pyproject.toml the configuration came from, if any
+    config_file: Optional[Path]
+    #: the files checked, in the order they were found
+    files: Tuple[str, ...]
+    #: every finding, sorted by (path, line, column, code)
+    diagnostics: Tuple[Diagnostic, ...]
+    #: each file's result (with the names it uses when the run collected them)
+    results: Dict[str, FileResult]
+
+    @property
+    def fixable(self) -> int:
+        return sum(1 for d in self.diagnostics if d.fix is not None)
+
+
+@dataclass(frozen=True)
+class FixRun:
+    """The outcome of ``fix_paths``."""
+
+    settings: Settings
+    files: Tuple[str, ...]
+    #: the files whose text changed, in file order (written when ``FixOptions.write``)
+    fixes: Tuple[FileFix, ...]
+    #: what is still found after fixing, sorted
+    remaining: Tuple[Diagnostic, ...]
+    unsafe: bool
+    written: bool
+
+    @property
+    def applied(self) -> int:
+        return sum(f.applied for f in self.fixes)
+
+
+# -- the project layer's plug-in point ----------------------------------------------------------
+def _project_index(paths: Sequence[str], settings: Settings, use_cache: bool) -> Optional[object]:
+    """PROJECT LAYER PLUG-IN POINT (issue 13). Every run goes through here once, before the
+    engine sees a file: the whole-project index is to be built or read from the cache here
+    (``msacclint.project.find_project_root(path)`` for the root, then
+    ``msacclint.project.load_index(root, settings, cache=...)``) and handed to the engine.
+    Until that package exists this returns None and every rule sees one file at a time."""
+    return None
+
+
+# -- runs over paths ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Prepared:
+    settings: Settings
+    config_file: Optional[Path]
+    files: Tuple[str, ...]
+    project: Optional[object]
+
+
+def _prepare(paths: Sequence[str], options: LintOptions, collect_uses: bool = False) -> _Prepared:
+    """Settings (configuration file, then the options on top), the files, the project index."""
+    if options.jobs is not None and options.jobs < 1:
+        raise ConfigError("--jobs must be at least 1")
+    paths = list(paths) or ["."]
+    settings, pyproject = resolve(paths, options)
+    if collect_uses:
+        settings = replace(settings, collect_uses=True)
+    try:
+        files = discover(paths, settings.exclude, settings.root)
+    except MissingPath as exc:
+        raise ConfigError(f"path does not exist: {exc}") from None
+    project = _project_index(paths, settings, options.use_cache)
+    return _Prepared(settings, pyproject, tuple(files), project)
+
+
+def _analyse(prepared: _Prepared, options: LintOptions) -> Dict[str, FileResult]:
+    return analyse_files(prepared.files, prepared.settings, jobs=options.jobs, use_cache=options.use_cache)
+
+
+def lint_paths(paths: Sequence[str], options: LintOptions = LintOptions()) -> LintRun:
+    """Check files and folders (``[]``: the current folder)."""
+    prepared = _prepare(paths, options)
+    results = _analyse(prepared, options)
+    return LintRun(prepared.settings, prepared.config_file, prepared.files,
+                   tuple(diagnostics_of(results.values())), results)
+
+
+def fix_paths(paths: Sequence[str], options: FixOptions = FixOptions()) -> FixRun:
+    """Apply the fixes (safe ones; with ``unsafe`` the unsafe ones too) to files and folders.
+
+    One (cached, parallel) check first: only files with an applicable fix are read again
+    and fixed. Files are written only when ``options.write``; a file whose fixed text would
+    not parse, or could not be read, decoded or parsed, is never touched."""
+    prepared = _prepare(paths, options)
+    before = _analyse(prepared, options)
+    fixes: Dict[str, FileFix] = {}
+    for path, result in before.items():
+        if any(d.fix_for(options.unsafe, options.explicit) is not None for d in result.diagnostics):
+            fixed = fix_path(path, prepared.settings, options.unsafe, options.explicit)
+            if fixed is not None and fixed.changed:
+                fixes[path] = fixed
+    if options.write:
+        for fixed in fixes.values():
+            write_fixed(fixed)
+    remaining: List[Diagnostic] = []
+    for path, result in before.items():
+        remaining.extend(fixes[path].remaining if path in fixes else result.diagnostics)
+    remaining.sort(key=Diagnostic.sort_key)
+    return FixRun(prepared.settings, prepared.files, tuple(fixes.values()), tuple(remaining), options.unsafe,
+                  options.write)
+
+
+def build_report(paths: Sequence[str], options: ReportOptions = ReportOptions()) -> Report:
+    """The accuracy checklist filled in for files and folders. The names each file uses
+    (to decide which items apply) come from the engine's traversal and its cache."""
+    prepared = _prepare(paths, options, collect_uses=True)
+    results = _analyse(prepared, options)
+    uses = frozenset().union(*(r.uses or frozenset() for r in results.values()))
+    rules_by_item: Dict[str, List[str]] = {}
+    for rule_class in registry.all_rules():
+        rules_by_item.setdefault(rule_class.checklist, []).append(rule_class.code)
+    data = checklist()
+    items = conclude(data["item"], diagnostics_of(results.values()), uses, prepared.settings.enabled,
+                     rules_by_item)
+    return Report(__version__, mindspore_description(options.mindspore_version, prepared.settings),
+                  list(prepared.files), items, dict(data["areas"]),
+                  generated=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+
+
+# -- one file's text (flake8, the editor) -------------------------------------------------------
+def config_file_for(path: str) -> Optional[Path]:
+    """The pyproject.toml that configures ``path``: the nearest one above it with a
+    ``[tool.msacclint]`` table, as on the command line."""
+    return find_pyproject([path])
+
+
+def settings_for_file(path: str, config_file: Optional[Path] = None) -> Tuple[Settings, Optional[Path]]:
+    """The settings that apply to one file (the editor server asks this per file):
+    ``config_file``, else the one ``config_file_for(path)`` finds."""
+    pyproject = config_file or config_file_for(path)
+    return resolve([path], Options(config=str(pyproject) if pyproject else None))
+
+
+def settings_without_config(mindspore_version: Optional[str] = None, defaults: Optional[str] = None,
+                            enabled: Optional[Sequence[str]] = None, honour_noqa: bool = True) -> Settings:
+    """Settings that read no configuration file (the flake8 plugin: flake8 has its own)."""
+    return plain_settings(mindspore_version, defaults, enabled, honour_noqa)
+
+
+def is_version(text: str) -> bool:
+    """Whether ``text`` reads as a MindSpore version ("2.10.0")."""
+    return bool(parse_version(text))
+
+
+def lint_text(text: Union[str, bytes], path: str, settings: Settings) -> List[Diagnostic]:
+    """The diagnostics of one file's text (an editor buffer, the lines flake8 read);
+    ``path`` decides per-file ignores and appears in the diagnostics."""
+    _project_index([path], settings, use_cache=True)
+    return check_source(text, path, settings)
+
+
+def fix_text(text: str, path: str, settings: Settings, unsafe: bool = False,
+             explicit: bool = False) -> Tuple[str, int]:
+    """One text with its fixes applied (only when the result parses), and how many were;
+    ``explicit`` applies the KEEP edits of ``--add-explicit`` instead."""
+    return fix_source(text, lambda candidate: check_source(candidate, path, settings), unsafe=unsafe,
+                      explicit=explicit, line_length=configured_line_length(path))
+
+
+# -- the rules ----------------------------------------------------------------------------------
+def rules() -> Tuple[Type[Rule], ...]:
+    """Every rule class, by code."""
+    return registry.all_rules()
+
+
+def rule(code: str) -> Optional[Type[Rule]]:
+    """The rule with this code (any case), or None."""
+    return registry.rules_by_code().get(code.upper())

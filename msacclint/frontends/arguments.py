@@ -1,0 +1,38 @@
+"""The command-line arguments ``check`` and ``report`` share, and the typed options
+(msacclint.api.LintOptions) they become."""
+
+from __future__ import annotations
+
+import argparse
+from typing import List
+
+from msacclint import api
+
+
+def _codes(value: str) -> List[str]:
+    return [c.strip() for c in value.split(",") if c.strip()]
+
+
+def add_check_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", default=None, help="files or folders (default: the current folder)")
+    parser.add_argument("--select", type=_codes, default=None, metavar="CODES",
+                        help="comma-separated codes or prefixes to run instead of the defaults (ALL for all)")
+    parser.add_argument("--extend-select", type=_codes, default=[], metavar="CODES",
+                        help="codes or prefixes to run in addition to the selection")
+    parser.add_argument("--ignore", type=_codes, default=[], metavar="CODES", help="codes or prefixes not to run")
+    parser.add_argument("--exclude", action="append", default=None, metavar="PATTERN",
+                        help="gitignore-style pattern of paths not to check (replaces the configured ones)")
+    parser.add_argument("--config", default=None, metavar="PYPROJECT",
+                        help="use this pyproject.toml instead of the nearest one")
+    parser.add_argument("--mindspore-version", default=None, metavar="VERSION",
+                        help="the MindSpore version the code targets (default: configured, else installed)")
+    parser.add_argument("--defaults", default=None, metavar="SNAPSHOT",
+                        help="a probe snapshot (msacclint probe --write) to quote in messages")
+
+
+def options_from(args: argparse.Namespace) -> api.LintOptions:
+    """The typed options of a ``check`` or ``report`` command line."""
+    return api.LintOptions(select=args.select, extend_select=args.extend_select, ignore=args.ignore,
+                           exclude=args.exclude, mindspore_version=args.mindspore_version,
+                           defaults=args.defaults, config=args.config,
+                           jobs=getattr(args, "jobs", None), use_cache=not args.no_cache)
