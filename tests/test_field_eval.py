@@ -240,3 +240,25 @@ def test_precision_per_rule_split_by_protocol_roles(repo, tmp_path):
     assert by_role["held-out"] == {"true": 0, "false": 1, "unsure": 0, "precision": 0.0}
     assert "other" not in by_role
     assert "| MSA101 | tuning | 1 | 0 | 0 | 100.0 % |" in md
+
+
+def test_history_cases_2_halves_follow_the_seeded_hash():
+    """Every round-2 history case is in the half its id hashes to (never chosen, never moved),
+    names one problem (a rule code, a checklist item, or NEW with the planned rule) and a
+    40-digit fix commit; ids are unique."""
+    import hashlib
+    import tomllib
+
+    seed = tomllib.loads((ROOT / "bench" / "field" / "protocol.toml").read_text())["seed"]
+    cases = tomllib.loads((ROOT / "bench" / "field" / "history_cases_2.toml").read_text())["case"]
+    ids = [case["id"] for case in cases]
+    assert len(ids) == len(set(ids))
+    for case in cases:
+        digest = int(hashlib.sha256(f"{seed}:{case['id']}".encode()).hexdigest(), 16)
+        assert case["half"] == ("tuning" if digest % 2 == 0 else "held-out"), case["id"]
+        assert len(case["fix_commit"]) == 40 and int(case["fix_commit"], 16) >= 0, case["id"]
+        assert "scope" in case and case["what"], case["id"]
+        if case.get("code") == "NEW":
+            assert case.get("planned"), case["id"]
+        else:
+            assert case.get("code") or case.get("checklist"), case["id"]
