@@ -182,6 +182,8 @@ class GradientsSummed(Rule):
             return
         reducers: List[cst.Call] = [c for name, calls in f.calls.items()
                                     if name.rsplit(".", 1)[-1] == "DistributedGradReducer" for c in calls]
+        if not contexts and not reducers:
+            return
         finder = _Divisions()
         self.ctx.module.visit(finder)
         if finder.found:
