@@ -16,7 +16,7 @@ from msacclint.analysis.scopes import scopes
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
 
-MODELS = frozenset({"mindspore.Model", "mindspore.train.Model", "mindspore.train.model.Model"})
+MODELS = frozenset({"mindspore.Model"})  # the canonical name of every alias
 _TRAIN_SIGNATURE = ("epoch", "train_dataset", "callbacks", "dataset_sink_mode", "sink_size", "initial_epoch")
 
 
