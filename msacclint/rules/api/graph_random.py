@@ -48,10 +48,10 @@ class GraphFrozenRandomness(Rule):
     uses_facts = True
     message = "Python/NumPy randomness in construct is drawn once, when the graph is compiled"
     what = ("Reports calls of Python's `random` module and of `numpy.random` inside a Cell's `construct` (and "
-            "inside methods decorated with `@jit`/`@ms_function`), unless the file sets PYNATIVE_MODE and "
-            "compiles nothing with `jit`. The finding says whether the file sets GRAPH_MODE or uses `jit`; "
-            "otherwise it assumes the network is compiled (GRAPH_MODE is what MindSpore's own training "
-            "scripts set).")
+            "inside methods decorated with `@jit`/`@ms_function`), when the file shows that it is compiled: it sets "
+            "GRAPH_MODE, or the method or its class is decorated with `jit`. A model file whose mode is set "
+            "by another file is not reported (MindSpore 2.x runs PyNative by default, where Python runs on "
+            "every call).")
     why = ("In GRAPH_MODE and under `@jit` MindSpore evaluates plain Python calls while it compiles: "
            "`random.random() < self.drop_rate` becomes a constant, so LayerDrop, stochastic depth or noise "
            "injection take the same branch on every step (checked on 2.10: 20 of 20 calls took one branch in "
@@ -93,6 +93,14 @@ class GraphFrozenRandomness(Rule):
     versions = "All MindSpore 1.x and 2.x releases (GRAPH_MODE compiles construct; `jit` from 2.0, `ms_function` before)."
     VALID = (
         Valid(use_instead, note="idiomatic: MindSpore random ops, one vector of draws"),
+        Valid("""
+            import numpy as np
+            from mindspore import nn
+
+            class Noisy(nn.Cell):
+                def construct(self, x):
+                    return x + np.random.normal(0, 0.1)
+            """, note="a model file: the mode is set elsewhere (PyNative by default in 2.x); not assumed"),
         Valid("""
             import random
             import mindspore as ms
@@ -150,12 +158,16 @@ class GraphFrozenRandomness(Rule):
             """, note="under @jit"),
         Invalid("""
             import numpy as np
+            import mindspore as ms
             from mindspore import nn
 
             class Noisy(nn.Cell):
                 def construct(self, x):
                     return x + np.random.normal(0, 0.1)  # MSA136
-            """, note="a model file: the mode is set by the training script"),
+
+            if __name__ == "__main__":
+                ms.set_context(mode=ms.GRAPH_MODE, device_target="GPU")
+            """, note="GRAPH_MODE set below the class"),
     )
 
     def finish(self) -> None:
@@ -167,7 +179,6 @@ class GraphFrozenRandomness(Rule):
                     text = _code(call)
                     graph = graph or "GRAPH_MODE" in text or "mode=0" in text.replace(" ", "")
                     pynative = pynative or "PYNATIVE_MODE" in text or "mode=1" in text.replace(" ", "")
-        jit_used = any(name in _JIT for name in f.calls)
         for cls in (s for s in self.ctx.module.body if isinstance(s, cst.ClassDef)):
             class_jit = any(self.ctx.resolve(_deco(d)) in _JIT for d in cls.decorators)
             for stmt in cls.body.body:
@@ -177,13 +188,12 @@ class GraphFrozenRandomness(Rule):
                 if stmt.name.value != "construct" and not method_jit:
                     continue
                 compiled = method_jit or class_jit
-                if pynative and not graph and not compiled and not jit_used:
-                    continue
+                if not compiled and not (graph and not pynative):
+                    continue  # PyNative (2.x's default) or a mode set in another file
                 finder = _RandomCalls(self.ctx)
                 stmt.body.visit(finder)
                 for call in finder.found:
-                    how = ("under @jit" if compiled else "in GRAPH_MODE (set in this file)" if graph
-                           else "when the network is compiled (GRAPH_MODE or jit, assumed: the mode is set elsewhere)")
+                    how = "under @jit" if compiled else "in GRAPH_MODE (set in this file)"
                     self.report(call, f"{_code(call.func)}() inside {cls.name.value}.{stmt.name.value} is evaluated "
                                 f"once {how}, not on every step; draw with MindSpore ops (ops.rand, ops.uniform, "
                                 "ops.bernoulli), one vector of draws per call before a loop over layers")

@@ -61,6 +61,12 @@ def _differentiable(element: cst.BaseElement) -> bool:
     return True
 
 
+def _names_a_loss(value: cst.BaseExpression) -> bool:
+    """An output named as a loss term (``actor_loss``, ``self.kl_loss``)."""
+    name = value.attr.value if isinstance(value, cst.Attribute) else value.value if isinstance(value, cst.Name) else ""
+    return "loss" in name.lower()
+
+
 def tuple_outputs(function: cst.FunctionDef) -> Optional[int]:
     """The number of outputs when every return of the function is a literal tuple of at
     least two elements of which more than the first carry gradient; else None."""
@@ -73,8 +79,12 @@ def tuple_outputs(function: cst.FunctionDef) -> Optional[int]:
         value = ret.value
         if not isinstance(value, cst.Tuple) or len(value.elements) < 2:
             return None
-        if not any(_differentiable(e) for e in value.elements[1:]):
+        extra = [e for e in value.elements[1:] if _differentiable(e)]
+        if not extra:
             return None
+        if all(_names_a_loss(e.value) for e in [value.elements[0], *extra]):
+            return None  # loss terms returned side by side: their sum is the total loss
+
         sizes.add(len(value.elements))
     return max(sizes)
 
@@ -110,7 +120,8 @@ class AuxOutputsDifferentiated(Rule):
             "a function of the file (a module-level or nested function, a method through `self.`) or an "
             "instance of a Cell class of the file, every `return` of which returns a tuple of two or more "
             "outputs, when `has_aux` is not given. Outputs wrapped in `ops.stop_gradient` and literal "
-            "constants do not count.")
+            "constants do not count, nor a tuple whose outputs are all named as losses (`actor_loss, "
+            "entropy_loss`): the sum of loss terms is the total loss, as `(a + b).backward()` would be.")
     why = ("With `has_aux=False` MindSpore differentiates EVERY output of the function with a sensitivity of "
            "ones: the gradient is that of `loss + sum(logits) + ...`, not of the loss. PyTorch's "
            "`loss.backward()` differentiates the loss alone, so a forward function ported to return "
@@ -187,6 +198,18 @@ class AuxOutputsDifferentiated(Rule):
 
             grad_fn = ms.grad(forward_fn, grad_position=(0, 1), has_aux=False)
             """, note="has_aux=False written out: both outputs meant"),
+    )
+    VALID = VALID + (
+        Valid("""
+            import mindspore as ms
+
+            def forward_fn(x):
+                actor_loss = -advantage(x).mean()
+                entropy_loss = -c2 * entropy(x)
+                return actor_loss, entropy_loss
+
+            grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)
+            """, note="loss terms side by side: differentiating their sum is the point"),
     )
     INVALID = (
         Invalid(example, note="a forward function ported to return the logits for the metrics"),

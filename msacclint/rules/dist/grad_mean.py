@@ -98,7 +98,8 @@ class GradientsSummed(Rule):
     message = "data-parallel context without gradients_mean=True: the all-reduce sums the gradients of all devices"
     what = ("Reports `set_auto_parallel_context(parallel_mode=DATA_PARALLEL)` (the mode read through a local "
             "name too) when no call in the file sets `gradients_mean`, and a `DistributedGradReducer(params)` "
-            "whose `mean` is not given when the file sets no `gradients_mean` either. Quiet when the loss or "
+            "whose `mean` is not given under such a context (a reducer in a file without a context is not "
+            "reported: the context it follows may be set elsewhere). Quiet when the loss or "
             "the gradients are divided by the device count (`get_group_size()`, a `device_num`/`group_size` "
             "value) in the file.")
     why = ("`gradients_mean` defaults to False: MindSpore's data-parallel all-reduce then SUMS the gradients "
@@ -144,6 +145,10 @@ class GradientsSummed(Rule):
             reducer = nn.DistributedGradReducer(opt.parameters, mean=True, degree=get_group_size())
             """), note="the reducer's mean given"),
         Valid(_h("""
+            init()
+            reducer = nn.DistributedGradReducer(opt.parameters)
+            """), note="a reducer alone: the context it follows may be set in another file"),
+        Valid(_h("""
             ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL)
             """), note="semi-auto parallel: another mode"),
         Valid("""
@@ -168,8 +173,9 @@ class GradientsSummed(Rule):
             """), note="the mode read through a local name"),
         Invalid(_h("""
             init()
+            ms.set_auto_parallel_context(parallel_mode="data_parallel", device_num=8)  # MSA603
             reducer = nn.DistributedGradReducer(opt.parameters)  # MSA603
-            """), note="a 1.x reducer that averaged by default"),
+            """), note="a 1.x reducer that averaged by default, under a context that sums"),
     )
 
     def finish(self) -> None:
@@ -199,16 +205,14 @@ class GradientsSummed(Rule):
                             "gradients of the devices (PyTorch's DDP averages), so SGD/Momentum steps grow with "
                             "the device count; add gradients_mean=True")
                 reported = True
-        if reported:
-            return
+        if not reported:
+            return  # a reducer alone follows a context that may be set in another file
         for call in reducers:
             if has_star_kwargs(call):
                 continue
             mean = argument(call, "mean", _REDUCER_SIGNATURE)
             if mean is not None and literal(mean.value) is not None:
-                continue
-            if mean is not None and literal(mean.value) is UNKNOWN:
-                continue
-            self.report(call, "DistributedGradReducer without mean: since 2.0 it follows the context's "
-                        "gradients_mean (default False, the gradients are summed); up to 1.9 it averaged. "
-                        "Pass mean=True (or the context's gradients_mean=True)")
+                continue  # given (a literal or a value read from the context)
+            self.report(call, "DistributedGradReducer without mean follows the context's gradients_mean, "
+                        "which this file leaves at False: the reducer sums (up to 1.9 its mean defaulted to "
+                        "True); pass mean=True or set gradients_mean=True")
