@@ -14,7 +14,7 @@ import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, argument, constant, has_star_kwargs
 from msacclint.analysis.facts import facts
-from msacclint.analysis.scopes import scopes
+from msacclint.analysis.scopes import says_eval, says_train, scopes
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid
 
@@ -62,7 +62,8 @@ class WorkersRepeatDraws(Rule):
     what = ("Reports `GeneratorDataset(source, num_parallel_workers=N)` with N larger than 1 (or not a literal) and "
             "`python_multiprocessing` not False, when `source` is an instance of a class of the file whose "
             "`__getitem__` (or `__next__`/`__iter__`, or a `self.` method they call) draws from `numpy.random` "
-            "or Python's `random` module without reseeding there.")
+            "or Python's `random` module without reseeding there. A dataset built for evaluation (in the "
+            "else-branch of a training test, or in a function named for evaluation) is not reported.")
     why = ("With Python multiprocessing (the default) the workers are forked from the main process and keep "
            "its NumPy and `random` state: each worker draws the same sequence, so random crops, flips and "
            "noise repeat across workers (checked on 2.10: 2 workers, 16 draws, 8 distinct values in identical "
@@ -133,6 +134,24 @@ class WorkersRepeatDraws(Rule):
 
             loader = torch.utils.data.DataLoader(Pairs(), num_workers=8)
             """, note="a PyTorch DataLoader"),
+        Valid("""
+            import random
+            import mindspore.dataset as ds
+
+            class Coco:
+                def __getitem__(self, i):
+                    if self.is_training and random.random() < 0.5:
+                        return self.mosaic(i)
+                    return self.load(i)
+
+            def create_dataset(is_training):
+                source = Coco(is_training)
+                if is_training:
+                    data = ds.GeneratorDataset(source, ["image"], num_parallel_workers=1)
+                else:
+                    data = ds.GeneratorDataset(source, ["image"], num_parallel_workers=8)
+                return data
+            """, note="the evaluation dataset, in the else-branch of a training test"),
     )
     INVALID = (
         Invalid(example, note="augmentation drawn with NumPy in __getitem__"),
@@ -176,6 +195,9 @@ class WorkersRepeatDraws(Rule):
             source = argument(call, "source", _SIGNATURE)
             if source is None:
                 continue
+            sc = sc or scopes(self.ctx)
+            if self._evaluation(sc, call):
+                continue
             made = source.value
             if isinstance(made, cst.Name):
                 sc = sc or scopes(self.ctx)
@@ -193,6 +215,21 @@ class WorkersRepeatDraws(Rule):
                             "with the same state: the workers repeat each other's random draws; use the "
                             "pipeline's random ops in .map(), a generator seeded per sample, or "
                             "python_multiprocessing=False")
+
+    @staticmethod
+    def _evaluation(sc, call: cst.Call) -> bool:
+        """The dataset is built for evaluation: in the else-branch of a training test
+        (``if is_training: ... else: GeneratorDataset(...)``), in the branch of an
+        evaluation test, or in a function named for evaluation."""
+        event = sc.event(call)
+        if event is None:
+            return False
+        for test, branch in event.guards:
+            text = cst.Module([]).code_for_node(test)
+            if (says_train(text) and not branch) or (says_eval(text) and branch and not says_train(text)):
+                return True
+        fl = sc.owner(call)
+        return fl is not None and says_eval(sc.function_name(fl)) and not says_train(sc.function_name(fl))
 
     def _draws(self, cls: cst.ClassDef) -> List[cst.Call]:
         methods = _methods(cls)
