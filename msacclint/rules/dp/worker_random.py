@@ -48,6 +48,19 @@ class _Body(cst.CSTVisitor):
             self.self_calls.add(func.attr.value)
 
 
+def _assigned_names(sc, call: cst.Call) -> List[str]:
+    """The names the dataset is assigned to (``val_loader = GeneratorDataset(...)``)."""
+    fl = sc.owner(call)
+    if fl is None:
+        return []
+    return [d.name for defs in fl.defs.values() for d in defs if d.value is call]
+
+
+def _source_names(call: cst.Call) -> List[str]:
+    source = argument(call, "source", _SIGNATURE)
+    return [source.value.value] if source is not None and isinstance(source.value, cst.Name) else []
+
+
 def _methods(cls: cst.ClassDef) -> dict:
     return {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
 
@@ -63,7 +76,8 @@ class WorkersRepeatDraws(Rule):
             "`python_multiprocessing` not False, when `source` is an instance of a class of the file whose "
             "`__getitem__` (or `__next__`/`__iter__`, or a `self.` method they call) draws from `numpy.random` "
             "or Python's `random` module without reseeding there. A dataset built for evaluation (in the "
-            "else-branch of a training test, or in a function named for evaluation) is not reported.")
+            "else-branch of a training test, in a function named for evaluation, assigned to or built from a "
+            "name that says evaluation: `val_loader`, `eval_set`) is not reported.")
     why = ("With Python multiprocessing (the default) the workers are forked from the main process and keep "
            "its NumPy and `random` state: each worker draws the same sequence, so random crops, flips and "
            "noise repeat across workers (checked on 2.10: 2 workers, 16 draws, 8 distinct values in identical "
@@ -224,6 +238,9 @@ class WorkersRepeatDraws(Rule):
         event = sc.event(call)
         if event is None:
             return False
+        for name in _assigned_names(sc, call) + _source_names(call):
+            if says_eval(name) and not says_train(name):
+                return True
         for test, branch in event.guards:
             text = cst.Module([]).code_for_node(test)
             if (says_train(text) and not branch) or (says_eval(text) and branch and not says_train(text)):
