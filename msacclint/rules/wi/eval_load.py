@@ -15,7 +15,9 @@ from typing import Optional
 
 import libcst as cst
 
-from msacclint.analysis.calls import argument
+from msacclint.analysis.calls import argument, literal
+from msacclint.analysis.facts import facts
+from msacclint.analysis.scopes import says_eval
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.engine.examples import dedent
@@ -43,8 +45,9 @@ class UncheckedConvertedLoadInEval(UncheckedCheckpointLoad):
     checklist = "wi.02"
     severity = Severity.WARNING
     message = "a renamed/filtered/converted checkpoint is loaded for evaluation without checking what was not loaded"
-    what = ("Reports, in an evaluation or export script (a file that does not train, or a function named for "
-            "evaluation), `load_param_into_net(net, d)` whose result is discarded when `d` was renamed, filtered "
+    what = ("Reports, in an evaluation or export script (a file that does not train and evaluates or exports: "
+            "named eval/export/infer/predict/test, or calling `mindspore.export`, a `.eval(...)` method or "
+            "`set_train(False)`; or a function named for evaluation in any file), `load_param_into_net(net, d)` whose result is discarded when `d` was renamed, filtered "
             "or converted in the same function: built by a comprehension or a loop over a dict that changes the "
             "keys, shrunk with `pop`/`del`, or returned by a helper named for converting (`convert_*`, "
             "`rename_*`, `filter_*`, `*torch*`, `*pth*`). MSA506 covers the loads a training run starts from.")
@@ -72,6 +75,13 @@ class UncheckedConvertedLoadInEval(UncheckedCheckpointLoad):
     versions = "2.x returns (param_not_load, ckpt_not_load); verified on 2.10."
     VALID = (
         Valid(use_instead, note="idiomatic: the result checked"),
+        Valid(_h("""
+            def resnet50(pretrained=False):
+                net = ResNet()
+                if pretrained:
+                    ms.load_param_into_net(net, remove_fc(ms.load_checkpoint(URL)))
+                return net
+            """), path="src/resnet.py", note="a model library: pretrained weights for training (MSA506's domain)"),
         Valid(_h("""
             ms.load_param_into_net(net, ms.load_checkpoint(args.ckpt))
             print(ms.Model(net, metrics={"acc"}).eval(eval_ds))
@@ -105,7 +115,7 @@ class UncheckedConvertedLoadInEval(UncheckedCheckpointLoad):
                 if key.startswith("head."):
                     param_dict.pop(key)
             _ = ms.load_param_into_net(net, param_dict)  # MSA510
-            """), note="filtered, then loaded unchecked"),
+            """), path="eval.py", note="filtered, then loaded unchecked, in eval.py"),
     )
 
     def _in_evaluation(self) -> bool:
@@ -174,8 +184,21 @@ class UncheckedConvertedLoadInEval(UncheckedCheckpointLoad):
         self._evaluating = getattr(self, "_evaluating", {})
         self._evaluating[id(call)] = evaluating
 
+    def _evaluates(self) -> bool:
+        """The file evaluates or exports: its name says so (eval.py, export.py, infer.py),
+        or it calls mindspore.export, Model.eval-like methods, or set_train(False)."""
+        stem = self.ctx.path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        if says_eval(stem) or "export" in stem.lower():
+            return True
+        f = facts(self.ctx)
+        if f.calls_any("mindspore.export") or f.methods.get("eval"):
+            return True
+        return any(c.args and literal(c.args[0].value) is False for c in f.methods.get("set_train", ()))
+
     def finish(self) -> None:
-        if not self.reports or not training(self.ctx).trains:
-            return  # an evaluation or export script: every report stands
+        if not self.reports:
+            return
         marks = getattr(self, "_evaluating", {})
-        self.reports = [r for r in self.reports if marks.get(id(r.node))]
+        if training(self.ctx).trains or not self._evaluates():
+            # a training script or a library module: only loads in evaluation functions
+            self.reports = [r for r in self.reports if marks.get(id(r.node))]
