@@ -11,7 +11,7 @@ from typing import Optional
 
 import libcst as cst
 
-from msacclint.analysis.calls import UNKNOWN, argument, literal
+from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.facts import facts
 from msacclint.diagnostics import Severity
 from msacclint.engine.rule import Invalid, Rule, Valid

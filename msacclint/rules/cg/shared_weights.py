@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable, List, Optional, Set
+from typing import Optional, Set
 
 import libcst as cst
 

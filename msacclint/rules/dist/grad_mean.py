@@ -12,7 +12,7 @@ from typing import List, Optional
 
 import libcst as cst
 
-from msacclint.analysis.calls import argument, has_star_kwargs, literal, UNKNOWN
+from msacclint.analysis.calls import argument, has_star_kwargs, literal
 from msacclint.analysis.facts import facts
 from msacclint.analysis.scopes import scopes
 from msacclint.diagnostics import Severity

@@ -13,7 +13,7 @@ from typing import Iterator, Optional, Tuple
 
 import libcst as cst
 
-from msacclint.analysis.calls import UNKNOWN, argument, constant
+from msacclint.analysis.calls import argument, constant
 from msacclint.analysis.facts import facts
 from msacclint.analysis.port import port_evidence
 from msacclint.diagnostics import Severity
