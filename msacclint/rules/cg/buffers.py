@@ -20,8 +20,8 @@ from msacclint.engine.rule import Invalid, Rule, Valid
 PARAMETER = "mindspore.Parameter"
 _SIGNATURE = ("default_input", "name", "requires_grad", "layerwise_parallel", "parallel_optimizer")
 #: NumPy functions that build fixed tables rather than initial weights
-_TABLE_FUNCS = frozenset({"sin", "cos", "arange", "meshgrid", "power", "outer", "indices", "tril", "triu", "exp",
-                          "log", "linspace"})
+_TABLE_FUNCS = frozenset({"sin", "cos", "arange", "meshgrid", "power", "outer", "indices", "tril", "triu",
+                          "linspace"})
 _RANDOM = ("numpy.random.", "mindspore.common.initializer", "mindspore.ops.", "mindspore.numpy.random")
 
 
@@ -111,6 +111,13 @@ class BufferAsParameter(Rule):
             import mindspore as ms
             scale = ms.Parameter(ms.Tensor(np.ones(64), ms.float32), name="scale")
             """, note="a constant initial value of a learnt parameter"),
+    )
+    VALID = VALID + (
+        Valid("""
+            import numpy as np
+            import mindspore as ms
+            logit_scale = ms.Parameter(ms.Tensor(np.log(1 / 0.07), ms.float32))
+            """, note="a learnt scalar initialised with a formula (CLIP's logit scale)"),
     )
     INVALID = (
         Invalid(example, note="a sinusoidal table ported from register_buffer"),
