@@ -1,5 +1,5 @@
 """The `port` profile: one selector that adds the review rules kept off for MindSpore-native
-code, through the real command line and pyproject.toml; MSA138 suggests it."""
+code, through the real command line and pyproject.toml; MSA003 suggests it."""
 
 from helpers import triples
 from msacclint.engine import registry
@@ -40,6 +40,6 @@ def test_profile_in_pyproject(run_cli, write):
 
 def test_the_suggestion_names_the_profile_and_goes_quiet_under_it(run_cli, write):
     write("m.py", PORT_FILE)
-    found = run_cli("check", "--extend-select", "MSA138", "m.py")
-    assert codes(found) == ["MSA138"] and "--select port" in found.stdout
-    assert "MSA138" not in codes(run_cli("check", "--select", "port,MSA138", "m.py"))
+    found = run_cli("check", "--extend-select", "MSA003", "m.py")
+    assert codes(found) == ["MSA003"] and "--select port" in found.stdout
+    assert "MSA003" not in codes(run_cli("check", "--select", "port,MSA003", "m.py"))

@@ -1,6 +1,6 @@
-"""api.01: suggest the ``port`` profile where a file converts or loads PyTorch weights.
+"""tool.03: suggest the ``port`` profile where a file converts or loads PyTorch weights.
 
-- MSA138 (api.01, info, off by default): one finding per file that shows it is part of a
+- MSA003 (tool.03, info, off by default): one finding per file that shows it is part of a
   port from PyTorch, while the port profile's review rules are not selected.
 """
 
@@ -13,9 +13,9 @@ from msacclint.rules.profiles import PROFILES
 
 
 class PortProfileSuggested(Rule):
-    code = "MSA138"
+    code = "MSA003"
     name = "port-profile-suggested"
-    checklist = "api.01"
+    checklist = "tool.03"
     severity = Severity.INFO
     message = ("this file converts or loads PyTorch weights: run with `--select port` (select = [\"port\"]) to "
                "check the defaults that differ from PyTorch")
@@ -31,7 +31,7 @@ class PortProfileSuggested(Rule):
            "precision. Those rules are off by default to stay quiet on native code; the `port` profile "
            "turns them on.")
     example = """
-    import torch  # MSA138
+    import torch  # MSA003
     import mindspore as ms
     params = torch.load("resnet50.pth")
     """
@@ -58,7 +58,7 @@ class PortProfileSuggested(Rule):
         Invalid(example, note="a conversion script"),
         Invalid("""
             import mindspore as ms
-            from utils.convert_torch import pth_to_ckpt  # MSA138
+            from utils.convert_torch import pth_to_ckpt  # MSA003
             ms.load_param_into_net(net, pth_to_ckpt("vit.pth"))
             """),
     )
