@@ -101,7 +101,8 @@ class GradientsSummed(Rule):
             "whose `mean` is not given under such a context (a reducer in a file without a context is not "
             "reported: the context it follows may be set elsewhere). Quiet when the loss or "
             "the gradients are divided by the device count (`get_group_size()`, a `device_num`/`group_size` "
-            "value) in the file.")
+            "value) in the file, and in files that do not train (no Model.train, no hand-written step): "
+            "a unit test or an evaluation reduces no gradients.")
     why = ("`gradients_mean` defaults to False: MindSpore's data-parallel all-reduce then SUMS the gradients "
            "of the N devices, where PyTorch's DistributedDataParallel averages them. With SGD or Momentum "
            "every step is N times larger than in the single-device run the learning rate was tuned for "
@@ -111,6 +112,8 @@ class GradientsSummed(Rule):
     example = _h("""
     init()
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)  # MSA603
+    model = ms.Model(net, loss, nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    model.train(90, data)
     """)
     use_instead = _h("""
     init()
@@ -151,6 +154,12 @@ class GradientsSummed(Rule):
         Valid(_h("""
             ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL)
             """), note="semi-auto parallel: another mode"),
+        Valid(_h("""
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)
+            out = net(x)
+            assert out.shape == (2, 8)
+            """), note="a unit test of a forward pass: no gradient is reduced"),
         Valid("""
             import mindspore as ms
             import torch.distributed as dist
@@ -170,11 +179,17 @@ class GradientsSummed(Rule):
             init()
             mode = ParallelMode.DATA_PARALLEL
             context.set_auto_parallel_context(parallel_mode=mode, device_num=get_group_size())  # MSA603
+            model = ms.Model(net, loss, opt)
+            model.train(90, data)
             """), note="the mode read through a local name"),
         Invalid(_h("""
             init()
             ms.set_auto_parallel_context(parallel_mode="data_parallel", device_num=8)  # MSA603
             reducer = nn.DistributedGradReducer(opt.parameters)  # MSA603
+            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+            def train_step(x, y):
+                loss, grads = grad_fn(x, y)
+                opt(reducer(grads))
             """), note="a 1.x reducer that averaged by default, under a context that sums"),
     )
 
@@ -190,6 +205,10 @@ class GradientsSummed(Rule):
                                     if name.rsplit(".", 1)[-1] == "DistributedGradReducer" for c in calls]
         if not contexts and not reducers:
             return
+        from msacclint.analysis.training import training
+
+        if not training(self.ctx).trains:
+            return  # no gradient step here (a unit test, an evaluation): the sum changes nothing
         finder = _Divisions()
         self.ctx.module.visit(finder)
         if finder.found:
