@@ -25,7 +25,7 @@ RELEASES = ["2.7.0", "2.7.1", "2.7.1.post1", "2.7.2", "2.8.0", "2.9.0", "2.10.0"
 #: table entries (and probe checks) added by issue 14, and the releases whose shipped
 #: snapshot was taken again with their checks; the other snapshots predate them
 ISSUE_14_ENTRIES = {"MS-OPS-DROP-01", "MS-OPS-BN-01", "MS-CTC-01", "MS-EMB-PAD-01", "MS-DIST-01", "MS-GRAD-01"}
-REPROBED_AFTER_ISSUE_14 = {"2.7.0", "2.8.0", "2.9.0", "2.10.0"}
+REPROBED_AFTER_ISSUE_14 = {"2.7.0", "2.7.1.post1", "2.7.2", "2.8.0", "2.9.0", "2.10.0"}
 POOL = "import mindspore.nn as nn\npool = nn.MaxPool2d(2)\n"
 DROP = "import mindspore.nn as nn\ndrop = nn.Dropout(0.1)\n"
 
