@@ -247,6 +247,7 @@ def test_history_cases_2_halves_follow_the_seeded_hash():
     names one problem (a rule code, a checklist item, or NEW with the planned rule) and a
     40-digit fix commit; ids are unique."""
     import hashlib
+
     import tomllib
 
     seed = tomllib.loads((ROOT / "bench" / "field" / "protocol.toml").read_text())["seed"]

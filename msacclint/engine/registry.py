@@ -50,8 +50,15 @@ def default_codes() -> frozenset:
 
 
 def matching(prefix: str, codes: Iterable[str] = ()) -> List[str]:
-    """Codes selected by a selector: a full code, a prefix (``MSA1``) or ``ALL``."""
+    """Codes selected by a selector: a full code, a prefix (``MSA1``), ``ALL``, or a
+    profile (``port``: the defaults plus that profile's codes, msacclint.rules.profiles)."""
+    from msacclint.rules.profiles import profile_codes
+
     pool = list(codes) or list(all_codes())
     if prefix.upper() == "ALL":
         return pool
+    extra = profile_codes(prefix)
+    if extra:
+        chosen = default_codes() | frozenset(extra)
+        return [c for c in pool if c in chosen]
     return [c for c in pool if c.startswith(prefix.upper())]

@@ -247,3 +247,50 @@ def dataset_seed_after_set_seed(target, check):
 
     target(1234)
     return int(ds.config.get_seed())
+
+
+# -- issue 14 -------------------------------------------------------------------------------
+@behaviour
+def ops_batchnorm_new_weight(target, check):
+    """ops.BatchNorm(is_training=True, momentum=0.9) on a batch of 10s from a moving mean of
+    0: the moving mean after one step (9.0 when momentum weights the NEW batch)."""
+    bn = target(is_training=True, **check.get("kwargs", {}))
+    x = ms.Tensor(np.full((2, 3, 2, 2), 10.0, dtype=np.float32))
+    scale, bias = ms.Tensor(np.ones(3, np.float32)), ms.Tensor(np.zeros(3, np.float32))
+    mean = ms.Parameter(ms.Tensor(np.zeros(3, np.float32)), name="mean")
+    var = ms.Parameter(ms.Tensor(np.ones(3, np.float32)), name="var")
+    bn(x, scale, bias, mean, var)
+    return round(float(mean.asnumpy()[0]), 4)
+
+
+@behaviour
+def gradient_of_tuple_output(target, check):
+    """d/dx of f(x) = (sum(2x), sum(3x)) by value_and_grad: [without has_aux, with has_aux]
+    (5.0 when every output is differentiated, 2.0 for the first one only)."""
+    def f(x):
+        return (x * 2).sum(), (x * 3).sum()
+
+    x = tensor([1.0])
+    without = target(f)(x)[1]
+    with_aux = target(f, has_aux=True)(x)[1]
+    return [round(float(without.asnumpy()[0]), 4), round(float(with_aux.asnumpy()[0]), 4)]
+
+
+@behaviour
+def embedding_padding_row_gradient(target, check):
+    """The gradient of the padding row of nn.Embedding(4, 3, padding_idx=0) for two
+    padding ids and a sum loss ([0, 0, 0] when the row is frozen, as in PyTorch)."""
+    cell = target(4, 3, padding_idx=0)
+    ids = ms.Tensor(np.array([[0, 0, 1]], dtype=np.int32))
+    grads = ms.grad(lambda i: cell(i).sum(), None, cell.trainable_params())(ids)
+    return _rounded(grads[0].asnumpy()[0], 4)
+
+
+@behaviour
+def data_parallel_gradients_mean(target, check):
+    """get_auto_parallel_context('gradients_mean') after setting DATA_PARALLEL only."""
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)
+    try:
+        return bool(ms.get_auto_parallel_context("gradients_mean"))
+    finally:
+        ms.reset_auto_parallel_context()

@@ -27,10 +27,12 @@ def releases(folder: Optional[Path] = None) -> List[Tuple[str, Dict[str, Any]]]:
 
 def changes(found: List[Tuple[str, Dict[str, Any]]]) -> List[Tuple[str, str, str, str, str]]:
     """(release, api, parameter, before, after) for each default that differs from the
-    release before it, and for each check whose observation changed."""
+    release before it, and for each check whose observation changed. An API that only one
+    of the two snapshots read (the probe table gained it between the two runs) is not
+    compared: its absence says nothing about the release."""
     rows = []
     for (_, old), (version, new) in zip(found, found[1:]):
-        apis = sorted(set(old["defaults"]) | set(new["defaults"]))
+        apis = sorted(set(old["defaults"]) & set(new["defaults"]))
         for api in apis:
             before, after = old["defaults"].get(api, {}), new["defaults"].get(api, {})
             for param in sorted(set(before) | set(after)):

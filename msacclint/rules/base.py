@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Valid:
     """Code the rule must not report: one file (``code``, checked as ``path``) or several
-    (``files``: path -> source). Sources are dedented (msacclint.engine.examples)."""
+    (``files``: path -> source). Sources are dedented (msacclint.rules.examples)."""
 
     code: str = ""
     note: str = ""

@@ -1,0 +1,267 @@
+"""dp.02/dp.03: augmentation drawn in forked dataset workers that share one random state.
+
+- MSA309 (dp.03): ``GeneratorDataset(source, num_parallel_workers=N>1)`` with Python
+  multiprocessing (the default) whose source class draws from NumPy's or Python's global
+  random state in ``__getitem__``: the forked workers start from the same state and
+  repeat each other's draws.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Set
+
+import libcst as cst
+
+from msacclint.analysis.calls import UNKNOWN, argument, constant, has_star_kwargs
+from msacclint.analysis.facts import facts
+from msacclint.analysis.scopes import says_eval, says_train, scopes
+from msacclint.diagnostics import Severity
+from msacclint.rules.base import Invalid, Rule, Valid
+
+GENERATOR = "mindspore.dataset.GeneratorDataset"
+_SIGNATURE = ("source", "column_names", "column_types", "schema", "num_samples", "num_parallel_workers", "shuffle",
+              "sampler", "num_shards", "shard_id", "python_multiprocessing", "max_rowsize")
+_ACCESS = ("__getitem__", "__next__", "__iter__")
+_NOT_DRAWS = (".seed", ".RandomState", ".default_rng", ".Generator", ".get_state", ".set_state", ".SeedSequence")
+
+
+def _is_global_draw(name: Optional[str]) -> bool:
+    return bool(name) and (name.startswith("numpy.random.") or name.startswith("random.")) \
+        and not name.endswith(_NOT_DRAWS)
+
+
+class _Body(cst.CSTVisitor):
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.draws: List[cst.Call] = []
+        self.reseeds = False
+        self.self_calls: Set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.ctx.resolve(node.func)
+        if _is_global_draw(name):
+            self.draws.append(node)
+        elif name and name.endswith((".seed",)) and (name.startswith("numpy.random") or name.startswith("random")):
+            self.reseeds = True
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            self.self_calls.add(func.attr.value)
+
+
+def _assigned_names(sc, call: cst.Call) -> List[str]:
+    """The names the dataset is assigned to (``val_loader = GeneratorDataset(...)``)."""
+    fl = sc.owner(call)
+    if fl is None:
+        return []
+    return [d.name for defs in fl.defs.values() for d in defs if d.value is call]
+
+
+def _source_names(call: cst.Call) -> List[str]:
+    source = argument(call, "source", _SIGNATURE)
+    return [source.value.value] if source is not None and isinstance(source.value, cst.Name) else []
+
+
+def _methods(cls: cst.ClassDef) -> dict:
+    return {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+
+
+class WorkersRepeatDraws(Rule):
+    code = "MSA309"
+    name = "generator-workers-share-random-state"
+    checklist = "dp.03"
+    severity = Severity.WARNING
+    uses_facts = True
+    message = "GeneratorDataset worker processes draw from one copied NumPy/random state: augmentation repeats"
+    what = ("Reports `GeneratorDataset(source, num_parallel_workers=N)` with N larger than 1 (or not a literal) and "
+            "`python_multiprocessing` not False, when `source` is an instance of a class of the file whose "
+            "`__getitem__` (or `__next__`/`__iter__`, or a `self.` method they call) draws from `numpy.random` "
+            "or Python's `random` module without reseeding there. A dataset built for evaluation (in the "
+            "else-branch of a training test, in a function named for evaluation, assigned to or built from a "
+            "name that says evaluation: `val_loader`, `eval_set`) is not reported.")
+    why = ("With Python multiprocessing (the default) the workers are forked from the main process and keep "
+           "its NumPy and `random` state: each worker draws the same sequence, so random crops, flips and "
+           "noise repeat across workers (checked on 2.10: 2 workers, 16 draws, 8 distinct values in identical "
+           "pairs; with threads 16 distinct). PyTorch's DataLoader seeds every worker's `random` and torch "
+           "generators differently (and NumPy's since PyTorch 1.9), which ported code relies on. The "
+           "effective variety of the augmentation is divided by the worker count.")
+    example = """
+    import numpy as np
+    import mindspore.dataset as ds
+
+    class Pairs:
+        def __getitem__(self, i):
+            img = self.images[i]
+            if np.random.rand() < 0.5:
+                img = img[:, ::-1]
+            return img, self.labels[i]
+
+        def __len__(self):
+            return len(self.images)
+
+    data = ds.GeneratorDataset(Pairs(), ["image", "label"], num_parallel_workers=8)  # MSA309
+    """
+    use_instead = """
+    import mindspore.dataset as ds
+    import mindspore.dataset.vision as vision
+
+    class Pairs:
+        def __getitem__(self, i):
+            return self.images[i], self.labels[i]
+
+        def __len__(self):
+            return len(self.images)
+
+    data = ds.GeneratorDataset(Pairs(), ["image", "label"], num_parallel_workers=8)
+    data = data.map([vision.RandomHorizontalFlip()], "image", num_parallel_workers=8)
+    """
+    fix_safety = "No automatic fix."
+    versions = "MindSpore 1.x and 2.x (python_multiprocessing=True is the default; checked on 2.10)."
+    VALID = (
+        Valid(use_instead, note="idiomatic: the pipeline's own random ops"),
+        Valid(example.replace("num_parallel_workers=8)  # MSA309", "num_parallel_workers=1)"),
+              note="one worker"),
+        Valid(example.replace("num_parallel_workers=8)  # MSA309",
+                              "num_parallel_workers=8, python_multiprocessing=False)"),
+              note="threads share one state and draw different numbers"),
+        Valid("""
+            import numpy as np
+            import mindspore.dataset as ds
+
+            class Pairs:
+                def __getitem__(self, i):
+                    rng = np.random.default_rng(i + self.epoch * 100003)
+                    img = self.images[i]
+                    if rng.random() < 0.5:
+                        img = img[:, ::-1]
+                    return img, self.labels[i]
+
+            data = ds.GeneratorDataset(Pairs(), ["image", "label"], num_parallel_workers=8)
+            """, note="a generator seeded per sample"),
+        Valid("""
+            import numpy as np
+            import torch
+            import mindspore
+
+            class Pairs(torch.utils.data.Dataset):
+                def __getitem__(self, i):
+                    return self.images[i] * np.random.rand(), self.labels[i]
+
+            loader = torch.utils.data.DataLoader(Pairs(), num_workers=8)
+            """, note="a PyTorch DataLoader"),
+        Valid("""
+            import random
+            import mindspore.dataset as ds
+
+            class Coco:
+                def __getitem__(self, i):
+                    if self.is_training and random.random() < 0.5:
+                        return self.mosaic(i)
+                    return self.load(i)
+
+            def create_dataset(is_training):
+                source = Coco(is_training)
+                if is_training:
+                    data = ds.GeneratorDataset(source, ["image"], num_parallel_workers=1)
+                else:
+                    data = ds.GeneratorDataset(source, ["image"], num_parallel_workers=8)
+                return data
+            """, note="the evaluation dataset, in the else-branch of a training test"),
+    )
+    INVALID = (
+        Invalid(example, note="augmentation drawn with NumPy in __getitem__"),
+        Invalid("""
+            import random
+            import mindspore.dataset as ds
+
+            class Crops:
+                def __getitem__(self, i):
+                    return self._crop(self.images[i]), self.labels[i]
+
+                def _crop(self, img):
+                    x = random.randint(0, 32)
+                    return img[x:x + 224]
+
+            source = Crops()
+            data = ds.GeneratorDataset(source, column_names=["image", "label"],  # MSA309
+                                       num_parallel_workers=args.workers, shuffle=True)
+            """, note="through a helper method and a local name"),
+    )
+
+    def finish(self) -> None:
+        f = facts(self.ctx)
+        calls = f.called(GENERATOR)
+        if not calls:
+            return
+        classes = {s.name.value: s for s in self.ctx.module.body if isinstance(s, cst.ClassDef)}
+        sc = None
+        for call in calls:
+            if has_star_kwargs(call):
+                continue
+            workers = argument(call, "num_parallel_workers", _SIGNATURE)
+            if workers is None:
+                continue
+            value = constant(self.ctx, workers.value)
+            if value is not UNKNOWN and (not isinstance(value, int) or value <= 1):
+                continue
+            multiprocessing = argument(call, "python_multiprocessing", _SIGNATURE)
+            if multiprocessing is not None and constant(self.ctx, multiprocessing.value) is not True:
+                continue
+            source = argument(call, "source", _SIGNATURE)
+            if source is None:
+                continue
+            sc = sc or scopes(self.ctx)
+            if self._evaluation(sc, call):
+                continue
+            made = source.value
+            if isinstance(made, cst.Name):
+                sc = sc or scopes(self.ctx)
+                fl = sc.owner(call)
+                found = sc.resolve(fl, made.value, fl.order_of.get(call)) if fl is not None else None
+                if found is None or found[1].index is not None:
+                    continue
+                made = found[1].value
+            if not (isinstance(made, cst.Call) and isinstance(made.func, cst.Name) and made.func.value in classes):
+                continue
+            draws = self._draws(classes[made.func.value])
+            if draws:
+                self.report(call, f"{made.func.value} draws with the global NumPy/random state in __getitem__ "
+                            f"and {cst.Module([]).code_for_node(workers.value)} worker processes are forked "
+                            "with the same state: the workers repeat each other's random draws; use the "
+                            "pipeline's random ops in .map(), a generator seeded per sample, or "
+                            "python_multiprocessing=False")
+
+    @staticmethod
+    def _evaluation(sc, call: cst.Call) -> bool:
+        """The dataset is built for evaluation: in the else-branch of a training test
+        (``if is_training: ... else: GeneratorDataset(...)``), in the branch of an
+        evaluation test, or in a function named for evaluation."""
+        event = sc.event(call)
+        if event is None:
+            return False
+        for name in _assigned_names(sc, call) + _source_names(call):
+            if says_eval(name) and not says_train(name):
+                return True
+        for test, branch in event.guards:
+            text = cst.Module([]).code_for_node(test)
+            if (says_train(text) and not branch) or (says_eval(text) and branch and not says_train(text)):
+                return True
+        fl = sc.owner(call)
+        return fl is not None and says_eval(sc.function_name(fl)) and not says_train(sc.function_name(fl))
+
+    def _draws(self, cls: cst.ClassDef) -> List[cst.Call]:
+        methods = _methods(cls)
+        seen: Set[str] = set()
+        todo = [m for m in _ACCESS if m in methods]
+        draws: List[cst.Call] = []
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            body = _Body(self.ctx)
+            methods[name].body.visit(body)
+            if body.reseeds:
+                return []
+            draws.extend(body.draws)
+            todo.extend(n for n in body.self_calls if n in methods and n not in seen)
+        return draws

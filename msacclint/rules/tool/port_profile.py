@@ -1,0 +1,72 @@
+"""tool.03: suggest the ``port`` profile where a file converts or loads PyTorch weights.
+
+- MSA003 (tool.03, info, off by default): one finding per file that shows it is part of a
+  port from PyTorch, while the port profile's review rules are not selected.
+"""
+
+from __future__ import annotations
+
+from msacclint.analysis.port import port_evidence
+from msacclint.diagnostics import Severity
+from msacclint.rules.base import Invalid, Rule, Valid
+from msacclint.rules.profiles import PROFILES
+
+
+class PortProfileSuggested(Rule):
+    code = "MSA003"
+    name = "port-profile-suggested"
+    checklist = "tool.03"
+    severity = Severity.INFO
+    message = ("this file converts or loads PyTorch weights: run with `--select port` (select = [\"port\"]) to "
+               "check the defaults that differ from PyTorch")
+    what = ("Reports, once per file, the first sign that the file is part of a port from PyTorch - `torch` "
+            "imported next to MindSpore, an import of a `*_torch`/`torch2*`/`convert*` module, a `.pth` "
+            "checkpoint loaded - when the `port` profile's review rules are not all selected. Off by default like "
+            "every info finding (any finding fails a pre-commit or CI run); `msacclint report` names the files "
+            "that show a port and suggests the profile (msacclint.analysis.port.port_evidence).")
+    why = ("Several MindSpore defaults are deliberate in MindSpore-native code but wrong for a network that "
+           "receives PyTorch weights: LayerNorm epsilon (1e-7 vs 1e-5), GELU's tanh approximation, Softmax "
+           "and L2Normalize axes, Embedding and initializer sigmas, Conv pad_mode 'same', weight decay on "
+           "every parameter, ops.CTCLoss's blank, the trained padding row of Embedding, O2/O3 mixed "
+           "precision. Those rules are off by default to stay quiet on native code; the `port` profile "
+           "turns them on.")
+    example = """
+    import torch  # MSA003
+    import mindspore as ms
+    params = torch.load("resnet50.pth")
+    """
+    use_instead = """
+    # pyproject.toml: [tool.msacclint] select = ["port"]
+    import mindspore as ms
+    ms.load_checkpoint("resnet50.ckpt", net)
+    """
+    fix_safety = "No fix: select the profile in the configuration or on the command line."
+    versions = "All releases."
+    VALID = (
+        Valid(use_instead, note="native code"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from src.model import convert_channels
+            """, note="a helper named convert_*, not a conversion module"),
+        Valid("""
+            import torch
+            model = torch.load("resnet50.pth")
+            """, note="PyTorch alone (not a MindSpore file)"),
+    )
+    INVALID = (
+        Invalid(example, note="a conversion script"),
+        Invalid("""
+            import mindspore as ms
+            from utils.convert_torch import pth_to_ckpt  # MSA003
+            ms.load_param_into_net(net, pth_to_ckpt("vit.pth"))
+            """),
+    )
+
+    def finish(self) -> None:
+        enabled = self.ctx.settings.enabled
+        if all(code in enabled for code in PROFILES["port"]):
+            return
+        node = port_evidence(self.ctx)
+        if node is not None:
+            self.report(node)

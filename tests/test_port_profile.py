@@ -1,0 +1,46 @@
+"""The `port` profile: one selector that adds the review rules kept off for MindSpore-native
+code, through the real command line and pyproject.toml; MSA003 suggests it."""
+
+from helpers import triples
+
+from msacclint.engine import registry
+from msacclint.rules.profiles import PROFILES
+
+PORT_FILE = """\
+import mindspore.nn as nn
+import torch
+ln = nn.LayerNorm((768,))
+emb = nn.Embedding(100, 16, padding_idx=0)
+"""
+
+
+def codes(result):
+    return sorted(code for *_, code in triples(result.stdout))
+
+
+def test_every_profile_code_exists_and_is_off_by_default():
+    rules = registry.rules_by_code()
+    for code in PROFILES["port"]:
+        assert code in rules, code
+        assert not rules[code].enabled_by_default(), f"{code} is on by default: the profile would add nothing"
+
+
+def test_select_port_adds_the_review_rules_to_the_defaults(run_cli, write):
+    write("m.py", PORT_FILE)
+    assert codes(run_cli("check", "m.py")) == []
+    found = run_cli("check", "--select", "port", "m.py")
+    assert codes(found) == ["MSA111", "MSA116", "MSA145"], found.stdout + found.stderr
+
+
+def test_profile_in_pyproject(run_cli, write):
+    write("pyproject.toml", "[project]\nname = 'x'\n\n[tool.msacclint]\nselect = [\"port\"]\n")
+    write("m.py", PORT_FILE + "import mindspore.nn as nn2\npool = nn2.MaxPool2d(2)\n")
+    # the profile keeps the default rules (MSA104) and adds its own
+    assert codes(run_cli("check", "m.py")) == ["MSA104", "MSA111", "MSA116", "MSA145"]
+
+
+def test_the_suggestion_names_the_profile_and_goes_quiet_under_it(run_cli, write):
+    write("m.py", PORT_FILE)
+    found = run_cli("check", "--extend-select", "MSA003", "m.py")
+    assert codes(found) == ["MSA003"] and "--select port" in found.stdout
+    assert "MSA003" not in codes(run_cli("check", "--select", "port,MSA003", "m.py"))
