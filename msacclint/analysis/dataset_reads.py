@@ -19,6 +19,8 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
+from msacclint.engine.walk import walk
+
 from msacclint.analysis.flow import FunctionFlow
 
 ITERATORS = frozenset({"create_dict_iterator", "create_tuple_iterator"})
@@ -105,7 +107,7 @@ def _occurrences(root: cst.CSTNode, name: str, parents) -> Optional[List[cst.Nam
             if node.value == name and not _not_a_reference(node, parents):
                 (found if node in parents else outside).append(node)
 
-    root.visit(Names())
+    walk(root, Names())
     return None if outside else found
 
 
@@ -134,7 +136,7 @@ def _collects_only(sc, fl: FunctionFlow, loop: cst.CSTNode) -> bool:
         def visit_Call(self, node: cst.Call) -> None:
             calls.append(node)
 
-    body.visit(Calls())
+    walk(body, Calls())
     keeps = False
     for call in calls:
         func = call.func

@@ -24,6 +24,8 @@ from typing import Dict, Iterable, List, Optional, Set
 
 import libcst as cst
 
+from msacclint.engine.walk import walk
+
 from msacclint.analysis.calls import literal
 from msacclint.analysis.dataset_reads import only_read_into_python
 from msacclint.analysis.facts import facts
@@ -231,7 +233,7 @@ def _words_of(node: cst.CSTNode) -> Iterable[str]:
             if isinstance(value, str) and len(value) < 40:
                 out.append(value)
 
-    node.visit(Words())
+    walk(node, Words())
     return out
 
 
@@ -270,7 +272,7 @@ def _returns(function: cst.FunctionDef) -> List[cst.CSTNode]:
             if node.value is not None:
                 found.append(node.value)
 
-    function.visit(Returns())
+    walk(function, Returns())
     return found
 
 

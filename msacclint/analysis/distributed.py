@@ -21,6 +21,8 @@ from typing import List, Optional
 
 import libcst as cst
 
+from msacclint.engine.walk import walk
+
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.facts import facts
 
@@ -141,7 +143,7 @@ def rank_dependent(ctx, expr: cst.BaseExpression, call: cst.CSTNode, depth: int 
                 if defs or node.value in sc.params(scope):
                     return
 
-    expr.visit(Finder())
+    walk(expr, Finder())
     return bool(found)
 
 

@@ -19,6 +19,8 @@ from typing import Dict, List, Optional, Tuple, Union
 
 import libcst as cst
 
+from msacclint.engine.walk import walk
+
 from msacclint.analysis.imports import ImportTable, dotted
 
 
@@ -71,11 +73,10 @@ class FunctionFlow(cst.CSTVisitor):
         self._loops: List[cst.CSTNode] = []
         body = node.body
         if isinstance(body, cst.BaseSuite):
-            body.visit(self)
+            walk(body, self)
         else:
             for stmt in body:
-                stmt.visit(self)
-
+                walk(stmt, self)
     # -- walking ----------------------------------------------------------------------
     def _add(self, node: cst.CSTNode, callee: Optional[str] = None) -> int:
         order = len(self.events)
@@ -93,37 +94,37 @@ class FunctionFlow(cst.CSTVisitor):
         return False
 
     def visit_For(self, node: cst.For) -> bool:
-        node.iter.visit(self)
+        walk(node.iter, self)
         self._loop += 1
         self._loops.append(node)
         for name, index in target_names(node.target):
             self.defs.setdefault(name, []).append(Definition(len(self.events), name, node.iter, node, index))
-        node.body.visit(self)
+        walk(node.body, self)
         self._loop -= 1
         self._loops.pop()
         if node.orelse is not None:
-            node.orelse.visit(self)
+            walk(node.orelse, self)
         return False
 
     def visit_While(self, node: cst.While) -> bool:
-        node.test.visit(self)
+        walk(node.test, self)
         self._loop += 1
         self._loops.append(node)
-        node.body.visit(self)
+        walk(node.body, self)
         self._loop -= 1
         self._loops.pop()
         if node.orelse is not None:
-            node.orelse.visit(self)
+            walk(node.orelse, self)
         return False
 
     def visit_If(self, node: cst.If) -> bool:
-        node.test.visit(self)
+        walk(node.test, self)
         self._guards.append((node.test, True))
-        node.body.visit(self)
+        walk(node.body, self)
         self._guards.pop()
         if node.orelse is not None:
             self._guards.append((node.test, False))
-            node.orelse.visit(self)
+            walk(node.orelse, self)
             self._guards.pop()
         return False
 
@@ -200,7 +201,7 @@ def _names(expr: cst.CSTNode) -> List[str]:
         def visit_Name(self, node: cst.Name) -> None:
             found.append(node.value)
 
-    expr.visit(Names())
+    walk(expr, Names())
     return found
 
 

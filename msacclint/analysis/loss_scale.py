@@ -22,6 +22,8 @@ from typing import Callable, Dict, List, Optional, Union
 
 import libcst as cst
 
+from msacclint.engine.walk import walk
+
 from msacclint.analysis.flow import Definition, FunctionFlow, flow
 
 CLIP_FUNCTIONS = frozenset({
@@ -68,7 +70,7 @@ def _names(node: cst.CSTNode) -> List[str]:
         def visit_Attribute(self, n: cst.Attribute) -> None:
             found.append(n.attr.value)
 
-    node.visit(Names())
+    walk(node, Names())
     return found
 
 

@@ -22,6 +22,8 @@ from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
+from msacclint.engine.walk import walk
+
 from msacclint.analysis.cells import CellInfo, _self_attr, cells, inherited_attr
 from msacclint.analysis.flow import flow
 
@@ -70,7 +72,7 @@ def _mentions(expr: cst.CSTNode, names: Set[str], nodes: Set[int]) -> bool:
                 return False
             return not found
 
-    expr.visit(Finder())
+    walk(expr, Finder())
     return bool(found)
 
 
@@ -83,7 +85,7 @@ def _contains_onehot(ctx, info: CellInfo, expr: cst.CSTNode) -> bool:
                 found.append(node)
             return not found
 
-    expr.visit(Finder())
+    walk(expr, Finder())
     return bool(found)
 
 

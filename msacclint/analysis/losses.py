@@ -17,6 +17,8 @@ from typing import Callable, List, Optional, Union
 
 import libcst as cst
 
+from msacclint.engine.walk import walk
+
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import flow
@@ -142,7 +144,7 @@ def unreduced_return(ctx, func: cst.FunctionDef, builder: Builder) -> Optional[c
         def visit_Return(self, node: cst.Return) -> None:
             returns.append(node)
 
-    func.visit(Returns())
+    walk(func, Returns())
     if not returns:
         return None
     fn_flow = flow(ctx, func)

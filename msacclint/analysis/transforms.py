@@ -18,6 +18,8 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
+from msacclint.engine.walk import walk
+
 from msacclint.analysis.calls import literal
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import FunctionFlow
@@ -182,5 +184,5 @@ def _exits(stmt: cst.If) -> bool:
         def visit_Raise(self, node: cst.Raise) -> None:
             found.append(node)
 
-    stmt.body.visit(Exits())
+    walk(stmt.body, Exits())
     return bool(found)

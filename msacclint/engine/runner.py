@@ -12,10 +12,9 @@ import re
 import sys
 import tokenize
 import traceback
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Type, Union
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Type, Union
 
 import libcst as cst
-from libcst._batched_visitor import visit_batched
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from msacclint.analysis.edits import replacement
@@ -26,6 +25,7 @@ from msacclint.engine.context import FileContext
 from msacclint.engine.registry import rules_by_code
 from msacclint.engine.rule import Report, Rule
 from msacclint.engine.settings import Settings
+from msacclint.engine.walk import Collector, NodeCallback, Traversal
 
 BAD_INPUT = "MSA001"
 RULE_CRASHED = "MSA002"
@@ -51,6 +51,7 @@ def check_source(source: Union[str, bytes], path: str, settings: Settings) -> Li
         text = source
     if PREFILTER not in text:
         return []
+    _ensure_recursion_limit()
     module, problem_at = _parse(text)
     if module is None:
         message, line, column = problem_at
@@ -172,9 +173,25 @@ def _engine_diagnostic(code: str, path: str, message: str, line: int = 1, column
                       max(line, 1), max(column, 1), message)
 
 
-def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]]) -> List[Diagnostic]:
+#: factories of extra read-only collectors that join every file's traversal (the project
+#: layer's per-file summary); each result is stored in ``ctx.collected[name]``
+COLLECTORS: Dict[str, Callable[[FileContext], Collector]] = {}
+
+
+def register_collector(name: str, factory: Callable[[FileContext], Collector]) -> None:
+    """Have ``factory(ctx)`` join the engine's single traversal of every checked file.
+
+    The collector's ``visitors()`` are called during the walk, its ``done()`` after it;
+    the instance is then available to rules (in ``finish``) and to the caller as
+    ``ctx.collected[name]``. See docs/dev/architecture.md."""
+    COLLECTORS[name] = factory
+
+
+def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]],
+              collectors: Optional[Dict[str, Callable[[FileContext], Collector]]] = None) -> List[Diagnostic]:
     """Run rules over a parsed file in one traversal; a crashing rule is reported and
-    dropped, the others go on."""
+    dropped, the others go on. ``collectors`` (default: the registered ones) join the
+    same traversal."""
     crashed: List[Tuple[Rule, BaseException]] = []
     rules: List[Rule] = []
     for cls in rule_classes:
@@ -186,17 +203,27 @@ def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]]) -> List[Diag
         except Exception as exc:
             crashed.append((cls.__new__(cls), exc))
     active = [_Guarded(rule, crashed) for rule in rules]
-    batch: List[cst.BatchableCSTVisitor] = list(active)
-    if any(getattr(type(rule), "uses_facts", False) for rule in rules):
+    traversal = Traversal()
+    extra: List[Collector] = []
+    if active:
         from msacclint.analysis.facts import FileFacts
 
-        collector = FileFacts(ctx)
-        ctx.facts["file"] = collector
-        batch.insert(0, collector)
-    if active:
+        facts = FileFacts(ctx)
+        ctx.facts["file"] = facts
+        traversal.add(facts.visitors())
+        for name, factory in (COLLECTORS if collectors is None else collectors).items():
+            collector = factory(ctx)
+            ctx.collected[name] = collector
+            traversal.add(collector.visitors())
+            extra.append(collector)
+        for guard in active:
+            traversal.add(guard.visitors())
         # a RecursionError here is the file's nesting, not a rule's fault: it propagates and
         # check_source reports the file as MSA001
-        visit_batched(ctx.module, batch)
+        traversal.run(ctx.module)
+        facts.done()
+        for collector in extra:
+            collector.done()
     reports: List[Report] = []
     for guard in active:
         if guard.dead:
@@ -225,19 +252,18 @@ def _has_visitors(cls: Type[Rule]) -> bool:
     return bool(_visitor_names(cls))
 
 
-class _Guarded(cst.BatchableCSTVisitor):
+class _Guarded:
     """Wraps a rule so that an exception in it disables only that rule for the file."""
 
-    def __init__(self, rule: Rule, crashed: list) -> None:
-        super().__init__()
+    def __init__(self, rule: Rule, crashed: List[Tuple[Rule, BaseException]]) -> None:
         self.rule = rule
         self.crashed = crashed
         self.dead = False
 
-    def get_visitors(self):
+    def visitors(self) -> Dict[str, NodeCallback]:
         return {name: self._wrap(func) for name, func in self.rule.get_visitors().items()}
 
-    def _wrap(self, func: Callable[[cst.CSTNode], None]) -> Callable[[cst.CSTNode], None]:
+    def _wrap(self, func: NodeCallback) -> NodeCallback:
         def guarded(node: cst.CSTNode) -> None:
             if self.dead:
                 return
@@ -305,6 +331,12 @@ def severity_counts(diagnostics: Iterable[Diagnostic]) -> dict:
     return counts
 
 
-if sys.getrecursionlimit() < 3000:
-    # LibCST recurses per nesting level; model code is shallow, generated code is not.
-    sys.setrecursionlimit(3000)
+#: LibCST's parser and code generation recurse per nesting level; model code is shallow,
+#: generated code is not
+RECURSION_LIMIT = 3000
+
+
+def _ensure_recursion_limit() -> None:
+    """Raised (never lowered) when a file is checked, not when msacclint is imported."""
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)

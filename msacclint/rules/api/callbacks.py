@@ -11,6 +11,8 @@ from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
+from msacclint.engine.walk import walk
+
 from msacclint.analysis.cells import cells
 from msacclint.analysis.training import set_train_mode
 from msacclint.diagnostics import Severity
@@ -135,7 +137,7 @@ def _set_train_calls(node: cst.ClassDef) -> List[tuple]:
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
     for stmt in body:
         if isinstance(stmt, cst.FunctionDef):
-            stmt.visit(Finder(stmt.name.value))
+            walk(stmt, Finder(stmt.name.value))
     return found
 
 

@@ -12,6 +12,8 @@ from typing import Optional
 
 import libcst as cst
 
+from msacclint.engine.walk import walk
+
 from msacclint.analysis.calls import argument, has_star_kwargs, literal
 from msacclint.analysis.cells import cells
 from msacclint.analysis.datasets import TRAIN, datasets
@@ -175,7 +177,7 @@ def _synthetic(function: cst.FunctionDef) -> bool:
         def visit_Subscript(self, node: cst.Subscript) -> None:
             found["subscript"] = True
 
-    function.body.visit(Body())
+    walk(function.body, Body())
     return not found["other_loop"] and not found["subscript"]
 
 
@@ -189,7 +191,7 @@ def _yields(function: cst.FunctionDef) -> bool:
         def visit_Yield(self, node: cst.Yield) -> None:
             found.append(node)
 
-    function.visit(Yields())
+    walk(function, Yields())
     return bool(found)
 
 

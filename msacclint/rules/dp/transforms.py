@@ -12,6 +12,8 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
+from msacclint.engine.walk import walk
+
 from msacclint.analysis.calls import argument, has_star_kwargs, is_number, literal
 from msacclint.analysis.facts import facts
 from msacclint.analysis.scopes import scopes
@@ -282,5 +284,5 @@ def _sequences(module: cst.Module):
         def visit_Tuple(self, node: cst.Tuple) -> None:
             found.append(node)
 
-    module.visit(Lists())
+    walk(module, Lists())
     return found

@@ -12,6 +12,8 @@ from typing import Optional, Union
 
 import libcst as cst
 
+from msacclint.engine.walk import walk
+
 from msacclint.analysis.cells import CellInfo
 from msacclint.analysis.loss_scale import GradScaleFlow, cell_scales_loss
 from msacclint.diagnostics import Severity
@@ -162,7 +164,7 @@ def _is_norm_like(node: cst.CSTNode) -> bool:
         def visit_Power(self, n: cst.Power) -> None:
             found.append(n)
 
-    node.visit(Finder())
+    walk(node, Finder())
     return bool(found)
 
 

@@ -11,6 +11,8 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
+from msacclint.engine.walk import walk
+
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.cells import CellInfo, cells
 from msacclint.analysis.flow import flow
@@ -185,7 +187,7 @@ def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
                 found.append(n)
             return not found
 
-    root.visit(Finder())
+    walk(root, Finder())
     return bool(found)
 
 
