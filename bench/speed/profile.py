@@ -128,17 +128,20 @@ def instrument(stages: Stages) -> None:
                 for meth, func in list(vars(value).items()):
                     if inspect.isfunction(func) and (not meth.startswith("_") or meth == "__init__"):
                         setattr(value, meth, stages.wrap(f"analysis {info.name}.{attr}.{meth}", func))
-    # rules: their own visitor methods, applies_to and finish
+    # rules: their own visitor methods, applies_to and finish; a base class shared by a
+    # family of rules (the table's CallRule) is one stage named after the class
+    users: Dict[type, List[type]] = defaultdict(list)
     for rule in all_rules():
         for cls in rule.__mro__:
             if cls.__module__.startswith("msacclint.engine") or cls is object:
                 break
-            for meth, func in list(vars(cls).items()):
-                if getattr(func, "_stage_wrapped", False):
-                    continue
-                if meth.startswith(("visit_", "leave_", "on_")) or meth in ("finish", "__init__"):
-                    if inspect.isfunction(func):
-                        setattr(cls, meth, stages.wrap(f"rule {rule.code} {rule.__name__}", func))
+            users[cls].append(rule)
+    for cls, rules in users.items():
+        label = f"rule {rules[0].code} {cls.__name__}" if len(rules) == 1 else f"rule family {cls.__name__} ({len(rules)} rules)"
+        for meth, func in list(vars(cls).items()):
+            if meth.startswith(("visit_", "leave_", "on_")) or meth in ("finish", "__init__", "get_visitors"):
+                if inspect.isfunction(func):
+                    setattr(cls, meth, stages.wrap(label, func))
     runner._parse = stages.wrap("parse", runner._parse)
     runner._to_diagnostics = stages.wrap("positions and diagnostics", runner._to_diagnostics)
     runner.run_rules = stages.wrap("traversal (engine's own)", runner.run_rules)

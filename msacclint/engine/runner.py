@@ -198,7 +198,7 @@ def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]],
         if not _has_visitors(cls) and cls.finish is Rule.finish:
             continue  # engine codes such as MSA001 have nothing to visit
         try:
-            if cls.applies_to(ctx):
+            if cls.triggered_by(ctx.source) and cls.applies_to(ctx):
                 rules.append(cls(ctx))
         except Exception as exc:
             crashed.append((cls.__new__(cls), exc))
@@ -216,8 +216,14 @@ def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]],
             ctx.collected[name] = collector
             traversal.add(collector.visitors())
             extra.append(collector)
+        calls = _CallIndex(ctx)
         for guard in active:
             traversal.add(guard.visitors())
+            wanted = type(guard.rule).resolved_calls
+            if wanted:
+                calls.add(wanted, guard.wrap(guard.rule.visit_resolved_call))
+        if calls.index:
+            traversal.add({"visit_Call": calls.visit_Call})
         # a RecursionError here is the file's nesting, not a rule's fault: it propagates and
         # check_source reports the file as MSA001
         traversal.run(ctx.module)
@@ -261,14 +267,14 @@ class _Guarded:
         self.dead = False
 
     def visitors(self) -> Dict[str, NodeCallback]:
-        return {name: self._wrap(func) for name, func in self.rule.get_visitors().items()}
+        return {name: self.wrap(func) for name, func in self.rule.get_visitors().items()}
 
-    def _wrap(self, func: NodeCallback) -> NodeCallback:
-        def guarded(node: cst.CSTNode) -> None:
+    def wrap(self, func: Callable[..., None]) -> Callable[..., None]:
+        def guarded(node: cst.CSTNode, *more: object) -> None:
             if self.dead:
                 return
             try:
-                func(node)
+                func(node, *more)
             except RecursionError:
                 raise
             except Exception as exc:
@@ -276,6 +282,27 @@ class _Guarded:
                 self.crashed.append((self.rule, exc))
 
         return guarded
+
+
+class _CallIndex:
+    """Every call's callee resolved once, handed to the rules that asked for that name."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.index: Dict[str, List[Callable[..., None]]] = {}
+
+    def add(self, names: Iterable[str], callback: Callable[..., None]) -> None:
+        for name in names:
+            self.index.setdefault(name, []).append(callback)
+
+    def visit_Call(self, node: cst.CSTNode) -> None:
+        assert isinstance(node, cst.Call)
+        if isinstance(node.func, cst.Call):  # f(...)(...) calls what f returns, not f
+            return
+        callee = self.ctx.callee(node)
+        if callee is not None:
+            for callback in self.index.get(callee, ()):
+                callback(node, callee)
 
 
 def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnostic]:

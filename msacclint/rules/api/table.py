@@ -100,6 +100,11 @@ class CallRule(TableRuleMixin, Rule):
         super().__init__(ctx)
         self._silenced = False
 
+    def get_visitors(self) -> Dict[str, Any]:
+        # the engine hands this rule its calls (resolved_calls = apis); attributes are
+        # only watched when a name in them silences the rule
+        return {"visit_Attribute": self.visit_Attribute} if self.unless_attribute else {}
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if self.unless_attribute and node.attr.value in self.unless_attribute:
             self._silenced = True
@@ -119,7 +124,11 @@ class CallRule(TableRuleMixin, Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = called(self.ctx, node)
-        if name is None or name not in self.apis:
+        if name is not None:
+            self.visit_resolved_call(node, name)
+
+    def visit_resolved_call(self, node: cst.Call, name: str) -> None:
+        if name not in self.apis:
             return
         signature = self.signatures.get(name, self.signature)
         values: Dict[str, Any] = {}
@@ -329,6 +338,7 @@ def make_rule(entry: Dict[str, Any], spec: Dict[str, Any], base: Type[Rule] = Ca
     if base is CallRule:
         attrs.update(
             apis=frozenset(canonical(a) for a in spec["apis"]),
+            resolved_calls=frozenset(canonical(a) for a in spec["apis"]),
             signature=tuple(spec.get("signature", ())),
             signatures={canonical(api): tuple(params) for api, params in spec.get("signatures", {}).items()},
             missing=tuple(spec.get("missing", ())),
