@@ -258,6 +258,9 @@ def cell_scales_loss(ctx, owner) -> bool:
         return False
     if "mindspore.nn.TrainOneStepWithLossScaleCell" in owner.bases:
         return True
+    # the class's text is part of the file's: a marker the file never writes is in no class
+    if not ctx.fact("loss_scale_markers", lambda: any(m in ctx.source for m in _LOSS_SCALE_MARKERS)):
+        return False
     text = ctx.fact("class_text:" + owner.name, lambda: cst.Module([]).code_for_node(owner.node))
     return any(marker in text for marker in _LOSS_SCALE_MARKERS)
 

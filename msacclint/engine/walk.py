@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import typing
 import weakref
 from typing import (
     Any,
@@ -38,7 +39,6 @@ from typing import (
     Protocol,
     Sequence,
     Tuple,
-    Type,
     runtime_checkable,
 )
 
@@ -90,8 +90,56 @@ def child_fields(cls: type) -> Tuple[str, ...]:
     return found
 
 
+def _node_types(hint: Any) -> List[type]:
+    origin = typing.get_origin(hint)
+    if origin is None:
+        return [hint] if isinstance(hint, type) and issubclass(hint, cst.CSTNode) else []
+    out: List[type] = []
+    for arg in typing.get_args(hint):
+        out.extend(_node_types(arg))
+    return out
+
+
+_meaning_cache: Dict[type, Tuple[Tuple[str, bool], ...]] = {}
+
+
+def meaning_fields(cls: type) -> Tuple[Tuple[str, bool], ...]:
+    """The child fields of a node class that can hold a non-trivia node, in visiting order,
+    each with whether a trivia node may also appear in it (then each value is checked).
+    Read once per class from the dataclass's annotations."""
+    found = _meaning_cache.get(cls)
+    if found is None:
+        try:
+            hints = typing.get_type_hints(cls)
+        except Exception:  # an annotation that does not resolve: check every value
+            hints = {}
+        out = []
+        for name in child_fields(cls):
+            types = _node_types(hints[name]) if name in hints else [cst.CSTNode]
+            if not types:
+                continue  # holds no node (a string, a sentinel)
+            if all(issubclass(t, TRIVIA) for t in types):
+                continue
+            mixed = any(issubclass(t, TRIVIA) or issubclass(cst.Comma, t) for t in types)
+            out.append((name, mixed))
+        found = tuple(out)
+        _meaning_cache[cls] = found
+    return found
+
+
 def iter_children(node: cst.CSTNode, trivia: bool = False) -> Iterator[cst.CSTNode]:
     """The child nodes of ``node`` in lexical order, without rebuilding anything."""
+    if not trivia:
+        for name, mixed in _meaning_cache.get(type(node)) or meaning_fields(type(node)):
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                if not mixed or type(value) not in _TRIVIA_CLASSES:
+                    yield value
+            elif isinstance(value, (tuple, list)):
+                for item in value:
+                    if isinstance(item, cst.CSTNode) and (not mixed or type(item) not in _TRIVIA_CLASSES):
+                        yield item
+        return
     for name in child_fields(type(node)):
         value = getattr(node, name, None)
         if isinstance(value, cst.CSTNode):
@@ -101,6 +149,32 @@ def iter_children(node: cst.CSTNode, trivia: bool = False) -> Iterator[cst.CSTNo
             for item in value:
                 if isinstance(item, cst.CSTNode) and (trivia or type(item) not in _TRIVIA_CLASSES):
                     yield item
+
+
+def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every non-trivia node under it, in lexical (pre-)order."""
+    stack: List[cst.CSTNode] = [node]
+    pop, push = stack.pop, stack.append
+    cache = _meaning_cache
+    trivia_classes = _TRIVIA_CLASSES
+    while stack:
+        current = pop()
+        yield current
+        cls = type(current)
+        fields = cache.get(cls)
+        if fields is None:
+            fields = meaning_fields(cls)
+        for name, mixed in reversed(fields):
+            value = getattr(current, name)
+            if value is None:
+                continue
+            if isinstance(value, cst.CSTNode):
+                if not mixed or type(value) not in trivia_classes:
+                    push(value)
+            elif isinstance(value, (tuple, list)):
+                for item in reversed(value):
+                    if isinstance(item, cst.CSTNode) and (not mixed or type(item) not in trivia_classes):
+                        push(item)
 
 
 def _wants_trivia(names: Iterable[str]) -> bool:
@@ -276,18 +350,21 @@ class Traversal:
             for callback in callbacks:
                 callback(current)
             push((current, True))
-            fields = _fields_cache.get(cls) or child_fields(cls)
-            children: List[cst.CSTNode] = []
-            for name in fields:
-                value = getattr(current, name, None)
+            if trivia:
+                for child in reversed(list(iter_children(current, True))):
+                    push((child, False))
+                continue
+            fields = _meaning_cache.get(cls)
+            if fields is None:
+                fields = meaning_fields(cls)
+            for name, mixed in reversed(fields):
+                value = getattr(current, name)
                 if value is None:
                     continue
                 if isinstance(value, cst.CSTNode):
-                    if trivia or type(value) not in _TRIVIA_CLASSES:
-                        children.append(value)
+                    if not mixed or type(value) not in _TRIVIA_CLASSES:
+                        push((value, False))
                 elif isinstance(value, (tuple, list)):
-                    for item in value:
-                        if isinstance(item, cst.CSTNode) and (trivia or type(item) not in _TRIVIA_CLASSES):
-                            children.append(item)
-            for child in reversed(children):
-                push((child, False))
+                    for item in reversed(value):
+                        if isinstance(item, cst.CSTNode) and (not mixed or type(item) not in _TRIVIA_CLASSES):
+                            push((item, False))
