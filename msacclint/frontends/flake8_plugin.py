@@ -68,20 +68,42 @@ class Flake8Plugin:
         cls._opted_in = frozenset(rule.code for rule in registry.all_rules()
                                   if not rule.enabled_by_default() and any(rule.code.startswith(s) for s in specific))
 
-    def run(self) -> Iterator[Tuple[int, int, str, type]]:
+    #: the settings and cache of this flake8 process, built on the first file (per-file
+    #: work is the check alone; the rest is the same for every file)
+    _session: Optional[Tuple[Tuple[Any, ...], Settings, Any]] = None
+
+    @classmethod
+    def _settings_and_cache(cls) -> Tuple[Settings, Any]:
         from msacclint.analysis.snapshot import shipped
         from msacclint.config import installed_mindspore
+        from msacclint.engine.cache import Cache
 
-        enabled = frozenset(rule.code for rule in registry.all_rules()
-                            if rule.enabled_by_default() or rule.code in self._opted_in)
-        version = self._mindspore_version or installed_mindspore()
-        # as in the CLI: without a snapshot of its own, the shipped one of the release
-        defaults = self._defaults or (str(shipped(version)) if shipped(version) else None)
-        settings = Settings(
-            enabled=enabled,
-            mindspore_version=version,
-            defaults=defaults,
-            honour_noqa=False,
-        )
-        for d in check_source("".join(self.lines), self.filename, settings):
+        token = (cls._mindspore_version, cls._defaults, cls._opted_in)
+        if cls._session is None or cls._session[0] != token:
+            enabled = frozenset(rule.code for rule in registry.all_rules()
+                                if rule.enabled_by_default() or rule.code in cls._opted_in)
+            version = cls._mindspore_version or installed_mindspore()
+            # as in the CLI: without a snapshot of its own, the shipped one of the release
+            snapshot = shipped(version)
+            defaults = cls._defaults or (str(snapshot) if snapshot else None)
+            settings = Settings(enabled=enabled, mindspore_version=version, defaults=defaults, honour_noqa=False)
+            cache = None if os.environ.get("MSACCLINT_NO_CACHE") else Cache.for_settings(settings)
+            cls._session = (token, settings, cache)
+        return cls._session[1], cls._session[2]
+
+    def run(self) -> Iterator[Tuple[int, int, str, type]]:
+        from msacclint.engine.cache import Cache
+
+        settings, cache = self._settings_and_cache()
+        text = "".join(self.lines)
+        found = None
+        key = None
+        if cache is not None:
+            key = Cache.key(self.filename, text.encode("utf-8", "surrogatepass"))
+            found = cache.get(key)
+        if found is None:
+            found = check_source(text, self.filename, settings)
+            if cache is not None and key is not None:
+                cache.put(key, found)
+        for d in found:
             yield d.line, d.column - 1, f"{d.code} [{d.checklist}] {d.message}", type(self)
