@@ -60,9 +60,10 @@ _FIELD = re.compile(r"visit_\w+\(\s*self,\s*\"(\w+)\"")
 
 def _all_subclasses(cls: type) -> List[type]:
     out: List[type] = []
-    todo = [cls]
+    todo: List[type] = [cls]
     while todo:
-        for sub in todo.pop().__subclasses__():
+        subs: List[type] = type.__subclasses__(todo.pop())
+        for sub in subs:
             if sub not in out:
                 out.append(sub)
                 todo.append(sub)
@@ -191,7 +192,7 @@ class _Plan:
     __slots__ = ("generic", "trivia", "names", "by_class")
 
     def __init__(self, cls: type) -> None:
-        names: set = set()
+        names: typing.Set[str] = set()
         for klass in cls.__mro__:
             if klass is object or klass.__module__.startswith("libcst"):
                 continue
