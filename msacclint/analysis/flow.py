@@ -227,7 +227,7 @@ def expr_facts(expr: cst.CSTNode) -> ExprFacts:
             func = node.func  # type: ignore[attr-defined]
             calls.append(func.attr.value if isinstance(func, cst.Attribute)
                          else func.value if isinstance(func, cst.Name) else "")
-        elif kind is cst.Power:
+        elif kind is cst.BinaryOperation and type(node.operator) is cst.Power:  # type: ignore[attr-defined]
             power = True
     if len(_EXPR) > 50000:
         _EXPR.clear()

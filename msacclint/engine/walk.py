@@ -46,6 +46,10 @@ import libcst as cst
 
 NodeCallback = Callable[[cst.CSTNode], Any]
 
+#: the deepest tree the engine walks (LibCST's recursive visit failed about here under the
+#: engine's recursion limit of 3,000 frames, and recursive analyses still would)
+MAX_DEPTH = 750
+
 #: node classes that are layout, not meaning: never walked unless a visitor wants them
 TRIVIA: Tuple[type, ...] = (
     cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace, cst.Newline,
@@ -333,10 +337,12 @@ class Traversal:
         none: Sequence[NodeCallback] = ()
         stack: List[Tuple[cst.CSTNode, bool]] = [(module, False)]
         pop, push = stack.pop, stack.append
+        depth = 0
         while stack:
             current, leaving = pop()
             cls = type(current)
             if leaving:
+                depth -= 1
                 callbacks = leave_by_class.get(cls)
                 if callbacks is None:
                     callbacks = leave_names.get(cls.__name__, none)
@@ -350,6 +356,11 @@ class Traversal:
                 visit_by_class[cls] = callbacks
             for callback in callbacks:
                 callback(current)
+            depth += 1
+            if depth > MAX_DEPTH:
+                # the analyses and the fixes still recurse per level: a tree this deep is
+                # reported as not checked, as LibCST's own visit would have failed on it
+                raise RecursionError(f"syntax tree deeper than {MAX_DEPTH} nodes")
             push((current, True))
             if trivia:
                 for child in reversed(list(iter_children(current, True))):
