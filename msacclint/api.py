@@ -31,6 +31,7 @@ from msacclint.data import checklist
 from msacclint.diagnostics import Diagnostic, FileResult
 from msacclint.engine import registry
 from msacclint.engine.batch import analyse_files, diagnostics_of
+from msacclint.engine.cache import Cache
 from msacclint.engine.discovery import MissingPath, discover
 from msacclint.engine.fixes import FileFix, configured_line_length, fix_source, write_fixed
 from msacclint.engine.notebook import fix_path
@@ -226,11 +227,32 @@ def is_version(text: str) -> bool:
     return bool(parse_version(text))
 
 
-def lint_text(text: Union[str, bytes], path: str, settings: Settings) -> List[Diagnostic]:
+def lint_text(text: Union[str, bytes], path: str, settings: Settings, use_cache: bool = False) -> List[Diagnostic]:
     """The diagnostics of one file's text (an editor buffer, the lines flake8 read);
-    ``path`` decides per-file ignores and appears in the diagnostics."""
+    ``path`` decides per-file ignores and appears in the diagnostics. ``use_cache``: read
+    and write the result cache (flake8 runs over unchanged files; an editor buffer that
+    changes at every keystroke gains nothing from it)."""
     _project_index([path], settings, use_cache=True)
-    return check_source(text, path, settings)
+    if not use_cache:
+        return check_source(text, path, settings)
+    cache = _cache_for(settings)
+    key = Cache.key(path, text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
+    found = cache.get(key)
+    if found is None:
+        found = check_source(text, path, settings)
+        cache.put(key, found)
+    return found
+
+
+_LAST_CACHE: List[Tuple[Settings, Cache]] = []
+
+
+def _cache_for(settings: Settings) -> Cache:
+    """The cache of ``settings``, made once while the settings stay the same (flake8 asks
+    once per file, always with the same settings)."""
+    if not _LAST_CACHE or _LAST_CACHE[0][0] != settings:
+        _LAST_CACHE[:] = [(settings, Cache.for_settings(settings))]
+    return _LAST_CACHE[0][1]
 
 
 def fix_text(text: str, path: str, settings: Settings, unsafe: bool = False,

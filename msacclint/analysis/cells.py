@@ -29,6 +29,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from msacclint.analysis.imports import ImportTable
+from msacclint.analysis.walk import walk
 
 SEQUENTIAL = frozenset({"mindspore.nn.SequentialCell", "mindspore.nn.CellList"})
 
@@ -92,7 +93,7 @@ def _factories(module: cst.Module, imports: ImportTable) -> Dict[str, str]:
             def visit_Return(self, node: cst.Return) -> None:
                 returns.append(node)  # noqa: B023 - the class is used in this iteration only
 
-        stmt.visit(Returns())
+        walk(stmt, Returns())
         callees = {imports.resolve(r.value.func) if isinstance(r.value, cst.Call) else None for r in returns}
         if len(callees) == 1:
             callee = callees.pop()
@@ -214,11 +215,11 @@ def _scan_class(node: cst.ClassDef, imports: ImportTable, factories: Dict[str, s
                 info.methods[stmt.name.value] = stmt
     init = info.methods.get("__init__")
     if init is not None:
-        init.body.visit(_InitScan(info, imports, factories))
+        walk(init.body, _InitScan(info, imports, factories))
     construct = info.construct
     if construct is not None:
         scan = _ConstructScan(info)
-        construct.body.visit(scan)
+        walk(construct.body, scan)
         # helpers that construct calls on self (self._forward_features(x)) count as construct
         seen = {"construct"}
         pending = [m for m in list(info.used_in_construct) if m in info.methods and m not in seen]
@@ -226,7 +227,7 @@ def _scan_class(node: cst.ClassDef, imports: ImportTable, factories: Dict[str, s
             method = pending.pop()
             seen.add(method)
             before = set(info.used_in_construct)
-            info.methods[method].body.visit(scan)
+            walk(info.methods[method].body, scan)
             pending.extend(m for m in info.used_in_construct - before if m in info.methods and m not in seen)
     return info
 
@@ -265,7 +266,7 @@ def _classes(module: cst.Module):
         def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
             return False
 
-    module.visit(Finder())
+    walk(module, Finder())
     return found
 
 
@@ -301,7 +302,7 @@ def calls_of_attr(info: CellInfo, name: str) -> List[cst.Call]:
 
     for method, fn in info.methods.items():
         if method != "__init__":
-            fn.body.visit(Finder())
+            walk(fn.body, Finder())
     return found
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 import libcst as cst
 
@@ -20,11 +20,26 @@ class FileContext:
     settings: Settings
     #: shared per-file analysis results, computed once on first use (see msacclint.analysis)
     facts: Dict[str, Any] = field(default_factory=dict)
+    #: the extra collectors that joined the engine's traversal, by name
+    #: (``msacclint.engine.runner.register_collector``)
+    collected: Dict[str, Any] = field(default_factory=dict)
+    #: resolved callee of every call seen, by node identity (``callee``)
+    _callees: Dict[int, Tuple[cst.Call, Optional[str]]] = field(default_factory=dict, repr=False)
+
+    def callee(self, call: cst.Call) -> Optional[str]:
+        """The canonical qualified name of a call's callee, resolved once per call node
+        (the traversal resolves every call; rules and analyses read it from here)."""
+        hit = self._callees.get(id(call))
+        if hit is not None and hit[0] is call:
+            return hit[1]
+        name = self.imports.resolve(call.func)
+        self._callees[id(call)] = (call, name)
+        return name
 
     def resolve(self, node: cst.BaseExpression) -> Optional[str]:
         """Canonical qualified name of a Name/Attribute chain (or of a Call's callee)."""
         if isinstance(node, cst.Call):
-            node = node.func
+            return self.callee(node)
         return self.imports.resolve(node)
 
     @property

@@ -20,6 +20,7 @@ from typing import List, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.flow import FunctionFlow
+from msacclint.analysis.walk import walk
 
 ITERATORS = frozenset({"create_dict_iterator", "create_tuple_iterator"})
 PIPELINE = frozenset({"map", "batch", "padded_batch", "project", "rename", "repeat", "take", "skip",
@@ -105,7 +106,7 @@ def _occurrences(root: cst.CSTNode, name: str, parents) -> Optional[List[cst.Nam
             if node.value == name and not _not_a_reference(node, parents):
                 (found if node in parents else outside).append(node)
 
-    root.visit(Names())
+    walk(root, Names())
     return None if outside else found
 
 
@@ -134,7 +135,7 @@ def _collects_only(sc, fl: FunctionFlow, loop: cst.CSTNode) -> bool:
         def visit_Call(self, node: cst.Call) -> None:
             calls.append(node)
 
-    body.visit(Calls())
+    walk(body, Calls())
     keeps = False
     for call in calls:
         func = call.func

@@ -30,6 +30,7 @@ from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import FunctionFlow
 from msacclint.analysis.scopes import names_in, says_eval, says_train, scopes
 from msacclint.analysis.training import training
+from msacclint.analysis.walk import walk
 
 TRAIN = "train"
 EVAL = "eval"
@@ -234,7 +235,7 @@ def _words_of(node: cst.CSTNode) -> Iterable[str]:
             if isinstance(value, str) and len(value) < 40:
                 out.append(value)
 
-    node.visit(Words())
+    walk(node, Words())
     return out
 
 
@@ -273,7 +274,7 @@ def _returns(function: cst.FunctionDef) -> List[cst.CSTNode]:
             if node.value is not None:
                 found.append(node.value)
 
-    function.visit(Returns())
+    walk(function, Returns())
     return found
 
 

@@ -23,6 +23,7 @@ import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.facts import facts
+from msacclint.analysis.walk import walk
 
 INIT = "mindspore.communication.init"
 SET_SEED = "mindspore.set_seed"
@@ -142,7 +143,7 @@ def rank_dependent(ctx, expr: cst.BaseExpression, call: cst.CSTNode, depth: int 
                 if defs or node.value in sc.params(scope):
                     return
 
-    expr.visit(Finder())
+    walk(expr, Finder())
     return bool(found)
 
 

@@ -1,4 +1,4 @@
-"""Per-file facts gathered in the engine's one batched traversal.
+"""Per-file facts gathered in the engine's one traversal.
 
 Rules that decide on the whole file (``finish``) set ``uses_facts = True``; the engine
 then runs a FileFacts collector in the same traversal as the rules, so the facts cost
@@ -10,14 +10,18 @@ method calls by method name (``methods["set_train"]``), and the function definit
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 import libcst as cst
 
+from msacclint.analysis.walk import BaseCollector, Traversal
 
-class FileFacts(cst.BatchableCSTVisitor):
-    def __init__(self, ctx) -> None:
-        super().__init__()
+if TYPE_CHECKING:
+    from msacclint.analysis.context import FileContext
+
+
+class FileFacts(BaseCollector):
+    def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
         self.calls: Dict[str, List[cst.Call]] = {}
         self.methods: Dict[str, List[cst.Call]] = {}
@@ -28,7 +32,7 @@ class FileFacts(cst.BatchableCSTVisitor):
         self.complete = False
 
     def visit_Call(self, node: cst.Call) -> None:
-        name = self.ctx.imports.resolve(node.func)
+        name = self.ctx.callee(node)
         if name is not None:
             self.calls.setdefault(name, []).append(node)
         elif isinstance(node.func, cst.Name):
@@ -41,7 +45,7 @@ class FileFacts(cst.BatchableCSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions.append(node)
 
-    def leave_Module(self, node: cst.Module) -> None:
+    def done(self) -> None:
         self.complete = True
 
     # -- queries ------------------------------------------------------------------
@@ -70,13 +74,14 @@ def _receiver_name(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-def facts(ctx) -> FileFacts:
+def facts(ctx: FileContext) -> FileFacts:
     """The file's facts: from the engine's traversal when it ran, else computed now."""
     collected = ctx.facts.get("file")
-    if collected is None or not collected.complete:
-        from libcst._batched_visitor import visit_batched
-
+    if not isinstance(collected, FileFacts) or not collected.complete:
         collected = FileFacts(ctx)
-        visit_batched(ctx.module, [collected])
+        traversal = Traversal()
+        traversal.add(collected.visitors())
+        traversal.run(ctx.module)
+        collected.done()
         ctx.facts["file"] = collected
     return collected

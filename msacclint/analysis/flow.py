@@ -15,11 +15,12 @@ following ``x = g(x)``), ``calls_to(*qualnames)``, ``method_calls(method, receiv
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Tuple, Union
 
 import libcst as cst
 
 from msacclint.analysis.imports import ImportTable, dotted
+from msacclint.analysis.walk import descendants, walk
 
 
 @dataclass
@@ -71,11 +72,10 @@ class FunctionFlow(cst.CSTVisitor):
         self._loops: List[cst.CSTNode] = []
         body = node.body
         if isinstance(body, cst.BaseSuite):
-            body.visit(self)
+            walk(body, self)
         else:
             for stmt in body:
-                stmt.visit(self)
-
+                walk(stmt, self)
     # -- walking ----------------------------------------------------------------------
     def _add(self, node: cst.CSTNode, callee: Optional[str] = None) -> int:
         order = len(self.events)
@@ -93,37 +93,37 @@ class FunctionFlow(cst.CSTVisitor):
         return False
 
     def visit_For(self, node: cst.For) -> bool:
-        node.iter.visit(self)
+        walk(node.iter, self)
         self._loop += 1
         self._loops.append(node)
         for name, index in target_names(node.target):
             self.defs.setdefault(name, []).append(Definition(len(self.events), name, node.iter, node, index))
-        node.body.visit(self)
+        walk(node.body, self)
         self._loop -= 1
         self._loops.pop()
         if node.orelse is not None:
-            node.orelse.visit(self)
+            walk(node.orelse, self)
         return False
 
     def visit_While(self, node: cst.While) -> bool:
-        node.test.visit(self)
+        walk(node.test, self)
         self._loop += 1
         self._loops.append(node)
-        node.body.visit(self)
+        walk(node.body, self)
         self._loop -= 1
         self._loops.pop()
         if node.orelse is not None:
-            node.orelse.visit(self)
+            walk(node.orelse, self)
         return False
 
     def visit_If(self, node: cst.If) -> bool:
-        node.test.visit(self)
+        walk(node.test, self)
         self._guards.append((node.test, True))
-        node.body.visit(self)
+        walk(node.body, self)
         self._guards.pop()
         if node.orelse is not None:
             self._guards.append((node.test, False))
-            node.orelse.visit(self)
+            walk(node.orelse, self)
             self._guards.pop()
         return False
 
@@ -193,19 +193,59 @@ class FunctionFlow(cst.CSTVisitor):
         return _names(expr)
 
 
+@dataclass(frozen=True)
+class ExprFacts:
+    """What one walk over an expression finds: its Names (in order, and as a set), the
+    last names of the callees it calls, and whether it raises something to a power."""
+
+    node: cst.CSTNode
+    names: Tuple[str, ...]
+    name_set: FrozenSet[str]
+    call_names: Tuple[str, ...]
+    has_power: bool
+
+
+_EXPR: Dict[int, ExprFacts] = {}
+
+
+def expr_facts(expr: cst.CSTNode) -> ExprFacts:
+    """The ExprFacts of ``expr``, walked once per node (memoised: the chains and the rules
+    ask about the same expressions many times)."""
+    hit = _EXPR.get(id(expr))
+    if hit is not None and hit.node is expr:
+        return hit
+    names: List[str] = []
+    calls: List[str] = []
+    power = False
+    # a direct scan (no visitor dispatch): this runs on every assigned value of a file
+    for node in descendants(expr):
+        kind = type(node)
+        if kind is cst.Name:
+            names.append(node.value)  # type: ignore[attr-defined]
+        elif kind is cst.Call:
+            func = node.func  # type: ignore[attr-defined]
+            calls.append(func.attr.value if isinstance(func, cst.Attribute)
+                         else func.value if isinstance(func, cst.Name) else "")
+        elif kind is cst.BinaryOperation and type(node.operator) is cst.Power:  # type: ignore[attr-defined]
+            power = True
+    if len(_EXPR) > 50000:
+        _EXPR.clear()
+    facts = ExprFacts(expr, tuple(names), frozenset(names), tuple(calls), power)
+    _EXPR[id(expr)] = facts
+    return facts
+
+
+def _named(expr: cst.CSTNode) -> Tuple[cst.CSTNode, Tuple[str, ...], FrozenSet[str]]:
+    facts = expr_facts(expr)
+    return facts.node, facts.names, facts.name_set
+
+
 def _names(expr: cst.CSTNode) -> List[str]:
-    found: List[str] = []
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            found.append(node.value)
-
-    expr.visit(Names())
-    return found
+    return list(_named(expr)[1])
 
 
 def _mentions(expr: cst.CSTNode, name: str) -> bool:
-    return name in _names(expr)
+    return name in _named(expr)[2]
 
 
 def flow(ctx, node: Union[cst.FunctionDef, cst.Module]) -> FunctionFlow:

@@ -15,7 +15,7 @@ Relative and star imports resolve to nothing, so nothing behind them is reported
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, Optional, Sequence
+from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -85,6 +85,10 @@ class ImportTable:
 
     def __init__(self) -> None:
         self.bindings: Dict[str, str] = {}
+        #: resolve()'s answers by node identity (the node kept, so the id stays its own),
+        #: valid for the bindings of the size they were computed with
+        self._resolved: Dict[int, Tuple[cst.CSTNode, Optional[str]]] = {}
+        self._resolved_for = 0
 
     # -- building -----------------------------------------------------------------
     @classmethod
@@ -175,7 +179,21 @@ class ImportTable:
 
     # -- querying -----------------------------------------------------------------
     def resolve(self, node: cst.BaseExpression) -> Optional[str]:
-        """The canonical qualified name of a Name/Attribute chain, or None."""
+        """The canonical qualified name of a Name/Attribute chain, or None (memoised per
+        node: every rule and analysis asks about the same callees)."""
+        if self._resolved_for != len(self.bindings):
+            self._resolved.clear()
+            self._resolved_for = len(self.bindings)
+        hit = self._resolved.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        found = self._resolve(node)
+        self._resolved[id(node)] = (node, found)
+        return found
+
+    def _resolve(self, node: cst.BaseExpression) -> Optional[str]:
+        if not isinstance(node, (cst.Name, cst.Attribute)):
+            return None
         name = dotted(node)
         if name is None:
             return None

@@ -23,6 +23,7 @@ from typing import Callable, Dict, List, Optional, Union
 import libcst as cst
 
 from msacclint.analysis.flow import Definition, FunctionFlow, flow
+from msacclint.analysis.walk import walk
 
 CLIP_FUNCTIONS = frozenset({
     "mindspore.ops.clip_by_global_norm", "mindspore.ops.clip_by_value", "mindspore.ops.clip_by_norm",
@@ -68,7 +69,7 @@ def _names(node: cst.CSTNode) -> List[str]:
         def visit_Attribute(self, n: cst.Attribute) -> None:
             found.append(n.attr.value)
 
-    node.visit(Names())
+    walk(node, Names())
     return found
 
 
@@ -256,6 +257,9 @@ def cell_scales_loss(ctx, owner) -> bool:
         return False
     if "mindspore.nn.TrainOneStepWithLossScaleCell" in owner.bases:
         return True
+    # the class's text is part of the file's: a marker the file never writes is in no class
+    if not ctx.fact("loss_scale_markers", lambda: any(m in ctx.source for m in _LOSS_SCALE_MARKERS)):
+        return False
     text = ctx.fact("class_text:" + owner.name, lambda: cst.Module([]).code_for_node(owner.node))
     return any(marker in text for marker in _LOSS_SCALE_MARKERS)
 

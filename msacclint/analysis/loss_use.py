@@ -24,6 +24,7 @@ import libcst as cst
 
 from msacclint.analysis.cells import CellInfo, _self_attr, cells, inherited_attr
 from msacclint.analysis.flow import flow
+from msacclint.analysis.walk import walk
 
 _REDUCTIONS = frozenset({"ReduceMean", "ReduceSum", "mean", "sum", "reduce_mean", "reduce_sum"})
 _ONEHOTS = frozenset({"OneHot", "one_hot"})
@@ -70,7 +71,7 @@ def _mentions(expr: cst.CSTNode, names: Set[str], nodes: Set[int]) -> bool:
                 return False
             return not found
 
-    expr.visit(Finder())
+    walk(expr, Finder())
     return bool(found)
 
 
@@ -83,7 +84,7 @@ def _contains_onehot(ctx, info: CellInfo, expr: cst.CSTNode) -> bool:
                 found.append(node)
             return not found
 
-    expr.visit(Finder())
+    walk(expr, Finder())
     return bool(found)
 
 

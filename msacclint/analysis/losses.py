@@ -20,6 +20,7 @@ import libcst as cst
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import flow
+from msacclint.analysis.walk import walk
 
 INT_TYPES = frozenset("mindspore." + t for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                                                  "uint64")) | frozenset("numpy." + t for t in ("int8", "int16",
@@ -142,7 +143,7 @@ def unreduced_return(ctx, func: cst.FunctionDef, builder: Builder) -> Optional[c
         def visit_Return(self, node: cst.Return) -> None:
             returns.append(node)
 
-    func.visit(Returns())
+    walk(func, Returns())
     if not returns:
         return None
     fn_flow = flow(ctx, func)

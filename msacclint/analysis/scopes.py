@@ -19,6 +19,7 @@ from typing import Dict, List, Optional, Set, Tuple, Union
 import libcst as cst
 
 from msacclint.analysis.flow import Definition, Event, FunctionFlow, flow
+from msacclint.analysis.walk import walk
 
 Scope = Union[cst.FunctionDef, cst.Module]
 
@@ -75,7 +76,7 @@ class Scopes:
         self.ctx = ctx
         _NAMES.clear()  # a new file: the previous file's nodes need not stay alive
         nesting = _Nesting()
-        ctx.module.visit(nesting)
+        walk(ctx.module, nesting)
         self.parent = nesting.parent
         self.method_of = nesting.cls
         self.functions = nesting.functions
@@ -194,7 +195,7 @@ def _parents(root: cst.CSTNode) -> Dict[cst.CSTNode, cst.CSTNode]:
             if stack and stack[-1] is original_node:
                 stack.pop()
 
-    root.visit(Parents())
+    walk(root, Parents())
     return parents
 
 
@@ -216,7 +217,7 @@ def names_in(node: cst.CSTNode) -> Set[str]:
         def visit_Name(self, n: cst.Name) -> None:
             found.add(n.value)
 
-    node.visit(Names())
+    walk(node, Names())
     if len(_NAMES) > 50000:
         _NAMES.clear()
     _NAMES[id(node)] = (node, found)

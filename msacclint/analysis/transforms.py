@@ -23,6 +23,7 @@ from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import FunctionFlow
 from msacclint.analysis.imports import dotted
 from msacclint.analysis.scopes import names_in, says_eval, says_train, scopes
+from msacclint.analysis.walk import walk
 
 VISION = ("mindspore.dataset.vision.", "mindspore.dataset.transforms.")
 UINT8_DATASETS = frozenset({"mindspore.dataset.Cifar10Dataset", "mindspore.dataset.Cifar100Dataset",
@@ -182,5 +183,5 @@ def _exits(stmt: cst.If) -> bool:
         def visit_Raise(self, node: cst.Raise) -> None:
             found.append(node)
 
-    stmt.body.visit(Exits())
+    walk(stmt.body, Exits())
     return bool(found)

@@ -12,10 +12,9 @@ import re
 import sys
 import tokenize
 import traceback
-from typing import Callable, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type, Union
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type, Union
 
 import libcst as cst
-from libcst._batched_visitor import visit_batched
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from msacclint.analysis.context import FileContext
@@ -23,6 +22,7 @@ from msacclint.analysis.edits import replacement
 from msacclint.analysis.facts import FileFacts
 from msacclint.analysis.imports import ImportTable
 from msacclint.analysis.uses import NameUses
+from msacclint.analysis.walk import Collector, NodeCallback, Traversal
 from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Severity
 from msacclint.engine import noqa
 from msacclint.engine.registry import rules_by_code
@@ -60,6 +60,7 @@ def analyse_source(source: Union[str, bytes], path: str, settings: Settings) -> 
         text = source
     if PREFILTER not in text:
         return FileResult([], nothing)
+    _ensure_recursion_limit()
     module, problem_at = _parse(text)
     if module is None:
         message, line, column = problem_at
@@ -183,31 +184,67 @@ def _engine_diagnostic(code: str, path: str, message: str, line: int = 1, column
                       max(line, 1), max(column, 1), message)
 
 
+#: factories of extra read-only collectors that join every file's traversal (the project
+#: layer's per-file summary); each result is stored in ``ctx.collected[name]``
+COLLECTORS: Dict[str, Callable[[FileContext], Collector]] = {}
+
+
+def register_collector(name: str, factory: Callable[[FileContext], Collector]) -> None:
+    """Have ``factory(ctx)`` join the engine's single traversal of every checked file.
+
+    The collector's ``visitors()`` are called during the walk, its ``done()`` after it;
+    the instance is then available to rules (in ``finish``) and to the caller as
+    ``ctx.collected[name]``. See docs/dev/architecture.md."""
+    COLLECTORS[name] = factory
+
+
 def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]],
+              collectors: Optional[Dict[str, Callable[[FileContext], Collector]]] = None,
               also: Sequence[cst.BatchableCSTVisitor] = ()) -> List[Diagnostic]:
     """Run rules over a parsed file in one traversal; a crashing rule is reported and
-    dropped, the others go on. ``also``: collectors that ride along in the same traversal."""
+    dropped, the others go on. ``collectors`` (default: the registered ones) join the
+    same traversal, and so do the visitors of ``also`` (the report's NameUses)."""
     crashed: List[Tuple[Rule, BaseException]] = []
     rules: List[Rule] = []
     for cls in rule_classes:
-        if not _has_visitors(cls) and cls.finish is Rule.finish:
+        if not _has_visitors(cls) and not cls.resolved_calls and cls.finish is Rule.finish:
             continue  # engine codes such as MSA001 have nothing to visit
         try:
-            if cls.applies_to(ctx):
+            if cls.triggered_by(ctx.source) and cls.applies_to(ctx):
                 rules.append(cls(ctx))
         except Exception as exc:
             crashed.append((cls.__new__(cls), exc))
     active = [_Guarded(rule, crashed) for rule in rules]
-    batch: List[cst.BatchableCSTVisitor] = list(active)
-    if any(getattr(type(rule), "uses_facts", False) for rule in rules):
-        collector = FileFacts(ctx)
-        ctx.facts["file"] = collector
-        batch.insert(0, collector)
-    batch.extend(also)
-    if batch:
+    traversal = Traversal()
+    extra: List[Collector] = []
+    for visitor in also:
+        traversal.add(visitor.get_visitors())
+    facts: Optional[FileFacts] = None
+    if active:
+        facts = FileFacts(ctx)
+        ctx.facts["file"] = facts
+        traversal.add(facts.visitors())
+        for name, factory in (COLLECTORS if collectors is None else collectors).items():
+            collector = factory(ctx)
+            ctx.collected[name] = collector
+            traversal.add(collector.visitors())
+            extra.append(collector)
+        calls = _CallIndex(ctx)
+        for guard in active:
+            traversal.add(guard.visitors())
+            wanted = type(guard.rule).resolved_calls
+            if wanted:
+                calls.add(wanted, guard.wrap(guard.rule.visit_resolved_call))
+        if calls.index:
+            traversal.add({"visit_Call": calls.visit_Call})
+    if active or also:
         # a RecursionError here is the file's nesting, not a rule's fault: it propagates and
         # check_source reports the file as MSA001
-        visit_batched(ctx.module, batch)
+        traversal.run(ctx.module)
+    if facts is not None:
+        facts.done()
+    for collector in extra:
+        collector.done()
     reports: List[Report] = []
     for guard in active:
         if guard.dead:
@@ -234,24 +271,23 @@ def _has_visitors(cls: Type[Rule]) -> bool:
     return bool(visitor_names(cls))
 
 
-class _Guarded(cst.BatchableCSTVisitor):
+class _Guarded:
     """Wraps a rule so that an exception in it disables only that rule for the file."""
 
-    def __init__(self, rule: Rule, crashed: list) -> None:
-        super().__init__()
+    def __init__(self, rule: Rule, crashed: List[Tuple[Rule, BaseException]]) -> None:
         self.rule = rule
         self.crashed = crashed
         self.dead = False
 
-    def get_visitors(self):
-        return {name: self._wrap(func) for name, func in self.rule.get_visitors().items()}
+    def visitors(self) -> Dict[str, NodeCallback]:
+        return {name: self.wrap(func) for name, func in self.rule.get_visitors().items()}
 
-    def _wrap(self, func: Callable[[cst.CSTNode], None]) -> Callable[[cst.CSTNode], None]:
-        def guarded(node: cst.CSTNode) -> None:
+    def wrap(self, func: Callable[..., None]) -> Callable[..., None]:
+        def guarded(node: cst.CSTNode, *more: object) -> None:
             if self.dead:
                 return
             try:
-                func(node)
+                func(node, *more)
             except RecursionError:
                 raise
             except Exception as exc:
@@ -259,6 +295,27 @@ class _Guarded(cst.BatchableCSTVisitor):
                 self.crashed.append((self.rule, exc))
 
         return guarded
+
+
+class _CallIndex:
+    """Every call's callee resolved once, handed to the rules that asked for that name."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.index: Dict[str, List[Callable[..., None]]] = {}
+
+    def add(self, names: Iterable[str], callback: Callable[..., None]) -> None:
+        for name in names:
+            self.index.setdefault(name, []).append(callback)
+
+    def visit_Call(self, node: cst.CSTNode) -> None:
+        assert isinstance(node, cst.Call)
+        if isinstance(node.func, cst.Call):  # f(...)(...) calls what f returns, not f
+            return
+        callee = self.ctx.callee(node)
+        if callee is not None:
+            for callback in self.index.get(callee, ()):
+                callback(node, callee)
 
 
 def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnostic]:
@@ -314,6 +371,12 @@ def severity_counts(diagnostics: Iterable[Diagnostic]) -> dict:
     return counts
 
 
-if sys.getrecursionlimit() < 3000:
-    # LibCST recurses per nesting level; model code is shallow, generated code is not.
-    sys.setrecursionlimit(3000)
+#: LibCST's parser and code generation recurse per nesting level; model code is shallow,
+#: generated code is not
+RECURSION_LIMIT = 3000
+
+
+def _ensure_recursion_limit() -> None:
+    """Raised (never lowered) when a file is checked, not when msacclint is imported."""
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)

@@ -63,10 +63,22 @@ class Flake8Plugin:
         cls._opted_in = frozenset(rule.code for rule in api.rules()
                                   if not rule.enabled_by_default() and any(rule.code.startswith(s) for s in specific))
 
+    #: the settings of this flake8 process, built on the first file (per-file work is the
+    #: check alone, from the cache when the file is unchanged)
+    _session: Optional[Tuple[Tuple[Any, ...], Any]] = None
+
+    @classmethod
+    def _settings(cls) -> Any:
+        token = (cls._mindspore_version, cls._defaults, cls._opted_in)
+        if cls._session is None or cls._session[0] != token:
+            enabled = [rule.code for rule in api.rules() if rule.enabled_by_default() or rule.code in cls._opted_in]
+            # as in the CLI: without a snapshot of its own, the shipped one of the release
+            settings = api.settings_without_config(mindspore_version=cls._mindspore_version, defaults=cls._defaults,
+                                                   enabled=enabled, honour_noqa=False)
+            cls._session = (token, settings)
+        return cls._session[1]
+
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
-        enabled = [rule.code for rule in api.rules() if rule.enabled_by_default() or rule.code in self._opted_in]
-        # as in the CLI: without a snapshot of its own, the shipped one of the release
-        settings = api.settings_without_config(mindspore_version=self._mindspore_version, defaults=self._defaults,
-                                               enabled=enabled, honour_noqa=False)
-        for d in api.lint_text("".join(self.lines), self.filename, settings):
+        use_cache = not os.environ.get("MSACCLINT_NO_CACHE")
+        for d in api.lint_text("".join(self.lines), self.filename, self._settings(), use_cache=use_cache):
             yield d.line, d.column - 1, f"{d.code} [{d.checklist}] {d.message}", type(self)

@@ -126,6 +126,11 @@ class Rule(cst.BatchableCSTVisitor):
     #: set by rules that read msacclint.analysis.facts in finish(): the engine then
     #: gathers the file's facts in the same traversal
     uses_facts: ClassVar[bool] = False
+    #: resolved callee names (``mindspore.nn.MaxPool2d``) this rule wants: the engine
+    #: resolves every call once and calls ``visit_resolved_call(node, callee)`` for the
+    #: calls to one of these only; a file whose text names none of them (by their last
+    #: component) does not run the rule at all when it has no other visitors
+    resolved_calls: ClassVar[FrozenSet[str]] = frozenset()
     VALID: ClassVar[Sequence[Valid]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
 
@@ -162,6 +167,19 @@ class Rule(cst.BatchableCSTVisitor):
     def finish(self) -> None:
         """Called after the traversal: rules that decide on the whole file report here."""
 
+    def visit_resolved_call(self, node: cst.Call, callee: str) -> None:
+        """A call whose callee resolved to one of ``resolved_calls``."""
+
+    @classmethod
+    def triggered_by(cls, source: str) -> bool:
+        """The prefilter below file level: False when the file's text names none of the
+        resolved calls the rule wants (a callee resolves to a name whose last component
+        is written in the file: canonical names only change the package prefix)."""
+        if not cls.resolved_calls:
+            return True
+        words = _trigger_words(cls)
+        return any(w in source for w in words)
+
     # -- batching -------------------------------------------------------------------
     def get_visitors(self) -> Dict[str, Callable[[cst.CSTNode], None]]:
         # inspect.getmembers on every instance is slow; the names are per class.
@@ -169,10 +187,15 @@ class Rule(cst.BatchableCSTVisitor):
 
 
 @functools.cache
+def _trigger_words(cls: type) -> FrozenSet[str]:
+    return frozenset(name.rsplit(".", 1)[-1] for name in getattr(cls, "resolved_calls", ()))
+
+
+@functools.cache
 def visitor_names(cls: type) -> Tuple[str, ...]:
     names = []
     for name in dir(cls):
-        if not (name.startswith("visit_") or name.startswith("leave_")):
+        if not (name.startswith("visit_") or name.startswith("leave_")) or name == "visit_resolved_call":
             continue
         func = getattr(cls, name)
         if callable(func) and not getattr(func, "_is_no_op", False):

@@ -13,6 +13,7 @@ import libcst as cst
 
 from msacclint.analysis.cells import cells
 from msacclint.analysis.training import set_train_mode
+from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 
@@ -233,7 +234,7 @@ def _set_train_calls(node: cst.ClassDef) -> List[tuple]:
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
     for stmt in body:
         if isinstance(stmt, cst.FunctionDef):
-            stmt.visit(Finder(stmt.name.value))
+            walk(stmt, Finder(stmt.name.value))
     return found
 
 

@@ -274,19 +274,33 @@ class UnusedSubCell(Rule):
         if any(node.name.value == _base_name(b.value) for c in cells(self.ctx).classes.values()
                for b in c.node.bases):
             return
-        class_text = _code(node)
-        if _DYNAMIC.search(class_text) or _trivial(info.construct):
+        if _trivial(info.construct):
             return
         source = self.ctx.source
+        # the class's text is part of the file's, so an attribute named more often in the
+        # file than it is assigned in the whole file is used: only the others need the
+        # class's own text (rebuilt by code generation, which costs)
+        candidates = []
         for name, attr in info.attrs.items():
             if not _is_layer_call(self.ctx, info, attr.callee, attr.value):
                 continue
             mentions = len(re.findall(r"\b" + re.escape(name) + r"\b", source))
-            assignments = len(re.findall(r"\bself\." + re.escape(name) + r"\s*(?::[^=\n]*)?=(?!=)", class_text))
+            if mentions <= len(re.findall(_ASSIGNED % re.escape(name), source)):
+                candidates.append((name, attr, mentions))
+        if not candidates:
+            return
+        class_text = _code(node)
+        if _DYNAMIC.search(class_text):
+            return
+        for name, attr, mentions in candidates:
+            assignments = len(re.findall(_ASSIGNED % re.escape(name), class_text))
             if mentions <= assignments:
                 self.report(attr.assign, f"self.{name} ({_code(attr.value.func) if isinstance(attr.value, cst.Call) else 'a Cell'}) "
                             f"is built in __init__ but never used: its parameters are trained and saved without "
                             f"ever affecting the output; call it in construct or remove it")
+
+
+_ASSIGNED = r"\bself\.%s\s*(?::[^=\n]*)?=(?!=)"
 
 
 def _base_name(node: cst.BaseExpression) -> Optional[str]:

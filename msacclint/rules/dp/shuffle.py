@@ -16,6 +16,7 @@ from msacclint.analysis.calls import argument, has_star_kwargs, literal
 from msacclint.analysis.cells import cells
 from msacclint.analysis.datasets import TRAIN, datasets
 from msacclint.analysis.scopes import scopes
+from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 
@@ -251,7 +252,7 @@ def _synthetic(function: cst.FunctionDef) -> bool:
         def visit_Subscript(self, node: cst.Subscript) -> None:
             found["subscript"] = True
 
-    function.body.visit(Body())
+    walk(function.body, Body())
     return not found["other_loop"] and not found["subscript"]
 
 
@@ -265,7 +266,7 @@ def _yields(function: cst.FunctionDef) -> bool:
         def visit_Yield(self, node: cst.Yield) -> None:
             found.append(node)
 
-    function.visit(Yields())
+    walk(function, Yields())
     return bool(found)
 
 

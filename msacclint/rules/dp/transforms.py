@@ -23,6 +23,7 @@ from msacclint.analysis.transforms import (
     vision_calls,
     vision_name,
 )
+from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 
@@ -437,5 +438,5 @@ def _sequences(module: cst.Module):
         def visit_Tuple(self, node: cst.Tuple) -> None:
             found.append(node)
 
-    module.visit(Lists())
+    walk(module, Lists())
     return found

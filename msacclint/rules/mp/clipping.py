@@ -13,6 +13,7 @@ from typing import Optional, Union
 import libcst as cst
 
 from msacclint.analysis.cells import CellInfo
+from msacclint.analysis.flow import expr_facts
 from msacclint.analysis.loss_scale import GradScaleFlow, cell_scales_loss
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
@@ -348,20 +349,8 @@ _NORM_WORDS = ("norm", "square", "pow", "l2_loss")
 
 
 def _is_norm_like(node: cst.CSTNode) -> bool:
-    found = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Call(self, n: cst.Call) -> None:
-            func = n.func
-            name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-            if any(w in name.lower() for w in _NORM_WORDS):
-                found.append(n)
-
-        def visit_Power(self, n: cst.Power) -> None:
-            found.append(n)
-
-    node.visit(Finder())
-    return bool(found)
+    facts = expr_facts(node)
+    return facts.has_power or any(w in name.lower() for name in facts.call_names for w in _NORM_WORDS)
 
 
 class PenaltyFromScaledGradients(FunctionRule):
@@ -499,9 +488,11 @@ class PenaltyFromScaledGradients(FunctionRule):
             for d in definitions:
                 if isinstance(d.node, cst.For):
                     continue
+                if not _is_norm_like(d.value):
+                    continue
                 grads = next((g for g in sorted(set(flow_.names_in(d.value)))
                               if g != name and analysis.scaled_at(g, d.order) is not None), None)
-                if grads is None or not _is_norm_like(d.value):
+                if grads is None:
                     continue
                 if self._is_penalty(flow_, name, d):
                     self.report(d.node, f"`{name}` is computed from `{grads}`, gradients that still carry the "

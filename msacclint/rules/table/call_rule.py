@@ -44,9 +44,10 @@ class CallRule(TableRuleMixin, Rule):
     #: the argument that may be a list of parameter-group dicts (None when the signature lacks it)
     groups: Optional[ParameterGroups] = None
 
-    def visit_Call(self, node: cst.Call) -> None:
-        name = called(self.ctx, node)
-        if name is None or name not in self.apis:
+    def visit_resolved_call(self, node: cst.Call, name: str) -> None:
+        """The engine hands this rule the calls of its ``apis`` (``resolved_calls``), each
+        callee resolved once for all rules."""
+        if name not in self.apis:
             return
         site = CallSite(self.ctx, node, name, self.signatures.get(name, self.signature), self.groups)
         for condition in self.conditions:
@@ -190,6 +191,7 @@ def make_rule(entry: EntrySpec, spec: RuleSpec, module: str = __name__) -> Type[
         VALID=tuple(spec.valid),
         INVALID=tuple(spec.invalid),
         apis=frozenset(canonical(a) for a in spec.apis),
+        resolved_calls=frozenset(canonical(a) for a in spec.apis),
         signature=signature,
         signatures=signatures,
         conditions=compile_conditions(spec),

@@ -16,6 +16,7 @@ from msacclint.analysis.cells import CellInfo, cells
 from msacclint.analysis.flow import flow
 from msacclint.analysis.scopes import says_eval, says_train
 from msacclint.analysis.training import training
+from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.function_rule import InFunctionRule
@@ -287,7 +288,7 @@ def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
                 found.append(n)
             return not found
 
-    root.visit(Finder())
+    walk(root, Finder())
     return bool(found)
 
 
