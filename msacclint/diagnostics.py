@@ -50,6 +50,16 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Related:
+    """Another place the evidence of a finding is (a class, a constant, a config value
+    in another file); shown in SARIF as a related location."""
+
+    path: str
+    line: int
+    message: str = ""
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     code: str
     checklist: str
@@ -63,6 +73,8 @@ class Diagnostic:
     #: at most one safe and one unsafe fix, the safe one first (``msacclint check --fix``
     #: applies the safe one; with ``--unsafe-fixes`` the unsafe one is preferred)
     fixes: Tuple[Fix, ...] = field(default=(), compare=False)
+    #: where the evidence is when it is not at the finding (the project layer)
+    related: Tuple[Related, ...] = field(default=(), compare=False)
 
     @property
     def fix(self) -> Optional[Fix]:
@@ -112,4 +124,5 @@ class Diagnostic:
                 edits=tuple(Edit(**e) for e in f["edits"]))
             for f in data.get("fixes", ())
         )
-        return cls(**{**data, "severity": Severity(data["severity"]), "fixes": fixes})
+        related = tuple(Related(**r) for r in data.get("related", ()))
+        return cls(**{**data, "severity": Severity(data["severity"]), "fixes": fixes, "related": related})

@@ -33,7 +33,7 @@ def read(path: str) -> Tuple[Optional[bytes], Optional[str]]:
         return None, f"cannot be read ({exc.strerror or exc}); not checked"
 
 
-def check_file(path: str, settings: Settings, cache: Optional[Cache] = None) -> List[Diagnostic]:
+def check_file(path: str, settings: Settings, cache: Optional[Cache] = None, project=None) -> List[Diagnostic]:
     data, problem = read(path)
     if data is None:
         return _bad_input(path, problem, settings.codes_for(path))
@@ -43,19 +43,54 @@ def check_file(path: str, settings: Settings, cache: Optional[Cache] = None) -> 
         hit = cache.get(key)
         if hit is not None:
             return hit
-    found = check_source(data, path, settings)
+    if project is not None:
+        project.begin()
+    found = check_source(data, path, settings, project=project)
     if cache is not None and key is not None:
-        cache.put(key, found)
+        deps = project.dependencies() if project is not None else None
+        if deps:
+            deps.pop(os.path.normpath(os.path.abspath(path)), None)
+        cache.put(key, found, deps)
     return found
 
 
 def _worker(args) -> List[Diagnostic]:
-    paths, settings, use_cache = args
+    paths, settings, use_cache, projects = args
     cache = Cache.for_settings(settings) if use_cache else None
     out: List[Diagnostic] = []
     for path in paths:
-        out.extend(check_file(path, settings, cache))
+        out.extend(check_file(path, settings, cache, _project_of(path, projects, cache)))
     return out
+
+
+def _project_of(path: str, projects, cache):
+    """The project index a file belongs to (the nearest root above it)."""
+    if not projects:
+        return None
+    absolute = os.path.abspath(path)
+    best = None
+    for root, index in projects.items():
+        if absolute.startswith(root.rstrip(os.sep) + os.sep) and (best is None or len(root) > len(best)):
+            best = root
+    if best is None:
+        return None
+    index = projects[best]
+    if index.cache is None and cache is not None:
+        index.cache = cache
+    return index
+
+
+def project_indexes(paths: Sequence[str], cache: Optional[Cache] = None) -> dict:
+    """root -> ProjectIndex for the repositories the files belong to (the root is found
+    from each file, so ``check one.py`` and ``check .`` see the same project)."""
+    from msacclint.project import find_project_root, load_index
+
+    roots = {}
+    for path in paths:
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in roots:
+            roots[folder] = find_project_root(folder)
+    return {root: load_index(root, cache=cache) for root in sorted(set(roots.values()))}
 
 
 def _from_cache(paths: Sequence[str], settings: Settings, cache: Cache) -> Tuple[List[Diagnostic], List[str]]:
@@ -74,21 +109,23 @@ def _from_cache(paths: Sequence[str], settings: Settings, cache: Cache) -> Tuple
 
 
 def check_files(paths: Sequence[str], settings: Settings, jobs: Optional[int] = None,
-                use_cache: bool = True) -> List[Diagnostic]:
-    """Diagnostics of all files in a stable order (path, line, column, code)."""
+                use_cache: bool = True, project: bool = True) -> List[Diagnostic]:
+    """Diagnostics of all files in a stable order (path, line, column, code). With
+    ``project`` the rules see the whole repository each file belongs to."""
     jobs = jobs or os.cpu_count() or 1
     found: List[Diagnostic] = []
     todo = list(paths)
     if use_cache:
         found, todo = _from_cache(todo, settings, Cache.for_settings(settings))
+    projects = project_indexes(todo) if todo and project else {}
     if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD:
-        found.extend(_worker((todo, settings, use_cache)))
+        found.extend(_worker((todo, settings, use_cache, projects)))
     else:
         # several interleaved chunks per worker: neighbouring files are often alike in
         # size, and a worker that finishes early takes the next chunk
         count = min(len(todo), jobs * CHUNKS_PER_JOB)
         chunks = [todo[i::count] for i in range(count)]
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for part in pool.map(_worker, [(c, settings, use_cache) for c in chunks]):
+            for part in pool.map(_worker, [(c, settings, use_cache, projects) for c in chunks]):
                 found.extend(part)
     return sorted(found, key=Diagnostic.sort_key)

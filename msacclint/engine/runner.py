@@ -20,7 +20,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from msacclint.analysis.edits import replacement
 from msacclint.analysis.imports import ImportTable
-from msacclint.diagnostics import Diagnostic, Edit, Fix, Severity
+from msacclint.diagnostics import Diagnostic, Edit, Fix, Related, Severity
 from msacclint.engine import noqa
 from msacclint.engine.context import FileContext
 from msacclint.engine.registry import rules_by_code
@@ -37,8 +37,9 @@ PREFILTER = "mindspore"
 MAX_SOURCE_BYTES = 2_000_000
 
 
-def check_source(source: Union[str, bytes], path: str, settings: Settings) -> List[Diagnostic]:
-    """All diagnostics for one file, sorted, with ``# noqa`` applied when the settings say so."""
+def check_source(source: Union[str, bytes], path: str, settings: Settings, project=None) -> List[Diagnostic]:
+    """All diagnostics for one file, sorted, with ``# noqa`` applied when the settings say so.
+    ``project``: the repository's ProjectIndex (msacclint.project.load_index), or None."""
     codes = settings.codes_for(path)
     if len(source) > MAX_SOURCE_BYTES:
         return _bad_input(path, f"file is {len(source) / 1e6:.1f} MB, over the {MAX_SOURCE_BYTES // 1_000_000} MB "
@@ -59,7 +60,8 @@ def check_source(source: Union[str, bytes], path: str, settings: Settings) -> Li
         imports = ImportTable.from_module(module)
         if not imports.mentions("mindspore"):
             return []
-        ctx = FileContext(path=path, source=text, module=module, imports=imports, settings=settings)
+        ctx = FileContext(path=path, source=text, module=module, imports=imports, settings=settings,
+                          project=project)
         found = run_rules(ctx, [rules_by_code()[c] for c in sorted(codes) if c in rules_by_code()])
     except RecursionError:
         return _bad_input(path, TOO_DEEP, codes)
@@ -270,7 +272,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
         diag = Diagnostic(
             code=rule.code,
             checklist=rule.checklist,
-            severity=rule.severity,
+            severity=report.severity or rule.severity,
             path=ctx.path,
             line=where.start.line,
             column=where.start.column + 1,
@@ -278,6 +280,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
             end_column=where.end.column + 1,
             message=report.message,
             fixes=fixes,
+            related=tuple(Related(p, line, text) for p, line, text in report.related),
         )
         key = (diag.code, diag.line, diag.column, diag.message)
         if key not in seen:

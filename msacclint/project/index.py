@@ -140,9 +140,10 @@ class ProjectIndex:
             self._used[path] = hashlib.sha256(data).hexdigest() if data is not None else ""
 
     def display(self, path: str) -> str:
-        """A path as messages show it: relative to the project root."""
+        """A path as messages show it: as the run names files (relative to the current
+        folder) when it is below it, else absolute."""
         try:
-            rel = os.path.relpath(path, self.root)
+            rel = os.path.relpath(path)
         except ValueError:
             return path
         return path if rel.startswith("..") else rel.replace(os.sep, "/")
