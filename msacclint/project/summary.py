@@ -67,6 +67,8 @@ class FunctionSummary:
     builds_dataset: bool = False
     #: ``self.x`` attributes a method returns (getters): name -> attribute
     returns_attr: Optional[str] = None
+    #: random augmentations (``vision.Random*``) it builds: (name, line)
+    random_ops: List[Tuple[str, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -368,6 +370,8 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             self.summary.parallel_modes.append((kwargs["parallel_mode"], line))
         if qualified.startswith("mindspore.dataset.") and self._functions:
             self._functions[-1].builds_dataset = True
+            if tail.startswith("Random"):
+                self._functions[-1].random_ops.append((tail, line))
         if tail in ("open", "load_yaml", "parse_yaml", "get_config", "safe_load") or "yaml" in tail or "config" in tail:
             for value in args:
                 if value[0] == "lit" and isinstance(value[1], str) and value[1].endswith((".yaml", ".yml", ".json")):
@@ -459,7 +463,8 @@ def from_json(data: Dict[str, Any]) -> FileSummary:
             name=f["name"], line=f["line"], params=_params_in(f["params"]),
             returns=[_expr_in(r) for r in f["returns"]], calls=[_call_in(x) for x in f["calls"]],
             selector=(selector[0], _expr_in(selector[1]) if selector[1] is not None else None) if selector else None,
-            builds_dataset=bool(f["builds_dataset"]), returns_attr=f["returns_attr"])
+            builds_dataset=bool(f["builds_dataset"]), returns_attr=f["returns_attr"],
+            random_ops=[(n, line) for n, line in f["random_ops"]])
     return FileSummary(
         path=data["path"], module=data["module"], imports=dict(data["imports"]), classes=classes,
         functions=functions,
