@@ -68,6 +68,23 @@ class Flake8Plugin:
         cls._opted_in = frozenset(rule.code for rule in registry.all_rules()
                                   if not rule.enabled_by_default() and any(rule.code.startswith(s) for s in specific))
 
+    #: the project index of each repository, built once per flake8 process (flake8 is
+    #: per file by design; the summaries come from msacclint's cache when unchanged)
+    _projects: Any = None
+
+    def _project(self, settings: Settings):
+        if not self.filename or self.filename in ("-", "stdin") or not os.path.exists(self.filename):
+            return None
+        if Flake8Plugin._projects is None:
+            from msacclint.engine.cache import Cache, settings_key
+            from msacclint.project.index import Projects
+
+            Flake8Plugin._projects = Projects(lambda s, root: Cache(root, settings_key(s)))
+        try:
+            return Flake8Plugin._projects.index_for(self.filename, settings)
+        except Exception:  # the project layer never stops a file from being checked
+            return None
+
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         from msacclint.analysis.snapshot import shipped
         from msacclint.config import installed_mindspore
@@ -83,5 +100,8 @@ class Flake8Plugin:
             defaults=defaults,
             honour_noqa=False,
         )
-        for d in check_source("".join(self.lines), self.filename, settings):
+        project = self._project(settings)
+        if project is not None:
+            project.begin()
+        for d in check_source("".join(self.lines), self.filename, settings, project=project):
             yield d.line, d.column - 1, f"{d.code} [{d.checklist}] {d.message}", type(self)

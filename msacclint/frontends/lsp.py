@@ -95,6 +95,11 @@ def build_server():
     #: uri -> (document version, text, engine path, settings, diagnostics)
     results: Dict[str, Tuple[Optional[int], str, str, Any, List[Diagnostic]]] = {}
     shown_errors: set = set()
+    from msacclint.engine.cache import Cache, settings_key
+    from msacclint.project.index import Projects
+
+    #: one project index per repository, kept while the server runs; a save re-reads the file
+    projects = Projects(lambda s, root: Cache(root, settings_key(s)))
     severity = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning,
                 Severity.INFO: types.DiagnosticSeverity.Information}
 
@@ -115,7 +120,14 @@ def build_server():
             results[uri] = (doc.version, text, path, None, [])
             return doc, results[uri]
         engine_path = relative_path(path, settings.root)
-        found = [] if is_excluded(path, settings) else check_source(text, engine_path, settings)
+        project = None
+        if doc.path and os.path.exists(doc.path):
+            try:
+                project = projects.index_for(doc.path, settings)
+                project.begin()
+            except Exception:  # the project layer never stops a file from being checked
+                project = None
+        found = [] if is_excluded(path, settings) else check_source(text, engine_path, settings, project=project)
         results[uri] = (doc.version, text, engine_path, settings, found)
         return doc, results[uri]
 
@@ -152,7 +164,17 @@ def build_server():
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls, params: types.DidSaveTextDocumentParams) -> None:
         results.pop(params.text_document.uri, None)  # the configuration may have changed too
+        doc = server.workspace.get_text_document(params.text_document.uri)
+        if doc.path:
+            projects.saved(doc.path)
         publish(params.text_document.uri)
+        if doc.path:
+            # what this file defines may change the findings of the other open files: they
+            # are analysed again on their next change (not republished here: one save must
+            # not flood the client)
+            for uri in list(results):
+                if uri != params.text_document.uri:
+                    results.pop(uri, None)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:

@@ -149,6 +149,22 @@ class ProjectIndex:
         return path if rel.startswith("..") else rel.replace(os.sep, "/")
 
     # -- files and summaries --------------------------------------------------------
+    def forget(self, path: str) -> None:
+        """Read ``path`` again on next use (it was saved, created or deleted)."""
+        path = os.path.normpath(os.path.abspath(path))
+        self._texts.pop(path, None)
+        self._summaries.pop(path, None)
+        if path.endswith(".py"):
+            known = path in self.files
+            if os.path.exists(path):
+                self.files.add(path)
+            else:
+                self.files.discard(path)
+            if known != (path in self.files):
+                self._module_cache.clear()
+        else:
+            self.configs._loaded.pop(path, None)
+
     def _bytes(self, path: str) -> Optional[bytes]:
         if path not in self._texts:
             try:
@@ -678,3 +694,37 @@ def load_index(root: str, settings=None, cache=None) -> ProjectIndex:
     files are unchanged."""
     py, other, truncated = _walk(os.path.abspath(root), MAX_FILES)
     return ProjectIndex(root, py, other, cache=cache, truncated=truncated)
+
+
+class Projects:
+    """The project index of every repository a long-lived front end (flake8's run, the
+    editor server) meets, built once per root and kept; ``saved(path)`` makes the index
+    re-read a file that changed on disk."""
+
+    def __init__(self, cache_for=None) -> None:
+        #: settings -> engine Cache (or None): where summaries are stored between runs
+        self._cache_for = cache_for
+        self._by_root: Dict[str, ProjectIndex] = {}
+        self._root_of: Dict[str, str] = {}
+
+    def index_for(self, path: str, settings=None) -> Optional[ProjectIndex]:
+        folder = os.path.dirname(os.path.abspath(path))
+        root = self._root_of.get(folder)
+        if root is None:
+            root = self._root_of[folder] = find_project_root(folder)
+        index = self._by_root.get(root)
+        if index is None:
+            cache = None
+            if self._cache_for is not None and settings is not None:
+                try:
+                    cache = self._cache_for(settings, root)
+                except Exception:
+                    cache = None
+            index = self._by_root[root] = load_index(root, settings, cache=cache)
+        return index
+
+    def saved(self, path: str) -> None:
+        absolute = os.path.normpath(os.path.abspath(path))
+        for index in self._by_root.values():
+            if absolute.startswith(index.root.rstrip(os.sep) + os.sep):
+                index.forget(absolute)
