@@ -46,12 +46,23 @@ def check_file(path: str, settings: Settings, cache: Optional[Cache] = None, pro
     if project is not None:
         project.begin()
     found = check_source(data, path, settings, project=project)
+    if project is not None:
+        found = found + _project_problems(project, settings)
     if cache is not None and key is not None:
         deps = project.dependencies() if project is not None else None
         if deps:
             deps.pop(os.path.normpath(os.path.abspath(path)), None)
         cache.put(key, found, deps)
     return found
+
+
+def _project_problems(project, settings: Settings) -> List[Diagnostic]:
+    """Bad input the project layer met while this file was checked (a malformed config,
+    circular imports, ...): one MSA001 each, on the file that holds the problem."""
+    out: List[Diagnostic] = []
+    for where, line, message in project.new_problems():
+        out.extend(_bad_input(project.display(where), message, settings.codes_for(where), line))
+    return out
 
 
 def _worker(args) -> List[Diagnostic]:
@@ -128,4 +139,5 @@ def check_files(paths: Sequence[str], settings: Settings, jobs: Optional[int] = 
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             for part in pool.map(_worker, [(c, settings, use_cache, projects) for c in chunks]):
                 found.extend(part)
-    return sorted(found, key=Diagnostic.sort_key)
+    # a project problem is reported once per worker process: keep one of each
+    return sorted(dict.fromkeys(found), key=Diagnostic.sort_key)

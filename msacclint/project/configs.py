@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 #: larger config files are data, not configuration
 MAX_BYTES = 2_000_000
 #: aliases (``*name``) a config may use; real configs use a handful
-MAX_ALIASES = 200
+MAX_ALIASES = 1_000
 #: nodes walked per file (a guard against deep or generated files)
 MAX_NODES = 200_000
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -29,6 +29,7 @@ class ConfigFile:
     #: key -> [(value, line)]: a nested key is kept under its dotted path and its last part
     values: Dict[str, List[Tuple[Any, int]]] = field(default_factory=dict)
     problem: Optional[str] = None
+    problem_line: int = 1
 
 
 class ConfigError(Exception):
@@ -62,9 +63,9 @@ def load(path: str) -> ConfigFile:
         return out
     except Exception as exc:  # yaml.YAMLError and anything odd a malformed file triggers
         mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
         reason = getattr(exc, "problem", None) or type(exc).__name__
-        out.problem = f"config file is not valid YAML/JSON{where}: {reason}; its values are not used"
+        out.problem = f"config file is not valid YAML/JSON: {reason}; its values are not used"
+        out.problem_line = mark.line + 1 if mark is not None else 1
         return out
     if node is not None:
         _flatten(node, "", out.values, [0])
@@ -77,10 +78,7 @@ def _compose(text: str):
 
     loader_base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-    class _Loader(loader_base):  # type: ignore[misc, valid-type]
-        aliases = 0
-
-    loader = _Loader(text)
+    loader = loader_base(text)
     try:
         # count aliases from the event stream before composing: a bomb never gets built
         count = 0
@@ -89,9 +87,36 @@ def _compose(text: str):
                 count += 1
                 if count > MAX_ALIASES:
                     raise ConfigError(f"config file uses more than {MAX_ALIASES} YAML aliases (an alias bomb?)")
-        return loader.get_single_node()
+        node = loader.get_single_node()
     finally:
         loader.dispose()
+    if node is not None and _expanded_size(node, {}) > MAX_NODES:
+        raise ConfigError(f"config file expands to more than {MAX_NODES} values through its YAML aliases "
+                          "(an alias bomb?)")
+    return node
+
+
+def _expanded_size(node, memo: Dict[int, int]) -> int:
+    """How many nodes the document holds once every alias is expanded (counted, not built)."""
+    import yaml
+
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    memo[key] = 1  # a recursive alias counts once
+    total = 1
+    if isinstance(node, yaml.SequenceNode):
+        for child in node.value:
+            total += _expanded_size(child, memo)
+            if total > MAX_NODES:
+                break
+    elif isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            total += _expanded_size(k, memo) + _expanded_size(v, memo)
+            if total > MAX_NODES:
+                break
+    memo[key] = total
+    return total
 
 
 def _flatten(node, prefix: str, out: Dict[str, List[Tuple[Any, int]]], budget: List[int]) -> None:

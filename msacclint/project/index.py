@@ -109,10 +109,13 @@ class ProjectIndex:
         self.files: Set[str] = {os.path.normpath(os.path.abspath(p)) for p in py_files}
         self.configs = configs_mod.ConfigStore([os.path.abspath(p) for p in config_files])
         self.cache = cache
-        self.problems: Dict[str, str] = {}
+        #: path -> (line, message): bad input the project layer met (a malformed config,
+        #: circular imports, ...); reported once, with the file whose check met it
+        self.problems: Dict[str, Tuple[int, str]] = {}
+        self._reported: Set[str] = set()
         if truncated:
-            self.problems[self.root] = (f"the repository holds more than {MAX_FILES} Python files; the project "
-                                        "layer indexes the first ones only")
+            self.problems[self.root] = (1, f"the repository holds more than {MAX_FILES} Python files; the project "
+                                           "layer indexes the first ones only")
         self._summaries: Dict[str, Optional[FileSummary]] = {}
         self._texts: Dict[str, Optional[bytes]] = {}
         self._used: Dict[str, str] = {}
@@ -121,7 +124,7 @@ class ProjectIndex:
     # -- pickling: workers get the file list, not the summaries ----------------------
     def __getstate__(self):
         state = self.__dict__.copy()
-        state.update(_summaries={}, _texts={}, _used={}, _module_cache={})
+        state.update(_summaries={}, _texts={}, _used={}, _module_cache={}, _reported=set())
         state["configs"] = configs_mod.ConfigStore(self.configs.paths)
         return state
 
@@ -129,6 +132,18 @@ class ProjectIndex:
     def begin(self) -> None:
         """Start recording which files the answers use (one checked file)."""
         self._used = {}
+
+    def new_problems(self) -> List[Tuple[str, int, str]]:
+        """(path, line, message) of the problems met since the last call, once each."""
+        out = []
+        for path, (line, message) in sorted(self.problems.items()):
+            if path not in self._reported:
+                self._reported.add(path)
+                out.append((path, line, message))
+        return out
+
+    def _problem(self, path: str, message: str, line: int = 1) -> None:
+        self.problems.setdefault(path, (line, message))
 
     def dependencies(self) -> Dict[str, str]:
         """path -> content hash of every file an answer used since ``begin``."""
@@ -218,20 +233,20 @@ class ProjectIndex:
         from msacclint.project.summary import summarize
 
         if len(data) > MAX_SOURCE_BYTES:
-            self.problems[path] = "file too large for the project layer; its facts are unknown"
+            self._problem(path, "file too large for the project layer; what it defines is unknown to other files")
             return None
         text, problem = decode(data)
         if problem is not None:
-            self.problems[path] = problem
+            self._problem(path, f"{problem}; what it defines is unknown to other files")
             return None
         parsed, problem_at = _parse(text)
         if parsed is None:
-            self.problems[path] = problem_at[0]
+            self._problem(path, f"{problem_at[0]}; what it defines is unknown to other files", problem_at[1])
             return None
         try:
             return summarize(parsed, path, module, is_package)
         except RecursionError:
-            self.problems[path] = "file is nested too deeply for the project layer; its facts are unknown"
+            self._problem(path, "file is nested too deeply for the project layer; what it defines is unknown")
             return None
 
     # -- modules --------------------------------------------------------------------
@@ -263,15 +278,25 @@ class ProjectIndex:
         for base in self._bases(importer):
             as_package = os.path.normpath(os.path.join(base, *parts, "__init__.py"))
             as_module = os.path.normpath(os.path.join(base, *parts[:-1], parts[-1] + ".py"))
+            here = None
             if as_package in self.files:
                 if as_module in self.files:
-                    self.problems[as_module] = (f"module {self.display(as_module)} is shadowed by the package "
-                                                f"{self.display(os.path.dirname(as_package))}/ (Python imports the "
-                                                "package); the project layer follows Python")
-                found = as_package
-                break
-            if as_module in self.files:
-                found = as_module
+                    self._problem(as_module, f"module {module!r} is both {self.display(as_module)} and the package "
+                                             f"{self.display(os.path.dirname(as_package))}/; Python imports the "
+                                             "package, and so does msacclint")
+                here = as_package
+            elif as_module in self.files:
+                here = as_module
+            if here is None:
+                continue
+            if found is None:
+                found = here
+                if base == os.path.dirname(os.path.normpath(os.path.abspath(importer))):
+                    break  # the script's own folder is sys.path[0]: no ambiguity
+            elif here != found:
+                self._problem(here, f"module {module!r} imported by {self.display(importer)} is claimed by "
+                                    f"{self.display(found)} and {self.display(here)}; msacclint follows the first "
+                                    "on sys.path (the script's own folder first), as Python does")
                 break
         self._module_cache[key] = found
         return found
@@ -285,9 +310,8 @@ class ProjectIndex:
         key = (path, name)
         if key in seen or len(seen) > 50:
             if key in seen:
-                self.problems.setdefault(path, f"circular imports while resolving {name!r} "
-                                               f"(through {', '.join(sorted({self.display(p) for p, _ in seen}))}); "
-                                               "left unresolved")
+                self._problem(path, f"circular imports while resolving {name!r} (through "
+                                    f"{', '.join(sorted({self.display(p) for p, _ in seen}))}); left unresolved")
             return None
         seen.add(key)
         summary = self.summary(path)
@@ -546,6 +570,9 @@ class ProjectIndex:
         for config_path in files:
             config = self.configs.get(config_path)
             self._depend(config_path)
+            if config.problem:
+                self._problem(config_path, config.problem, config.problem_line)
+                return None  # one alternative unknown: the value is unknown
             for value, line in config.values.get(key, ()):
                 out.append(Value(value, Evidence(self.display(config_path), line, f"{key}: {value!r}")))
         # an argparse default of the same key is one more alternative
@@ -570,8 +597,8 @@ class ProjectIndex:
                     named.append(candidate)
                     break
             else:
-                self.problems.setdefault(path, f"{self.display(path)} names the config file {name!r}, which is not "
-                                               "in the project; its values are unknown")
+                self._problem(path, f"the config file {name!r} named here is not in the project; the values "
+                                    "read from it are unknown", _line)
         if named:
             return named
         if any(v.split(".")[0] == "yaml" for v in summary.imports.values()):

@@ -372,7 +372,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             self._functions[-1].builds_dataset = True
             if tail.startswith("Random"):
                 self._functions[-1].random_ops.append((tail, line))
-        if tail in ("open", "load_yaml", "parse_yaml", "get_config", "safe_load") or "yaml" in tail or "config" in tail:
+        if args:  # a config file named by a literal: open("x.yaml"), os.path.join(here, "../cfg.yaml")
             for value in args:
                 if value[0] == "lit" and isinstance(value[1], str) and value[1].endswith((".yaml", ".yml", ".json")):
                     self.summary.config_files.append((value[1], line))
