@@ -375,9 +375,7 @@ def project_mode_state(ctx, func: cst.BaseExpression) -> Optional[bool]:
     name = dotted(func)
     if project is None or name is None:
         return None
-    import os
-
-    state, evidence = project.mode_dependence(os.path.abspath(ctx.path), name)
+    state, evidence = project.mode_dependence_from(ctx, name)
     if state and evidence is not None:
         mode_evidence(ctx).setdefault(name, evidence)
     return state

@@ -347,6 +347,39 @@ class ProjectIndex:
             return self.lookup(target, rest, seen if seen is not None else set())
         return None
 
+    # -- questions from the file being checked (its own summary is never built) -----
+    def resolve_from(self, ctx, name: str):
+        """``lookup`` for a dotted name written in the checked file ``ctx``, through that
+        file's imports (relative ones resolved), without summarising the file itself: the
+        rules have its syntax tree already. Names defined in the file answer None."""
+        head, _, rest = name.partition(".")
+        bound = checked_file_bindings(self, ctx).get(head)
+        if bound is None:
+            return None
+        return self.lookup_qualified(bound + ("." + rest if rest else ""), os.path.abspath(ctx.path), set())
+
+    def values_from(self, ctx, name: str) -> Optional[List[Value]]:
+        """``name_values`` for a name imported into the checked file."""
+        target = self.resolve_from(ctx, name)
+        return self._target_values(target, 0) if target is not None else None
+
+    def mode_dependence_from(self, ctx, name: str) -> Tuple[Optional[bool], Optional[Evidence]]:
+        target = self.resolve_from(ctx, name)
+        if target is None or target[0] != "class":
+            return None, None
+        return self._class_mode(target[1], target[2], set())
+
+    def _target_values(self, target, depth: int) -> Optional[List[Value]]:
+        kind, where, item = target
+        if kind == "constant":
+            return self.name_values(where, item, depth + 1)
+        if kind == "config":
+            return self.name_values(where, f"{item[0]}.{item[1]}" if item[1] else item[0], depth + 1)
+        if kind == "attr":
+            summary = self.summary(where)
+            return self._loader_values(where, summary, item[0], item[1]) if summary is not None else None
+        return None
+
     def qualified(self, summary: FileSummary, name: str) -> str:
         from msacclint.analysis.imports import canonical
 
@@ -544,14 +577,7 @@ class ProjectIndex:
             if target is None:
                 # ``config.drop_rate`` with ``config`` built by a loader module from YAML
                 return self._loader_values(path, summary, head, rest)
-            kind, where, item = target
-            if kind == "constant":
-                return self.name_values(where, item, depth + 1)
-            if kind == "config":
-                return self.name_values(where, f"{item[0]}.{item[1]}" if item[1] else item[0], depth + 1)
-            if kind == "attr":
-                return self._loader_values(where, self.summary(where), item[0], item[1]) if self.summary(where) else None
-            return None
+            return self._target_values(target, depth)
         if rest and "." not in rest and head in summary.constants:
             return self._loader_values(path, summary, head, rest)
         return None
@@ -697,6 +723,50 @@ class ProjectIndex:
         if found is None or found[0] != "function":
             return None
         return found[1], found[2]
+
+
+def checked_file_bindings(index: "ProjectIndex", ctx) -> Dict[str, str]:
+    """name -> qualified name imported into the checked file: its ImportTable's bindings
+    plus its relative imports, resolved from the file's module name (statements only)."""
+    def compute() -> Dict[str, str]:
+        import libcst as cst
+
+        from msacclint.analysis.imports import dotted
+        from msacclint.project.summary import resolve_relative
+
+        out = {k: v for k, v in ctx.imports.bindings.items() if not v.startswith(ctx.imports.LOCAL)}
+        module, is_package = index.module_name(os.path.abspath(ctx.path))
+        stack = list(ctx.module.body)
+        while stack:
+            stmt = stack.pop()
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.ImportFrom) and small.relative and \
+                            not isinstance(small.names, cst.ImportStar):
+                        target = resolve_relative(module, is_package, len(small.relative),
+                                                  dotted(small.module) if small.module is not None else None)
+                        if target is None:
+                            continue
+                        for alias in small.names:
+                            name = dotted(alias.name)
+                            if name is None:
+                                continue
+                            bound = alias.asname.name.value if alias.asname is not None and \
+                                isinstance(alias.asname.name, cst.Name) else name
+                            out.setdefault(bound, f"{target}.{name}")
+            else:
+                for attr in ("body", "orelse", "finalbody"):
+                    part = getattr(stmt, attr, None)
+                    inner = getattr(part, "body", None)
+                    if isinstance(inner, (list, tuple)):
+                        stack.extend(inner)
+                    elif inner is not None and isinstance(getattr(inner, "body", None), (list, tuple)):
+                        stack.extend(inner.body)
+                for handler in getattr(stmt, "handlers", ()) or ():
+                    stack.extend(getattr(handler.body, "body", ()))
+        return out
+
+    return ctx.fact("project.bindings", compute)
 
 
 def _number(value: Any) -> bool:

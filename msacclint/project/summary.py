@@ -128,6 +128,20 @@ def resolve_relative(module: str, is_package: bool, level: int, target: Optional
     return ".".join(parts) if parts else None
 
 
+def signature(node: cst.FunctionDef) -> Tuple[Tuple[str, Optional[Expr]], ...]:
+    """(name, default) of a function's parameters, defaults as expressions."""
+    out = []
+    p = node.params
+    for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+        default = None
+        if param.default is not None:
+            value = literal(param.default)
+            default = ("lit", value) if value is not UNKNOWN else \
+                (("name", dotted(param.default)) if dotted(param.default) else UNKNOWN_EXPR)
+        out.append((param.name.value, default))
+    return tuple(out)
+
+
 class SummaryCollector(cst.BatchableCSTVisitor):
     """Gathers a FileSummary in one walk. Line numbers come from ``PositionProvider``
     when the walk provides metadata, else they are 0."""
@@ -191,16 +205,8 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         return UNKNOWN_EXPR
 
     def _signature(self, node: cst.FunctionDef) -> Tuple[Tuple[str, Optional[Expr]], ...]:
-        out = []
-        p = node.params
-        for param in (*p.posonly_params, *p.params, *p.kwonly_params):
-            default = None
-            if param.default is not None:
-                value = literal(param.default)
-                default = ("lit", value) if value is not UNKNOWN else \
-                    (("name", dotted(param.default)) if dotted(param.default) else UNKNOWN_EXPR)
-            out.append((param.name.value, default))
-        return tuple(out)
+        return signature(node)
+
 
     # -- imports ------------------------------------------------------------------
     def visit_Import(self, node: cst.Import) -> None:

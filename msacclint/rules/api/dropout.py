@@ -138,19 +138,20 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         func = fl.root if fl is not None else None
         if isinstance(expr, cst.Name) and isinstance(func, cst.FunctionDef) and \
                 _parameter_names(func) and expr.value in _parameter_names(func):
-            summary = project.summary(path)
-            if summary is None or len(self._functions) != 1 or len(self._class_names) > 1:
+            from msacclint.project.summary import ClassSummary, FunctionSummary, signature
+
+            if len(self._functions) != 1 or len(self._class_names) > 1:
                 return None
+            params = signature(func)
             if self._class_names:
-                cls = summary.classes.get(self._class_names[0])
-                if cls is None or func.name.value != "__init__":
+                if func.name.value != "__init__":
                     return None
+                cls = ClassSummary(name=self._class_names[0], line=0,
+                                   params=tuple(p for p in params if p[0] != "self"))
                 values = project.parameter_values(path, expr.value, cls=cls)
             else:
-                target = summary.functions.get(func.name.value)
-                if target is None:
-                    return None
-                values = project.parameter_values(path, expr.value, func=target)
+                values = project.parameter_values(path, expr.value,
+                                                  func=FunctionSummary(name=func.name.value, line=0, params=params))
         else:
             name = dotted(expr)
             if name is None and isinstance(expr, cst.Subscript):
@@ -158,7 +159,7 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
                 name = f"{base}.{key}" if base and key else None
             if name is None:
                 return None
-            values = project.name_values(path, name)
+            values = project.values_from(self.ctx, name)
         if not values or not all(is_number(v.value) for v in values):
             return None
         self._evidence.extend(values)

@@ -89,24 +89,20 @@ class RandomAugmentationInEval(Rule):
         """An evaluation function (or an evaluation script's top level) calls a dataset
         builder of the project without its train/eval parameter, whose default selects
         the training pipeline with its random augmentation."""
-        import os
-
         from msacclint.analysis.imports import dotted
 
-        path = os.path.abspath(self.ctx.path)
         file_facts = facts(self.ctx)
         candidates = [c for callee, calls in file_facts.calls.items() if not callee.startswith("mindspore.")
                       for c in calls]
-        candidates += [c for calls in file_facts.unresolved.values() for c in calls if isinstance(c.func, cst.Name)]
         for call in candidates:
             fl = sc.owner(call)
             if fl is None or not any(says_eval(sc.function_name(f)) for f in sc.enclosing(fl)):
                 continue
             name = dotted(call.func)
-            found = self.ctx.project.builders(path, name) if name else None
-            if found is None:
+            found = self.ctx.project.resolve_from(self.ctx, name) if name else None
+            if found is None or found[0] != "function":
                 continue
-            where, builder = found
+            where, builder = found[1], found[2]
             if builder.selector is None or not builder.random_ops:
                 continue
             param, default = builder.selector
