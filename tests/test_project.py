@@ -283,7 +283,41 @@ CASES = {
                 return ms.Model(net).eval(data)
             """},
 }
-CODES = "MSA101,MSA201,MSA303"
+_DATASET = """\
+    import mindspore.dataset as ds
+
+    def create_dataset(path, batch_size=32):
+        data = ds.ImageFolderDataset(path, shuffle=True{shard})
+        return data.batch(batch_size)
+    """
+_ENTRY = """\
+    import mindspore as ms
+    from mindspore import nn
+    from mindspore.communication import init, get_rank, get_group_size
+    from src.dataset import create_dataset
+
+    init()
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    data = create_dataset("/data/train", 32{args})  {mark}
+    model = ms.Model(net, nn.CrossEntropyLoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    model.train(90, data)
+    """
+CASES.update({
+    # MSA307: init()/DATA_PARALLEL in the entry script, the dataset built in src/
+    "msa307-bug": {"src/__init__.py": "", "src/dataset.py": _DATASET.format(shard=""),
+                   "train.py": _ENTRY.format(args="", mark="# MSA307")},
+    "msa307-correct": {"src/__init__.py": "",
+                       "src/dataset.py": _DATASET.format(shard=", num_shards=get_group_size(), shard_id=get_rank()")
+                       .replace("import mindspore.dataset as ds",
+                                "import mindspore.dataset as ds\n    from mindspore.communication import get_rank, "
+                                "get_group_size"),
+                       "train.py": _ENTRY.format(args="", mark="")},
+    "msa307-lookalike-builder-told-the-rank": {
+        "src/__init__.py": "",
+        "src/dataset.py": _DATASET.format(shard="").replace("batch_size=32)", "batch_size=32, rank_size=1)"),
+        "train.py": _ENTRY.format(args=", rank_size=get_group_size()", mark="")},
+})
+CODES = "MSA101,MSA201,MSA303,MSA307"
 
 
 def _write(tmp_path, files):

@@ -26,7 +26,7 @@ from msacclint.analysis.calls import UNKNOWN, literal
 from msacclint.analysis.imports import canonical, dotted
 
 #: bump when the shape of a summary changes: cached summaries of another format are ignored
-FORMAT = 1
+FORMAT = 2
 
 Expr = Tuple[Any, ...]
 UNKNOWN_EXPR: Expr = ("?",)
@@ -356,6 +356,9 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         line = self._line(node)
         args = tuple(self.expr(a.value) for a in node.args if a.keyword is None and not a.star)
         kwargs = {a.keyword.value: self.expr(a.value) for a in node.args if a.keyword is not None}
+        for a in node.args:
+            if a.star:  # *args / **kwargs: the call may pass anything
+                kwargs[a.star] = UNKNOWN_EXPR
         call = Call(callee=name, args=args, kwargs=kwargs, line=line, attr=attr,
                     scope=self._functions[-1].name if self._functions else "")
         owner_calls.append(call)
