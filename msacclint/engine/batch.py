@@ -60,8 +60,13 @@ def _project_problems(project, settings: Settings) -> List[Diagnostic]:
     """Bad input the project layer met while this file was checked (a malformed config,
     circular imports, ...): one MSA001 each, on the file that holds the problem."""
     out: List[Diagnostic] = []
-    for where, line, message in project.new_problems():
-        out.extend(_bad_input(project.display(where), message, settings.codes_for(where), line))
+    from dataclasses import replace
+
+    from msacclint.diagnostics import Severity
+
+    for where, line, message, note in project.new_problems():
+        for d in _bad_input(project.display(where), message, settings.codes_for(where), line):
+            out.append(replace(d, severity=Severity.INFO) if note else d)
     return out
 
 

@@ -113,6 +113,7 @@ class ProjectIndex:
         #: circular imports, ...); reported once, with the file whose check met it
         self.problems: Dict[str, Tuple[int, str]] = {}
         self._reported: Set[str] = set()
+        self.notes: Set[str] = set()
         if truncated:
             self.problems[self.root] = (1, f"the repository holds more than {MAX_FILES} Python files; the project "
                                            "layer indexes the first ones only")
@@ -134,16 +135,20 @@ class ProjectIndex:
         self._used = {}
 
     def new_problems(self) -> List[Tuple[str, int, str]]:
-        """(path, line, message) of the problems met since the last call, once each."""
+        """(path, line, message, is_note) of the problems met since the last call, once each."""
         out = []
         for path, (line, message) in sorted(self.problems.items()):
             if path not in self._reported:
                 self._reported.add(path)
-                out.append((path, line, message))
+                out.append((path, line, message, path in self.notes))
         return out
 
-    def _problem(self, path: str, message: str, line: int = 1) -> None:
+    def _problem(self, path: str, message: str, line: int = 1, note: bool = False) -> None:
+        """``note``: how the code is laid out (a shadowed module, circular imports), not
+        input msacclint could not read: reported at info level."""
         self.problems.setdefault(path, (line, message))
+        if note:
+            self.notes.add(path)
 
     def dependencies(self) -> Dict[str, str]:
         """path -> content hash of every file an answer used since ``begin``."""
@@ -268,6 +273,14 @@ class ProjectIndex:
                 seen.add(extra)
                 yield extra
 
+    def _package_root(self, importer: str) -> Tuple[str, Optional[str]]:
+        """The folder above the importer's top package, and that package's name."""
+        folder = os.path.dirname(os.path.normpath(os.path.abspath(importer)))
+        top = None
+        while os.path.normpath(os.path.join(folder, "__init__.py")) in self.files:
+            folder, top = os.path.split(folder)
+        return folder, top
+
     def find_module(self, module: str, importer: str) -> Optional[str]:
         """The file ``import module`` in ``importer`` loads, or None (not in the project)."""
         key = (module, os.path.dirname(importer))
@@ -275,6 +288,15 @@ class ProjectIndex:
             return self._module_cache[key]
         found = None
         parts = module.split(".")
+        package_root, top = self._package_root(importer)
+        if top is not None and parts[0] == top:
+            # the importer's own package (relative imports resolve here, and only here)
+            as_package = os.path.normpath(os.path.join(package_root, *parts, "__init__.py"))
+            as_module = os.path.normpath(os.path.join(package_root, *parts[:-1], parts[-1] + ".py"))
+            for candidate in (as_package, as_module):
+                if candidate in self.files:
+                    self._module_cache[key] = candidate
+                    return candidate
         for base in self._bases(importer):
             as_package = os.path.normpath(os.path.join(base, *parts, "__init__.py"))
             as_module = os.path.normpath(os.path.join(base, *parts[:-1], parts[-1] + ".py"))
@@ -283,7 +305,7 @@ class ProjectIndex:
                 if as_module in self.files:
                     self._problem(as_module, f"module {module!r} is both {self.display(as_module)} and the package "
                                              f"{self.display(os.path.dirname(as_package))}/; Python imports the "
-                                             "package, and so does msacclint")
+                                             "package, and so does msacclint", note=True)
                 here = as_package
             elif as_module in self.files:
                 here = as_module
@@ -296,7 +318,7 @@ class ProjectIndex:
             elif here != found:
                 self._problem(here, f"module {module!r} imported by {self.display(importer)} is claimed by "
                                     f"{self.display(found)} and {self.display(here)}; msacclint follows the first "
-                                    "on sys.path (the script's own folder first), as Python does")
+                                    "on sys.path (the script's own folder first), as Python does", note=True)
                 break
         self._module_cache[key] = found
         return found
@@ -311,7 +333,8 @@ class ProjectIndex:
         if key in seen or len(seen) > 50:
             if key in seen:
                 self._problem(path, f"circular imports while resolving {name!r} (through "
-                                    f"{', '.join(sorted({self.display(p) for p, _ in seen}))}); left unresolved")
+                                    f"{', '.join(sorted({self.display(p) for p, _ in seen}))}); left unresolved",
+                              note=True)
             return None
         seen.add(key)
         summary = self.summary(path)
