@@ -500,3 +500,55 @@ def test_repository_of_7000_files(tmp_path, msacclint):
     assert _found(result) == {("train.py", 12, "MSA201")}
     alone = msacclint("check", "--select", CODES, "--format", "json", "train.py")
     assert _found(alone) == {("train.py", 12, "MSA201")}
+
+
+def test_summary_lines_match_libcst_positions():
+    """The summary takes its lines from Python's parser in the order LibCST visits the
+    nodes; they must be the lines LibCST's PositionProvider gives (decorators, nesting,
+    calls on one line, calls spanning lines)."""
+    import libcst as cst
+    from libcst.metadata import PositionProvider
+
+    from msacclint.project.summary import SummaryCollector, summarize
+
+    text = textwrap.dedent('''\
+        import mindspore.nn as nn
+        RATE = 0.1
+        cfg = dict(drop=0.2,
+                   mom=0.9)
+
+        def deco(f):
+            return f
+
+        @deco
+        @deco
+        class Net(nn.Cell):
+            def __init__(self, c=3):
+                super().__init__()
+                self.a = nn.SequentialCell([nn.Dense(c, c), nn.Dropout(p=RATE),
+                                            nn.Dense(c, c)])
+                self.b = nn.Dense(
+                    c,
+                    nn.Dense(c, c).out_channels)
+
+            @deco
+            def construct(self, x):
+                return self.b(self.a(x))
+
+        net = Net(c=deco(4)); other = Net()
+        ''')
+
+    class WithPositions(SummaryCollector):
+        METADATA_DEPENDENCIES = (PositionProvider,)
+
+        def _line(self, node):
+            return self.get_metadata(PositionProvider, node).start.line
+
+    module = cst.parse_module(text)
+    fast = summarize(module, "m.py", "m", False, text)
+    exact = WithPositions("m.py", "m")
+    cst.MetadataWrapper(module, unsafe_skip_copy=True).visit_batched([exact])
+    exact = exact.finish()
+    assert fast == exact
+    assert [c.line for c in fast.classes["Net"].calls if c.callee == "nn.Dense"] == [14, 15, 16, 18]
+    assert fast.constants["RATE"][0][1] == 2 and fast.functions["Net.construct"].line == 21

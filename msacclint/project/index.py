@@ -249,7 +249,7 @@ class ProjectIndex:
             self._problem(path, f"{problem_at[0]}; what it defines is unknown to other files", problem_at[1])
             return None
         try:
-            return summarize(parsed, path, module, is_package)
+            return summarize(parsed, path, module, is_package, text)
         except RecursionError:
             self._problem(path, "file is nested too deeply for the project layer; what it defines is unknown")
             return None

@@ -20,13 +20,12 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from msacclint.analysis.calls import UNKNOWN, literal
 from msacclint.analysis.imports import canonical, dotted
 
 #: bump when the shape of a summary changes: cached summaries of another format are ignored
-FORMAT = 2
+FORMAT = 3
 
 Expr = Tuple[Any, ...]
 UNKNOWN_EXPR: Expr = ("?",)
@@ -142,15 +141,64 @@ def signature(node: cst.FunctionDef) -> Tuple[Tuple[str, Optional[Expr]], ...]:
     return tuple(out)
 
 
+def line_table(text: str) -> Optional[Dict[Tuple[str, ...], List[int]]]:
+    """Lines of the nodes a summary records, from Python's own parser (a fraction of the
+    cost of LibCST's PositionProvider): key -> lines in source order, for classes
+    ("C", name), functions ("F", name), calls ("K", dotted callee) and assignments ("A",).
+    The collector visits the same nodes in the same (pre-)order and takes them in turn."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    found: List[Tuple[int, int, int, int, Tuple[str, ...]]] = []
+    for node in ast.walk(tree):
+        key: Optional[Tuple[str, ...]] = None
+        if isinstance(node, ast.ClassDef):
+            key = ("C", node.name)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            key = ("F", node.name)
+        elif isinstance(node, ast.Call):
+            name = _ast_dotted(node.func)
+            if name is not None:
+                key = ("K", name)
+        elif isinstance(node, ast.Assign):
+            key = ("A",)
+        if key is not None:
+            line = node.lineno  # a decorated def: the line of `def`, as LibCST's PositionProvider says
+            found.append((node.lineno, node.col_offset, -(node.end_lineno or 0), -(node.end_col_offset or 0), key,
+                          line))
+    found.sort(key=lambda item: item[:4])
+    table: Dict[Tuple[str, ...], List[int]] = {}
+    for *_, key, line in found:
+        table.setdefault(key, []).append(line)
+    return table
+
+
+def _ast_dotted(node) -> Optional[str]:
+    import ast
+
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
 class SummaryCollector(cst.BatchableCSTVisitor):
-    """Gathers a FileSummary in one walk. Line numbers come from ``PositionProvider``
-    when the walk provides metadata, else they are 0."""
+    """Gathers a FileSummary in one walk. Line numbers come from ``lines`` (see
+    ``line_table``) when given, else they are 0."""
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self, path: str, module: str, is_package: bool = False) -> None:
+    def __init__(self, path: str, module: str, is_package: bool = False,
+                 lines: Optional[Dict[Tuple[str, ...], List[int]]] = None) -> None:
         super().__init__()
         self.summary = FileSummary(path=path, module=module)
+        self._lines = lines
+        self._taken: Dict[Tuple[str, ...], int] = {}
         self.is_package = is_package
         self._classes: List[ClassSummary] = []
         self._functions: List[FunctionSummary] = []
@@ -161,13 +209,25 @@ class SummaryCollector(cst.BatchableCSTVisitor):
 
     # -- helpers ------------------------------------------------------------------
     def _line(self, node: cst.CSTNode) -> int:
-        if not self._positions:
+        if self._lines is None:
             return 0
-        try:
-            return self.get_metadata(PositionProvider, node).start.line
-        except Exception:
-            self._positions = False
+        if isinstance(node, cst.ClassDef):
+            key: Tuple[str, ...] = ("C", node.name.value)
+        elif isinstance(node, cst.FunctionDef):
+            key = ("F", node.name.value)
+        elif isinstance(node, cst.Call):
+            name = dotted(node.func)
+            if name is None:
+                return 0
+            key = ("K", name)
+        elif isinstance(node, cst.Assign):
+            key = ("A",)
+        else:
             return 0
+        index = self._taken.get(key, 0)
+        self._taken[key] = index + 1
+        lines = self._lines.get(key, ())
+        return lines[index] if index < len(lines) else 0
 
     def _params(self) -> Tuple[str, ...]:
         return tuple(p for p, _ in self._functions[-1].params) if self._functions else ()
@@ -289,10 +349,10 @@ class SummaryCollector(cst.BatchableCSTVisitor):
 
     # -- values -------------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
+        line = self._line(node)  # taken for every assignment: the table counts them all
         if len(node.targets) != 1:
             return
         target = node.targets[0].target
-        line = self._line(node)
         if not self._functions and not self._classes:
             if isinstance(target, cst.Name):
                 self._module_value(target.value, node.value, line)
@@ -325,7 +385,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
                 if isinstance(element, cst.DictElement):
                     key = literal(element.key)
                     if isinstance(key, str):
-                        out[key] = (self.expr(element.value), self._line(element) or line)
+                        out[key] = (self.expr(element.value), line)
             return out
         if isinstance(value, cst.Call):
             name = dotted(value.func) or ""
@@ -334,7 +394,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             out = {}
             for arg in value.args:
                 if arg.keyword is not None:
-                    out[arg.keyword.value] = (self.expr(arg.value), self._line(arg) or line)
+                    out[arg.keyword.value] = (self.expr(arg.value), line)
                 elif not arg.star:
                     inner = self._config(arg.value, line)
                     if inner:
@@ -408,21 +468,21 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             for cls in self._classes[-1:]:
                 cls.reads_training = True
 
-    def visit_Name(self, node: cst.Name) -> None:
-        self._names.add(node.value)
-
     def finish(self) -> FileSummary:
         self.summary.names = frozenset(self._names)
         # methods record their calls in the class too; a function's own calls stay on it
         return self.summary
 
 
-def summarize(module: cst.Module, path: str, module_name: str, is_package: bool = False) -> FileSummary:
-    """The summary of a parsed module. The one place a second walk over a file happens;
-    it goes once the engine's traversal accepts extra collectors."""
-    collector = SummaryCollector(path, module_name, is_package)
-    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
-    wrapper.visit_batched([collector])
+def summarize(module: cst.Module, path: str, module_name: str, is_package: bool = False,
+              text: Optional[str] = None) -> FileSummary:
+    """The summary of a parsed module (``text``: its source, for line numbers). The one
+    place a second walk over a file happens; it goes once the engine's traversal accepts
+    extra collectors."""
+    from libcst._batched_visitor import visit_batched
+
+    collector = SummaryCollector(path, module_name, is_package, line_table(text) if text is not None else None)
+    visit_batched(module, [collector])
     return collector.finish()
 
 
