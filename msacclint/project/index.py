@@ -21,6 +21,9 @@ from msacclint.project.summary import FORMAT, ClassSummary, Expr, FileSummary, F
 ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 #: a repository larger than this is indexed in part: the folders nearest the checked files
 MAX_FILES = 50_000
+#: a folder without pyproject.toml/setup.py/setup.cfg/.git is indexed this deep and this far
+UNMARKED_DEPTH = 2
+UNMARKED_MAX_FILES = 5_000
 #: modules that never build a Cell (calls into them leave a class's mode-dependence known)
 NEUTRAL_MODULES = frozenset({"numpy", "math", "os", "sys", "logging", "copy", "functools", "collections",
                              "typing", "itertools", "re", "json", "random", "warnings", "builtins", "time",
@@ -68,15 +71,18 @@ def find_project_root(path: str) -> str:
         current = parent
 
 
-def _walk(root: str, limit: int) -> Tuple[List[str], List[str], bool]:
+def _walk(root: str, limit: int, max_depth: int = 10_000) -> Tuple[List[str], List[str], bool]:
     from msacclint.engine.discovery import SKIPPED_FOLDERS
 
     py: List[str] = []
     other: List[str] = []
     truncated = False
-    stack = [root]
+    stack = [(root, 0)]
     while stack:
-        folder = stack.pop()
+        folder, depth = stack.pop()
+        if depth > max_depth:
+            truncated = True
+            continue
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name, reverse=True)
         except OSError:
@@ -89,7 +95,7 @@ def _walk(root: str, limit: int) -> Tuple[List[str], List[str], bool]:
                         continue
                     if os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
                         continue
-                    stack.append(entry.path)
+                    stack.append((entry.path, depth + 1))
                 elif entry.name.endswith(".py"):
                     if len(py) >= limit:
                         truncated = True
@@ -812,7 +818,13 @@ def load_index(root: str, settings=None, cache=None) -> ProjectIndex:
     """The project index of the repository at ``root`` (see ``find_project_root``): the
     file listing now, summaries on first use, from ``cache`` (an engine Cache) when the
     files are unchanged."""
-    py, other, truncated = _walk(os.path.abspath(root), MAX_FILES)
+    root = os.path.abspath(root)
+    if any(os.path.exists(os.path.join(root, m)) for m in ROOT_MARKERS):
+        py, other, truncated = _walk(root, MAX_FILES)
+    else:
+        # no repository marker: a loose folder (a home directory, /tmp); look only nearby
+        py, other, _ = _walk(root, UNMARKED_MAX_FILES, UNMARKED_DEPTH)
+        truncated = False
     return ProjectIndex(root, py, other, cache=cache, truncated=truncated)
 
 
