@@ -20,6 +20,7 @@ usage raise ``ConfigError`` (the command line prints it and exits 2).
 from __future__ import annotations
 
 import datetime
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Type, Union
@@ -31,11 +32,12 @@ from msacclint.data import checklist
 from msacclint.diagnostics import Diagnostic, FileResult
 from msacclint.engine import registry
 from msacclint.engine.batch import analyse_files, diagnostics_of
-from msacclint.engine.cache import Cache
+from msacclint.engine.cache import Cache, settings_key
 from msacclint.engine.discovery import MissingPath, discover
 from msacclint.engine.fixes import FileFix, configured_line_length, fix_source, write_fixed
 from msacclint.engine.notebook import fix_path
 from msacclint.engine.runner import check_source
+from msacclint.project.index import ProjectIndex, Projects
 from msacclint.report import Report, conclude, mindspore_description
 from msacclint.rules.base import Rule
 from msacclint.settings import Settings
@@ -227,20 +229,30 @@ def is_version(text: str) -> bool:
     return bool(parse_version(text))
 
 
-def lint_text(text: Union[str, bytes], path: str, settings: Settings, use_cache: bool = False) -> List[Diagnostic]:
+def lint_text(text: Union[str, bytes], path: str, settings: Settings, use_cache: bool = False,
+              project: bool = False, disk_path: Optional[str] = None) -> List[Diagnostic]:
     """The diagnostics of one file's text (an editor buffer, the lines flake8 read);
     ``path`` decides per-file ignores and appears in the diagnostics. ``use_cache``: read
     and write the result cache (flake8 runs over unchanged files; an editor buffer that
-    changes at every keystroke gains nothing from it)."""
-    _project_index([path], settings, use_cache=True)
+    changes at every keystroke gains nothing from it). ``project``: the rules see the
+    repository the file belongs to (its index is built once per process, see
+    ``project_for_file``); ``disk_path`` is where the file is when ``path`` is the name
+    shown in the diagnostics (the editor shows paths relative to the project)."""
+    index = project_for_file(disk_path or path, settings) if project else None
+    if index is not None:
+        index.begin()
     if not use_cache:
-        return check_source(text, path, settings)
+        return check_source(text, path, settings, project=index)
     cache = _cache_for(settings)
     key = Cache.key(path, text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
-    found = cache.get(key)
-    if found is None:
-        found = check_source(text, path, settings)
-        cache.put(key, found)
+    hit = cache.get_result(key)
+    if hit is not None:
+        return hit.diagnostics
+    found = check_source(text, path, settings, project=index)
+    deps = index.dependencies() if index is not None else None
+    if deps:
+        deps.pop(os.path.normpath(os.path.abspath(path)), None)
+    cache.put(key, found, None, deps)
     return found
 
 
@@ -253,6 +265,28 @@ def _cache_for(settings: Settings) -> Cache:
     if not _LAST_CACHE or _LAST_CACHE[0][0] != settings:
         _LAST_CACHE[:] = [(settings, Cache.for_settings(settings))]
     return _LAST_CACHE[0][1]
+
+
+#: one project index per repository for the life of the process (flake8's run, the editor
+#: server); summaries come from the result cache's folder of each repository
+_PROJECTS = Projects(lambda settings, root: Cache(root, settings_key(settings)))
+
+
+def project_for_file(path: str, settings: Settings) -> Optional[ProjectIndex]:
+    """The index of the repository ``path`` belongs to (its root found from the file),
+    built on first use and kept; None for a buffer with no file on disk, or when the
+    project layer cannot read the repository (the file is then checked on its own)."""
+    if not path or path in ("-", "stdin") or not os.path.exists(path):
+        return None
+    try:
+        return _PROJECTS.index_for(path, settings)
+    except Exception:  # the project layer never stops a file from being checked
+        return None
+
+
+def file_saved(path: str) -> None:
+    """A file changed on disk: the project index re-reads it on its next question."""
+    _PROJECTS.saved(path)
 
 
 def fix_text(text: str, path: str, settings: Settings, unsafe: bool = False,

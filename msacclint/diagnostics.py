@@ -65,6 +65,16 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Related:
+    """Another place the evidence of a finding is (a class, a constant, a config value
+    in another file); shown in SARIF as a related location."""
+
+    path: str
+    line: int
+    message: str = ""
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     code: str
     checklist: str
@@ -83,6 +93,8 @@ class Diagnostic:
     #: markdown too); ``line``/``end_line`` then count within that cell, and so do the
     #: lines of the fixes' edits. None in a ``.py`` file. See docs/notebooks.md.
     cell: Optional[int] = None
+    #: where the evidence is when it is not at the finding (the project layer)
+    related: Tuple[Related, ...] = field(default=(), compare=False)
 
     @property
     def fix(self) -> Optional[Fix]:
@@ -145,7 +157,8 @@ class Diagnostic:
                 edits=tuple(Edit(**e) for e in f["edits"]))
             for f in data.get("fixes", ())
         )
-        return cls(**{**data, "severity": Severity(data["severity"]), "fixes": fixes})
+        related = tuple(Related(**r) for r in data.get("related", ()))
+        return cls(**{**data, "severity": Severity(data["severity"]), "fixes": fixes, "related": related})
 
 
 @dataclass(frozen=True)

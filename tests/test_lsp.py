@@ -189,3 +189,33 @@ async def test_a_broken_configuration_is_shown_once_and_nothing_published(client
     assert list(client.diagnostics[uri]) == []
     errors = [m for m in client.messages if "NOPE999" in m.message]
     assert len(errors) == 1 and errors[0].type == types.MessageType.Error
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_editor_sees_the_project(client: LanguageClient, workspace):
+    """The server links the open file to the rest of its repository: the trained network's
+    class is in src/model.py; saving that file changes what the entry script is told."""
+    project = workspace / "repo"
+    (project / "src").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("")
+    (project / "src" / "__init__.py").write_text("")
+    model = project / "src" / "model.py"
+    model.write_text("import mindspore.nn as nn\n\nclass Net(nn.Cell):\n    def __init__(self):\n"
+                     "        super().__init__()\n        self.drop = nn.Dropout(p=0.0)\n")
+    train = ("import mindspore as ms\nfrom mindspore import nn\nfrom src.model import Net\n\nnet = Net()\n"
+             "opt = nn.Adam(net.trainable_params())\ndef forward(x, y):\n    return nn.MSELoss()(net(x), y)\n"
+             "grad_fn = ms.value_and_grad(forward, None, opt.parameters)\nfor x, y in ds:\n    grad_fn(x, y)\n")
+    (project / "train.py").write_text(train)
+    uri = await _open(client, project / "train.py", train)
+    assert [d.code for d in client.diagnostics[uri]] == []  # Dropout(p=0.0): the mode changes nothing
+    model.write_text(model.read_text().replace("p=0.0", "p=0.1"))
+    model_uri = await _open(client, model, model.read_text())
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=model_uri)))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=train + "\n")]))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    (found,) = client.diagnostics[uri]
+    assert found.code == "MSA201" and "src/model.py:6" in found.message, found.message

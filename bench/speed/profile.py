@@ -142,7 +142,7 @@ def instrument(stages: Stages) -> None:
             if meth.startswith(("visit_", "leave_", "on_")) or meth in ("finish", "__init__", "get_visitors"):
                 if inspect.isfunction(func):
                     setattr(cls, meth, stages.wrap(label, func))
-    runner._parse = stages.wrap("parse", runner._parse)
+    runner._parse = stages.wrap("parse", runner._parse)  # the engine reads it by this name
     runner._to_diagnostics = stages.wrap("positions and diagnostics", runner._to_diagnostics)
     runner.run_rules = stages.wrap("traversal (engine's own)", runner.run_rules)
     if hasattr(runner, "ImportTable"):

@@ -20,6 +20,9 @@ class FileContext:
     settings: Settings
     #: shared per-file analysis results, computed once on first use (see msacclint.analysis)
     facts: Dict[str, Any] = field(default_factory=dict)
+    #: the repository's project index (msacclint.project.ProjectIndex) when the run has
+    #: one; rules ask it what other files define (None: one file alone)
+    project: Any = None
     #: the extra collectors that joined the engine's traversal, by name
     #: (``msacclint.engine.runner.register_collector``)
     collected: Dict[str, Any] = field(default_factory=dict)

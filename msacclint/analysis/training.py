@@ -300,6 +300,10 @@ class Training:
         while isinstance(value, cst.Call):
             if isinstance(value.func, cst.Name) and value.func.value in cells(self.ctx).classes:
                 return mode_cells_state(self.ctx, value.func.value)
+            if not (self.ctx.resolve(value.func) or "").startswith("mindspore."):
+                state = project_mode_state(self.ctx, value.func)
+                if state is not None:
+                    return state
             callee = self.ctx.resolve(value.func) or ""
             if callee.startswith("mindspore.nn.") and value.args and isinstance(value.args[0].value, cst.Name):
                 inner = self.object_at(network.flow, value.args[0].value, network.definition.order)
@@ -349,6 +353,8 @@ def mode_cells_state(ctx, class_name: Optional[str], seen: Optional[Set[str]] = 
                 continue
             inner = mode_cells_state(ctx, node.func.value, seen) if isinstance(node.func, cst.Name) else None
             if inner is None:
+                inner = project_mode_state(ctx, node.func)
+            if inner is None:
                 unknown = True
             elif inner:
                 return True
@@ -357,6 +363,28 @@ def mode_cells_state(ctx, class_name: Optional[str], seen: Optional[Set[str]] = 
         if "dropout" in text.lower() or "self.training" in text or "batch_norm" in text:
             unknown = True
     return None if unknown else False
+
+
+def project_mode_state(ctx, func: cst.BaseExpression) -> Optional[bool]:
+    """What the project layer knows of a class built in this file but defined in another
+    (or behind an import): True/False/None as ``mode_cells_state``. The evidence of a True
+    is kept in ``mode_evidence(ctx)`` for the message."""
+    from msacclint.analysis.imports import dotted
+
+    project = getattr(ctx, "project", None)
+    name = dotted(func)
+    if project is None or name is None:
+        return None
+    state, evidence = project.mode_dependence_from(ctx, name)
+    if state and evidence is not None:
+        mode_evidence(ctx).setdefault(name, evidence)
+    return state
+
+
+def mode_evidence(ctx) -> dict:
+    """name as written -> Evidence (msacclint.project.index) of a mode-dependent layer in
+    another file, gathered while the network's classes were resolved."""
+    return ctx.fact("training.mode_evidence", dict)
 
 
 def _on_self(func: cst.BaseExpression) -> bool:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from msacclint.diagnostics import Diagnostic, FileResult
+from msacclint.diagnostics import Diagnostic, FileResult, Severity
 from msacclint.engine.cache import Cache
 from msacclint.engine.notebook import check_notebook, is_notebook
 from msacclint.engine.runner import _bad_input, analyse_source
+from msacclint.project import ProjectIndex, find_project_root, load_index
 from msacclint.settings import Settings
 
 #: below this many files a process pool costs more than it saves
@@ -34,16 +36,19 @@ def read(path: str) -> Tuple[Optional[bytes], Optional[str]]:
         return None, f"cannot be read ({exc.strerror or exc}); not checked"
 
 
-def check_file(path: str, settings: Settings, cache: Optional[Cache] = None) -> List[Diagnostic]:
-    return analyse_file(path, settings, cache).diagnostics
+def check_file(path: str, settings: Settings, cache: Optional[Cache] = None,
+               project: Optional[ProjectIndex] = None) -> List[Diagnostic]:
+    return analyse_file(path, settings, cache, project).diagnostics
 
 
-def analyse_file(path: str, settings: Settings, cache: Optional[Cache] = None) -> FileResult:
-    """One file from disk, from the cache when its content was checked before."""
+def analyse_file(path: str, settings: Settings, cache: Optional[Cache] = None,
+                 project: Optional[ProjectIndex] = None) -> FileResult:
+    """One file from disk, from the cache when its content (and every other file its
+    project-level answers read) was checked before."""
+    nothing = frozenset() if settings.collect_uses else None
     data, problem = read(path)
     if data is None:
-        return FileResult(_bad_input(path, problem or "", settings.codes_for(path)),
-                          frozenset() if settings.collect_uses else None)
+        return FileResult(_bad_input(path, problem or "", settings.codes_for(path)), nothing)
     key = None
     if cache is not None:
         key = Cache.key(path, data)
@@ -51,18 +56,66 @@ def analyse_file(path: str, settings: Settings, cache: Optional[Cache] = None) -
         if hit is not None:
             return hit
     if is_notebook(path):
-        found = FileResult(check_notebook(data, path, settings), frozenset() if settings.collect_uses else None)
+        found = FileResult(check_notebook(data, path, settings), nothing)
     else:
-        found = analyse_source(data, path, settings)
+        if project is not None:
+            project.begin()
+        found = analyse_source(data, path, settings, project=project)
+        if project is not None:
+            found = FileResult(found.diagnostics + _project_problems(project, settings), found.uses)
     if cache is not None and key is not None:
-        cache.put(key, found.diagnostics, found.uses)
+        deps = project.dependencies() if project is not None else None
+        if deps:
+            deps.pop(os.path.normpath(os.path.abspath(path)), None)
+        cache.put(key, found.diagnostics, found.uses, deps)
     return found
 
 
-def _worker(args: Tuple[Sequence[str], Settings, bool]) -> List[Tuple[str, FileResult]]:
-    paths, settings, use_cache = args
+def _project_problems(project: ProjectIndex, settings: Settings) -> List[Diagnostic]:
+    """Bad input the project layer met while this file was checked (a malformed config,
+    circular imports, ...): one MSA001 each, on the file that holds the problem."""
+    out: List[Diagnostic] = []
+    for where, line, message, note in project.new_problems():
+        for d in _bad_input(project.display(where), message, settings.codes_for(where), line):
+            out.append(replace(d, severity=Severity.INFO) if note else d)
+    return out
+
+
+_Job = Tuple[Sequence[str], Settings, bool, Dict[str, ProjectIndex]]
+
+
+def _worker(args: _Job) -> List[Tuple[str, FileResult]]:
+    paths, settings, use_cache, projects = args
     cache = Cache.for_settings(settings) if use_cache else None
-    return [(path, analyse_file(path, settings, cache)) for path in paths]
+    return [(path, analyse_file(path, settings, cache, _project_of(path, projects, cache))) for path in paths]
+
+
+def _project_of(path: str, projects: Dict[str, ProjectIndex], cache: Optional[Cache]) -> Optional[ProjectIndex]:
+    """The project index a file belongs to (the nearest root above it)."""
+    if not projects:
+        return None
+    absolute = os.path.abspath(path)
+    best = None
+    for root in projects:
+        if absolute.startswith(root.rstrip(os.sep) + os.sep) and (best is None or len(root) > len(best)):
+            best = root
+    if best is None:
+        return None
+    index = projects[best]
+    if index.cache is None and cache is not None:
+        index.cache = cache
+    return index
+
+
+def project_indexes(paths: Sequence[str], cache: Optional[Cache] = None) -> Dict[str, ProjectIndex]:
+    """root -> ProjectIndex for the repositories the files belong to (the root is found
+    from each file, so ``check one.py`` and ``check .`` see the same project)."""
+    roots: Dict[str, str] = {}
+    for path in paths:
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in roots:
+            roots[folder] = find_project_root(folder)
+    return {root: load_index(root, cache=cache) for root in sorted(set(roots.values()))}
 
 
 def _from_cache(paths: Sequence[str], settings: Settings,
@@ -82,32 +135,35 @@ def _from_cache(paths: Sequence[str], settings: Settings,
 
 
 def analyse_files(paths: Sequence[str], settings: Settings, jobs: Optional[int] = None,
-                  use_cache: bool = True) -> Dict[str, FileResult]:
-    """Each file's result, keyed by path, in the order of ``paths``."""
+                  use_cache: bool = True, project: bool = True) -> Dict[str, FileResult]:
+    """Each file's result, keyed by path, in the order of ``paths``. With ``project`` the
+    rules see the whole repository each file belongs to (msacclint.project)."""
     jobs = jobs or os.cpu_count() or 1
     found: Dict[str, FileResult] = {}
     todo = list(paths)
     if use_cache:
         found, todo = _from_cache(todo, settings, Cache.for_settings(settings))
+    projects = project_indexes(todo) if todo and project else {}
     if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD:
-        found.update(_worker((todo, settings, use_cache)))
+        found.update(_worker((todo, settings, use_cache, projects)))
     else:
         # several interleaved chunks per worker: neighbouring files are often alike in
         # size, and a worker that finishes early takes the next chunk
         count = min(len(todo), jobs * CHUNKS_PER_JOB)
         chunks = [todo[i::count] for i in range(count)]
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for part in pool.map(_worker, [(c, settings, use_cache) for c in chunks]):
+            for part in pool.map(_worker, [(c, settings, use_cache, projects) for c in chunks]):
                 found.update(part)
     return {path: found[path] for path in paths if path in found}
 
 
 def check_files(paths: Sequence[str], settings: Settings, jobs: Optional[int] = None,
-                use_cache: bool = True) -> List[Diagnostic]:
+                use_cache: bool = True, project: bool = True) -> List[Diagnostic]:
     """Diagnostics of all files in a stable order (path, line, column, code)."""
-    return diagnostics_of(analyse_files(paths, settings, jobs, use_cache).values())
+    return diagnostics_of(analyse_files(paths, settings, jobs, use_cache, project).values())
 
 
 def diagnostics_of(results: Iterable[FileResult]) -> List[Diagnostic]:
-    """All diagnostics of some results in a stable order (path, line, column, code)."""
-    return sorted((d for result in results for d in result.diagnostics), key=Diagnostic.sort_key)
+    """All diagnostics of some results in a stable order (path, line, column, code); a
+    project problem met while checking several files is kept once."""
+    return sorted(dict.fromkeys(d for result in results for d in result.diagnostics), key=Diagnostic.sort_key)

@@ -98,6 +98,8 @@ class Cache:
                 stored = json.load(handle)
             if stored.get("format") != FORMAT or stored.get("key") != key:
                 return None
+            if not _dependencies_unchanged(stored.get("deps") or {}):
+                return None  # a file the project layer read for this one has changed
             uses = stored.get("uses")
             if need_uses and not isinstance(uses, list):
                 return None
@@ -106,10 +108,14 @@ class Cache:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
-    def put(self, key: str, diagnostics: List[Diagnostic], uses: Optional[FrozenSet[str]] = None) -> None:
+    def put(self, key: str, diagnostics: List[Diagnostic], uses: Optional[FrozenSet[str]] = None,
+            deps: Optional[Dict[str, str]] = None) -> None:
+        """``uses``: the names the file uses (the report); ``deps``: path -> content hash of
+        the other files the result depends on (the project layer)."""
         if not self._prepare():
             return
-        payload: Dict[str, Any] = {"format": FORMAT, "key": key, "diagnostics": [d.to_cache() for d in diagnostics]}
+        payload: Dict[str, Any] = {"format": FORMAT, "key": key, "diagnostics": [d.to_cache() for d in diagnostics],
+                                   "deps": deps or {}}
         if uses is not None:
             payload["uses"] = sorted(uses)
         try:
@@ -118,6 +124,39 @@ class Cache:
             _atomic_write(target / key, json.dumps(payload))
         except OSError:
             pass  # a cache that cannot be written only costs time
+
+    # -- objects of the project layer (file summaries), by content hash -------------
+    def load_object(self, kind: str, key: str):
+        """A JSON object this cache stored under ``kind`` (a file summary); None when absent
+        or unreadable. JSON, not pickle: a cache folder may come with a repository."""
+        try:
+            with open(self.folder / kind / key[:2] / key, encoding="utf-8") as handle:
+                stored = json.load(handle)
+            return stored["value"] if stored.get("key") == key else None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def store_object(self, kind: str, key: str, value) -> None:
+        if not self._prepare():
+            return
+        try:
+            target = self.folder / kind / key[:2]
+            target.mkdir(parents=True, exist_ok=True)
+            _atomic_write(target / key, json.dumps({"key": key, "value": value}))
+        except (OSError, TypeError, ValueError):
+            pass
+
+
+def _dependencies_unchanged(deps: Dict[str, str]) -> bool:
+    for path, digest in deps.items():
+        try:
+            with open(path, "rb") as handle:
+                current = hashlib.sha256(handle.read()).hexdigest()
+        except OSError:
+            current = ""
+        if current != digest:
+            return False
+    return True
 
 
 def _atomic_write(path: Path, text: str) -> None:

@@ -16,11 +16,7 @@ from typing import Iterable, Iterator, List, Sequence
 
 import pathspec
 
-SKIPPED_FOLDERS = frozenset({
-    "__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env",
-    ".msacclint_cache",
-})
-
+from msacclint.analysis.source import SKIPPED_FOLDERS
 
 #: what a walk of a folder checks: Python files and Jupyter notebooks
 #: (msacclint/engine/notebook.py); ``exclude = ["*.ipynb"]`` leaves notebooks out

@@ -17,9 +17,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from msacclint.analysis.edits import detected_line_length, wrap_long_insertion
+from msacclint.analysis.source import read_source
 from msacclint.diagnostics import Diagnostic
 from msacclint.engine.atomic import replace_file
-from msacclint.engine.runner import check_source, read_source
+from msacclint.engine.runner import check_source
 from msacclint.settings import Settings
 
 MAX_PASSES = 10

@@ -7,10 +7,7 @@ batched LibCST traversal. Positions are computed only when something was found.
 
 from __future__ import annotations
 
-import io
-import re
 import sys
-import tokenize
 import traceback
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type, Union
 
@@ -21,11 +18,14 @@ from msacclint.analysis.context import FileContext
 from msacclint.analysis.edits import replacement
 from msacclint.analysis.facts import FileFacts
 from msacclint.analysis.imports import ImportTable
+from msacclint.analysis.source import MAX_SOURCE_BYTES, TOO_DEEP, decode
+from msacclint.analysis.source import parse as _parse
 from msacclint.analysis.uses import NameUses
 from msacclint.analysis.walk import Collector, NodeCallback, Traversal
-from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Severity
+from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Related, Severity
 from msacclint.engine import noqa
 from msacclint.engine.registry import rules_by_code
+from msacclint.project import ProjectIndex
 from msacclint.rules.base import Report, Rule, visitor_names
 from msacclint.settings import Settings
 
@@ -34,17 +34,15 @@ RULE_CRASHED = "MSA002"
 
 #: the text a file must contain to be parsed at all
 PREFILTER = "mindspore"
-#: larger files are generated data, not model code (the largest of 8,500 model-zoo files
-#: measured 0.28 MB); LibCST would take minutes and gigabytes on them
-MAX_SOURCE_BYTES = 2_000_000
+def check_source(source: Union[str, bytes], path: str, settings: Settings,
+                 project: Optional[ProjectIndex] = None) -> List[Diagnostic]:
+    """All diagnostics for one file, sorted, with ``# noqa`` applied when the settings say so.
+    ``project``: the repository's ProjectIndex (msacclint.project.load_index), or None."""
+    return analyse_source(source, path, settings, project).diagnostics
 
 
-def check_source(source: Union[str, bytes], path: str, settings: Settings) -> List[Diagnostic]:
-    """All diagnostics for one file, sorted, with ``# noqa`` applied when the settings say so."""
-    return analyse_source(source, path, settings).diagnostics
-
-
-def analyse_source(source: Union[str, bytes], path: str, settings: Settings) -> FileResult:
+def analyse_source(source: Union[str, bytes], path: str, settings: Settings,
+                   project: Optional[ProjectIndex] = None) -> FileResult:
     """``check_source``, plus what the file uses when the settings ask for it."""
     codes = settings.codes_for(path)
     nothing: Optional[FrozenSet[str]] = frozenset() if settings.collect_uses else None
@@ -69,7 +67,8 @@ def analyse_source(source: Union[str, bytes], path: str, settings: Settings) -> 
         imports = ImportTable.from_module(module)
         if not imports.mentions("mindspore"):
             return FileResult([], nothing)
-        ctx = FileContext(path=path, source=text, module=module, imports=imports, settings=settings)
+        ctx = FileContext(path=path, source=text, module=module, imports=imports, settings=settings,
+                          project=project)
         uses = NameUses(imports) if settings.collect_uses else None
         found = run_rules(ctx, [rules_by_code()[c] for c in sorted(codes) if c in rules_by_code()],
                           also=(uses,) if uses is not None else ())
@@ -78,98 +77,6 @@ def analyse_source(source: Union[str, bytes], path: str, settings: Settings) -> 
     if settings.honour_noqa:
         found = noqa.filter_noqa(text, found)
     return FileResult(sorted(found, key=Diagnostic.sort_key), uses.result() if uses is not None else None)
-
-
-def decode(data: bytes) -> Tuple[str, Optional[str]]:
-    """Text of a file, or a reason it cannot be read as Python source."""
-    text, _, problem = read_source(data)
-    return text, problem
-
-
-def read_source(data: bytes) -> Tuple[str, str, Optional[str]]:
-    """(text, encoding, problem) of a file's bytes, decoded as Python does: a UTF-8 BOM or
-    a PEP 263 coding line, else UTF-8. Encoding the text with ``encoding`` gives back the
-    file's own bytes (``utf-8-sig`` writes the BOM again)."""
-    if b"\x00" in data:
-        return "", "utf-8", "file contains NUL bytes; not checked"
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as exc:  # an unknown codec, or a coding line that contradicts the BOM
-        return "", "utf-8", f"{exc.msg if hasattr(exc, 'msg') else exc}; not checked"
-    try:
-        return data.decode(encoding), encoding, None
-    except UnicodeDecodeError as exc:
-        name = "UTF-8" if encoding in ("utf-8", "utf-8-sig") else f"{encoding}, as its coding line declares"
-        return "", encoding, f"file is not valid {name} (byte {exc.start}); not checked"
-
-
-#: CPython refuses more than 200 nested brackets; LibCST's native parser crashes the
-#: process (stack overflow) somewhere above 1,000, so deeper files are never handed to it
-MAX_BRACKET_DEPTH = 200
-_BRACKETS = re.compile(r"[\[\](){}]")
-_OPENING = frozenset("([{")
-TOO_DEEP = "file is nested too deeply to check (Python's recursion limit); not checked"
-
-
-def _bracket_depth(text: str) -> int:
-    """Deepest bracket nesting, counting brackets inside strings and comments too
-    (approximate: only unmatched closing brackets in strings can hide real depth; cheap:
-    only the brackets are looked at in Python)."""
-    depth = peak = 0
-    for ch in _BRACKETS.findall(text):
-        if ch in _OPENING:
-            depth += 1
-            if depth > peak:
-                peak = depth
-        elif depth:
-            depth -= 1
-    return peak
-
-
-def _too_deep(text: str) -> Optional[Tuple[str, int, int]]:
-    """Why a file must not be parsed by LibCST, if it nests brackets beyond Python's limit."""
-    if text.count("(") + text.count("[") + text.count("{") <= MAX_BRACKET_DEPTH:
-        return None
-    if _bracket_depth(text) <= MAX_BRACKET_DEPTH:
-        return None
-    import ast
-
-    try:  # brackets in strings or comments may have counted: ask Python itself
-        ast.parse(text)
-    except SyntaxError as exc:
-        return (f"syntax error, file not checked: {exc.msg}", exc.lineno or 1, exc.offset or 1)
-    except (RecursionError, MemoryError):
-        return (TOO_DEEP, 1, 1)
-    return None
-
-
-def _parse(text: str):
-    deep = _too_deep(text)
-    if deep is not None:
-        return None, deep
-    try:
-        return cst.parse_module(text), None
-    except cst.ParserSyntaxError as exc:
-        return None, _syntax_problem(text, exc)
-    except RecursionError:
-        return None, ("file is nested too deeply to parse; not checked", 1, 1)
-    except Exception as exc:  # libcst raises a few other errors on odd input
-        return None, (f"file could not be parsed ({type(exc).__name__}: {exc}); not checked", 1, 1)
-
-
-def _syntax_problem(text: str, exc: cst.ParserSyntaxError) -> Tuple[str, int, int]:
-    """Python's own words for a syntax error (LibCST's say only "Syntax Error @ 4:1" and
-    often point past the mistake); LibCST's when Python accepts the file."""
-    import ast
-
-    try:
-        ast.parse(text)
-    except SyntaxError as py:
-        return (f"syntax error, file not checked: {py.msg}", py.lineno or 1, py.offset or 1)
-    except (RecursionError, MemoryError, ValueError):
-        pass
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else "syntax error"
-    return (f"LibCST cannot parse this file, not checked: {first}", exc.raw_line, exc.raw_column + 1)
 
 
 def _bad_input(path: str, message: str, codes, line: int = 1, column: int = 1) -> List[Diagnostic]:
@@ -336,7 +243,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
         diag = Diagnostic(
             code=rule.code,
             checklist=rule.checklist,
-            severity=rule.severity,
+            severity=report.severity or rule.severity,
             path=ctx.path,
             line=where.start.line,
             column=where.start.column + 1,
@@ -344,6 +251,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
             end_column=where.end.column + 1,
             message=report.message,
             fixes=fixes,
+            related=tuple(Related(p, line, text) for p, line, text in report.related),
         )
         key = (diag.code, diag.line, diag.column, diag.message)
         if key not in seen:

@@ -111,7 +111,8 @@ def build_server():
             results[uri] = (doc.version, text, path, None, [])
             return doc, results[uri]
         engine_path = relative_path(path, settings.root)
-        found = [] if is_excluded(path, settings) else api.lint_text(text, engine_path, settings)
+        found = [] if is_excluded(path, settings) else api.lint_text(text, engine_path, settings, project=True,
+                                                                     disk_path=doc.path)
         results[uri] = (doc.version, text, engine_path, settings, found)
         return doc, results[uri]
 
@@ -148,7 +149,17 @@ def build_server():
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls, params: types.DidSaveTextDocumentParams) -> None:
         results.pop(params.text_document.uri, None)  # the configuration may have changed too
+        doc = server.workspace.get_text_document(params.text_document.uri)
+        if doc.path:
+            api.file_saved(doc.path)
         publish(params.text_document.uri)
+        if doc.path:
+            # what this file defines may change the findings of the other open files: they
+            # are analysed again on their next change (not republished here: one save must
+            # not flood the client)
+            for uri in list(results):
+                if uri != params.text_document.uri:
+                    results.pop(uri, None)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:

@@ -93,6 +93,15 @@ def sarif(diagnostics: Sequence[Diagnostic]) -> str:
             }],
             "properties": {"checklist": d.checklist},
         })
+        if d.related:
+            results[-1]["relatedLocations"] = [{
+                "id": number,
+                "physicalLocation": {
+                    "artifactLocation": {"uri": _uri(r.path), "uriBaseId": "%SRCROOT%"},
+                    "region": {"startLine": r.line},
+                },
+                "message": {"text": r.message or "evidence"},
+            } for number, r in enumerate(d.related, 1)]
     log = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",

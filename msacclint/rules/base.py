@@ -101,6 +101,10 @@ class Report:
     node: cst.CSTNode
     message: str
     fixes: Tuple[FixSpec, ...] = ()
+    #: a finding less sure than the rule's usual one (e.g. "could not resolve": info)
+    severity: Optional[Severity] = None
+    #: (path, line, message) of evidence in other files
+    related: Tuple[Tuple[str, int, str], ...] = ()
 
 
 class Rule(cst.BatchableCSTVisitor):
@@ -157,12 +161,16 @@ class Rule(cst.BatchableCSTVisitor):
         node: cst.CSTNode,
         message: Optional[str] = None,
         fix: Union[None, FixSpec, Sequence[FixSpec]] = None,
+        severity: Optional[Severity] = None,
+        related: Sequence[Tuple[str, int, str]] = (),
     ) -> None:
         """Report ``node``; ``fix`` is a FixSpec or alternatives (at most one safe, one
-        unsafe and one keep, see Applicability)."""
+        unsafe and one keep, see Applicability); ``severity`` lowers a finding that rests on
+        an assumption; ``related`` names the evidence in other files (path relative to the
+        project root, line, what is there)."""
         fixes: Tuple[FixSpec, ...] = () if fix is None else (fix,) if isinstance(fix, FixSpec) else tuple(fix)
         fixes = tuple(sorted(fixes, key=lambda f: f.applicability.rank))
-        self.reports.append(Report(self, node, message or self.message, fixes))
+        self.reports.append(Report(self, node, message or self.message, fixes, severity, tuple(related)))
 
     def finish(self) -> None:
         """Called after the traversal: rules that decide on the whole file report here."""

@@ -19,7 +19,7 @@ import libcst as cst
 from msacclint.analysis.calls import is_number, literal
 from msacclint.analysis.edits import with_keyword
 from msacclint.analysis.flow import flow
-from msacclint.analysis.names import one_minus, says_drop, says_keep
+from msacclint.analysis.names import last_name, one_minus, says_drop, says_keep
 from msacclint.analysis.snapshot import for_settings
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Valid
@@ -63,15 +63,34 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
     def visit_Call(self, node: cst.Call) -> None:
         if called(self.ctx, node) != DROPOUT:
             return
+        self._evidence = []
         positional = [a for a in node.args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}
         keep_arg = positional[0] if positional else keywords.get("keep_prob")
         self.check(node, keep_arg, keywords.get("p"), by_position=bool(positional))
 
-    def report(self, node, message=None, fix=None) -> None:
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._class_names: List[str] = []
+        #: evidence of values the project layer resolved for the last readings
+        self._evidence: list = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._class_names.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._class_names.pop()
+
+    def report(self, node, message=None, fix=None, **extra) -> None:
         if self.contradicted(DROPOUT, ["keep_prob"]):
             return  # the snapshot's release has no keep_prob default of 0.5 (e.g. it was removed)
-        super().report(node, (message or self.message) + self._observed(), fix)
+        where = ""
+        related = []
+        if self._evidence:
+            shown = sorted({f"{v.value:g} at {v.evidence.where()}" for v in self._evidence if v.evidence})
+            where = f" (the value is {', '.join(shown[:3])})" if shown else ""
+            related = [(v.evidence.path, v.evidence.line, v.evidence.what) for v in self._evidence if v.evidence]
+        super().report(node, (message or self.message) + where + self._observed(), fix, related=related, **extra)
 
     def _observed(self) -> str:
         """What a probe snapshot saw of nn.Dropout's first parameter, quoted in the message."""
@@ -98,7 +117,51 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         ``p=drop_rate`` stay silent). Anything else rests on the expression itself."""
         fl = flow(self.ctx, self._functions[-1]) if self._functions else None
         before = fl.order(call) if fl is not None else None
+        self._evidence = []
         return self._readings(expr, fl, before, depth=0)
+
+    def _project_readings(self, expr: cst.BaseExpression, fl) -> Optional[List[List[Reading]]]:
+        """Values the project layer resolves for a parameter without a usable default
+        (what every caller binds), an imported constant, or a config value; one
+        alternative per value, or None when any of them is unknown."""
+        import os
+
+        from msacclint.analysis.imports import dotted
+
+        project = self.ctx.project
+        if project is None:
+            return None
+        path = os.path.abspath(self.ctx.path)
+        values = None
+        func = fl.root if fl is not None else None
+        if isinstance(expr, cst.Name) and isinstance(func, cst.FunctionDef) and \
+                _parameter_names(func) and expr.value in _parameter_names(func):
+            from msacclint.project.summary import ClassSummary, FunctionSummary, signature
+
+            if len(self._functions) != 1 or len(self._class_names) > 1:
+                return None
+            params = signature(func)
+            if self._class_names:
+                if func.name.value != "__init__":
+                    return None
+                cls = ClassSummary(name=self._class_names[0], line=0,
+                                   params=tuple(p for p in params if p[0] != "self"))
+                values = project.parameter_values(path, expr.value, cls=cls)
+            else:
+                values = project.parameter_values(path, expr.value,
+                                                  func=FunctionSummary(name=func.name.value, line=0, params=params))
+        else:
+            name = dotted(expr)
+            if name is None and isinstance(expr, cst.Subscript):
+                base, key = dotted(expr.value), last_name(expr)
+                name = f"{base}.{key}" if base and key else None
+            if name is None:
+                return None
+            values = project.values_from(self.ctx, name)
+        if not values or not all(is_number(v.value) for v in values):
+            return None
+        self._evidence.extend(values)
+        return [[(cst.parse_expression(_number_text(v.value)), False)] for v in values]
 
     def _readings(self, expr, fl, before, depth) -> List[List[Reading]]:
         inner = one_minus(expr)
@@ -109,6 +172,10 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
                 and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star:
             return self._readings(expr.args[0].value, fl, before, depth + 1)
         if not isinstance(expr, cst.Name) or fl is None or before is None or depth > 8:
+            if isinstance(expr, (cst.Name, cst.Attribute, cst.Subscript)) and depth <= 8:
+                projected = self._project_readings(expr, fl)
+                if projected:
+                    return projected
             return [[(expr, False)]]
         defs = [d for d in fl.defs.get(expr.value, ()) if d.order < before]
         if not defs:
@@ -117,6 +184,9 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
                 if says_drop(expr) or says_keep(expr):
                     return [[(expr, False), (default, False)]]
                 return [[(default, False)]]
+            projected = self._project_readings(expr, fl)
+            if projected:
+                return projected
             return [[(expr, False)]]
         if any(d.index is not None or not isinstance(d.node, (cst.Assign, cst.AnnAssign)) for d in defs):
             return [[(expr, False)]]  # a loop variable, an augmented or unpacked value
@@ -141,6 +211,11 @@ def _numeric(reading: Reading) -> bool:
 def _keep_named(reading: Reading) -> bool:
     base, flipped = reading
     return not flipped and says_keep(base)
+
+
+def _parameter_names(func: cst.FunctionDef) -> Tuple[str, ...]:
+    params = func.params
+    return tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
 
 
 def _parameter_default(func, name: str) -> Optional[cst.BaseExpression]:

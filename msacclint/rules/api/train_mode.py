@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from msacclint.analysis.scopes import says_eval, scopes
-from msacclint.analysis.training import holds_mode_cells, training
+from msacclint.analysis.training import holds_mode_cells, mode_evidence, training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 
@@ -414,12 +414,27 @@ class TrainLoopWithoutSetTrain(Rule):
         for step in info.steps:
             if step.network is None or not info.runs_in_loop(step):
                 continue
-            if info.mode_cells_state(step.network) is False:
+            state = info.mode_cells_state(step.network)
+            if state is False:
                 continue  # no BatchNorm or Dropout anywhere in it: the mode changes nothing
             loop = next(e for _, e in info.loops)
-            self.report(loop.node, f"`{step.network.name}` is trained by a hand-written loop but never put in "
-                        f"training mode: call {step.network.name}.set_train() before the loop (a new Cell starts "
-                        f"in inference mode, so Dropout is off and BatchNorm statistics are never updated)")
+            name = step.network.name
+            evidence = list(mode_evidence(self.ctx).values())[:1]
+            if state is None and self.ctx.project is not None:
+                # the project layer was asked and could not tell: say so, at info level
+                self.report(loop.node, f"`{name}` is trained by a hand-written loop and never put in training "
+                            f"mode with set_train(); msacclint could not resolve whether its class holds Dropout, "
+                            f"BatchNorm or reads self.training (defined outside the repository or built by a "
+                            f"factory): if it does, call {name}.set_train() before the loop",
+                            severity=Severity.INFO)
+                return
+            where = ""
+            if evidence:
+                where = f" ({evidence[0].what} at {evidence[0].where()})"
+            self.report(loop.node, f"`{name}` is trained by a hand-written loop but never put in "
+                        f"training mode: call {name}.set_train() before the loop (a new Cell starts "
+                        f"in inference mode, so Dropout is off and BatchNorm statistics are never updated){where}",
+                        related=[(e.path, e.line, e.what) for e in evidence])
             return
 
 

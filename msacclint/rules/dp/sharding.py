@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from msacclint.analysis.calls import argument, has_star_kwargs
+from msacclint.analysis.calls import argument, has_star_kwargs, literal
 from msacclint.analysis.datasets import EVAL, datasets
 from msacclint.analysis.distributed import distributed
+from msacclint.analysis.facts import facts
 from msacclint.analysis.scopes import names_in, says_train, scopes
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
@@ -173,6 +174,50 @@ class DatasetNotSharded(Rule):
                 continue  # distributed evaluation: every device may score the whole set
             self.report(call, "data-parallel training, but this dataset has no num_shards/shard_id: every device "
                         "reads all samples in the same order")
+        if self.ctx.project is not None and (trains.uses_model_train or trains.steps):
+            self._builders_in_other_files()
+
+    def _builders_in_other_files(self) -> None:
+        """The entry script sets up data parallelism and trains; the dataset is built by a
+        function of another file of the project whose dataset constructors never shard."""
+        from msacclint.analysis.imports import dotted
+        from msacclint.project.summary import SELECTOR_NAMES
+
+        project = self.ctx.project
+        for callee, calls in facts(self.ctx).calls.items():
+            if callee.startswith("mindspore."):
+                continue
+            for call in calls:
+                name = dotted(call.func)
+                found = project.resolve_from(self.ctx, name) if name else None
+                if found is None or found[0] != "function" or not found[2].builds_dataset:
+                    continue
+                where, builder = found[1], found[2]
+                if any(_says_dist_name(p) for p, _ in builder.params):
+                    continue  # the builder is told about the distribution: it may shard its own way
+                if any(_says_distribution(a.value) for a in call.args) or any(a.star for a in call.args):
+                    continue
+                if any(a.keyword is not None and a.keyword.value in SELECTOR_NAMES and
+                       literal(a.value) in (False, "eval", "val", "valid", "test") for a in call.args):
+                    continue  # an evaluation set
+                summary = project.summary(where)
+                ctors = [c for c in builder.calls
+                         if project.qualified(summary, c.callee).startswith("mindspore.dataset.")
+                         and c.callee.endswith("Dataset")]
+                if not ctors or any(k in c.kwargs for c in ctors for k in ("num_shards", "sampler", "**")) \
+                        or any(len(c.args) > 2 for c in ctors):
+                    continue
+                ctor = ctors[0]
+                shown = project.display(where)
+                self.report(call, f"data-parallel training (init() and DATA_PARALLEL in this file), but {name}() "
+                            f"builds {ctor.callee.rsplit('.', 1)[-1]} without num_shards/shard_id ({shown}:{ctor.line}): "
+                            f"every device reads all samples in the same order",
+                            related=[(shown, ctor.line, f"{ctor.callee}(...) without num_shards/shard_id")])
+
+
+def _says_dist_name(name: str) -> bool:
+    lowered = name.lower()
+    return any(w in lowered for w in _DIST_WORDS)
 
 
 def _says_distribution(test: cst.CSTNode) -> bool:

@@ -14,7 +14,7 @@ import libcst as cst
 
 from msacclint.analysis.calls import argument, has_star_kwargs, is_number, literal
 from msacclint.analysis.facts import facts
-from msacclint.analysis.scopes import scopes
+from msacclint.analysis.scopes import says_eval, scopes
 from msacclint.analysis.transforms import (
     is_py_transform,
     rescales,
@@ -141,6 +141,56 @@ class RandomAugmentationInEval(Rule):
                 if fl is not None and runs_when_not_training(self.ctx, fl, call):
                     self.report(call, f"{name} also runs when this pipeline is not training: evaluation data gets "
                                 f"random augmentation; build it only in the training branch")
+        if self.ctx.project is not None:
+            self._builders_left_in_training_mode(sc)
+
+    def _builders_left_in_training_mode(self, sc) -> None:
+        """An evaluation function (or an evaluation script's top level) calls a dataset
+        builder of the project without its train/eval parameter, whose default selects
+        the training pipeline with its random augmentation."""
+        from msacclint.analysis.imports import dotted
+
+        file_facts = facts(self.ctx)
+        candidates = [c for callee, calls in file_facts.calls.items() if not callee.startswith("mindspore.")
+                      for c in calls]
+        for call in candidates:
+            fl = sc.owner(call)
+            if fl is None or not any(says_eval(sc.function_name(f)) for f in sc.enclosing(fl)):
+                continue
+            name = dotted(call.func)
+            found = self.ctx.project.resolve_from(self.ctx, name) if name else None
+            if found is None or found[0] != "function":
+                continue
+            where, builder = found[1], found[2]
+            if builder.selector is None or not builder.random_ops:
+                continue
+            param, default = builder.selector
+            if default is None or default[0] != "lit" or not _training_value(default[1]):
+                continue
+            names = [p for p, _ in builder.params]
+            index = names.index(param)
+            if any(a.keyword is not None and a.keyword.value == param for a in call.args) or has_star_kwargs(call) \
+                    or any(a.star for a in call.args):
+                continue
+            if sum(1 for a in call.args if a.keyword is None) > index:
+                continue
+            shown = self.ctx.project.display(where)
+            op, op_line = builder.random_ops[0]
+            self.report(call, f"{name}() is called for evaluation without `{param}`, whose default "
+                        f"{default[1]!r} ({shown}:{builder.line}) builds the training pipeline: evaluation data "
+                        f"gets {op} ({shown}:{op_line}); pass {_eval_value(param, default[1])}",
+                        related=[(shown, builder.line, f"{name}({param}={default[1]!r})"),
+                                 (shown, op_line, op)])
+
+
+def _training_value(value) -> bool:
+    return value is True or (isinstance(value, str) and value.lower() in ("train", "training"))
+
+
+def _eval_value(param: str, value) -> str:
+    if value is True:
+        return f"{param}=False"
+    return f"{param}= its evaluation value"
 
 
 class DecodedNotNormalised(Rule):

@@ -1,0 +1,12 @@
+"""The project layer: facts of every file of a repository, linked by imports.
+
+Rules ask ``ctx.project`` (a ProjectIndex, or None when a run has no project) questions
+that one file cannot answer: what class an imported name is and what it builds, which
+value a constant or a config key holds, what the callers of a function bind to a
+parameter. Summaries are built lazily, on the first question about a file, and cached by
+content hash (see docs/dev/architecture.md, "The project layer").
+"""
+
+from msacclint.project.index import ProjectIndex, find_project_root, load_index
+
+__all__ = ["ProjectIndex", "find_project_root", "load_index"]

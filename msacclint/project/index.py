@@ -1,0 +1,867 @@
+"""The project index: file summaries linked by imports, answering the rules' questions.
+
+Built cheaply (one walk of the folder tree listing ``.py`` and config files); a file's
+summary is computed on the first question that needs it, from the disk cache when the
+file's content is unchanged. Every file whose summary or config an answer used is
+recorded (``begin``/``dependencies``), so the cached diagnostics of a file are dropped
+when one of those files changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+
+from msacclint.analysis.source import MAX_SOURCE_BYTES, SKIPPED_FOLDERS, decode, parse
+from msacclint.project import configs as configs_mod
+from msacclint.project.summary import (
+    FORMAT,
+    ClassSummary,
+    Expr,
+    FileSummary,
+    FunctionSummary,
+    from_json,
+    summarize,
+    to_json,
+)
+
+ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+#: a repository larger than this is indexed in part: the folders nearest the checked files
+MAX_FILES = 50_000
+#: a folder without pyproject.toml/setup.py/setup.cfg/.git is indexed this deep and this far
+UNMARKED_DEPTH = 2
+UNMARKED_MAX_FILES = 5_000
+#: modules that never build a Cell (calls into them leave a class's mode-dependence known)
+NEUTRAL_MODULES = frozenset({"numpy", "math", "os", "sys", "logging", "copy", "functools", "collections",
+                             "typing", "itertools", "re", "json", "random", "warnings", "builtins", "time",
+                             "operator", "abc", "dataclasses", "inspect", "pathlib", "enum", "scipy"})
+BUILTINS = frozenset(dir(__import__("builtins")))
+DROPOUTS = ("mindspore.nn.Dropout", "mindspore.nn.Dropout1d", "mindspore.nn.Dropout2d", "mindspore.nn.Dropout3d",
+            "mindspore.mint.nn.Dropout")
+BATCH_NORMS = ("mindspore.nn.BatchNorm1d", "mindspore.nn.BatchNorm2d", "mindspore.nn.BatchNorm3d",
+               "mindspore.nn.SyncBatchNorm", "mindspore.mint.nn.BatchNorm1d", "mindspore.mint.nn.BatchNorm2d",
+               "mindspore.mint.nn.BatchNorm3d", "mindspore.nn.Conv2dBnAct", "mindspore.nn.DenseBnAct")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Where a fact was seen: a file, a line and what is there."""
+
+    path: str
+    line: int
+    what: str
+
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Value:
+    """One possible value of an expression, and where it was written."""
+
+    value: Any
+    evidence: Optional[Evidence] = None
+
+
+def find_project_root(path: str) -> str:
+    """The folder holding pyproject.toml, setup.py, setup.cfg or .git, walking up from
+    ``path``; the path's own folder when none is found."""
+    start = os.path.abspath(path)
+    folder = start if os.path.isdir(start) else os.path.dirname(start)
+    current = folder
+    while True:
+        if any(os.path.exists(os.path.join(current, m)) for m in ROOT_MARKERS):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return folder
+        current = parent
+
+
+def _walk(root: str, limit: int, max_depth: int = 10_000) -> Tuple[List[str], List[str], bool]:
+    py: List[str] = []
+    other: List[str] = []
+    truncated = False
+    stack = [(root, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        if depth > max_depth:
+            truncated = True
+            continue
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name, reverse=True)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    name = entry.name
+                    if name.startswith(".") or name in SKIPPED_FOLDERS or name.endswith(".egg-info"):
+                        continue
+                    if os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
+                        continue
+                    stack.append((entry.path, depth + 1))
+                elif entry.name.endswith(".py"):
+                    if len(py) >= limit:
+                        truncated = True
+                        continue
+                    py.append(entry.path)
+                elif entry.name.endswith(configs_mod.SUFFIXES):
+                    other.append(entry.path)
+            except OSError:
+                continue
+    return py, other, truncated
+
+
+class ProjectIndex:
+    def __init__(self, root: str, py_files: Sequence[str], config_files: Sequence[str] = (), cache=None,
+                 truncated: bool = False) -> None:
+        self.root = os.path.abspath(root)
+        self.files: Set[str] = {os.path.normpath(os.path.abspath(p)) for p in py_files}
+        self.configs = configs_mod.ConfigStore([os.path.abspath(p) for p in config_files])
+        self.cache = cache
+        #: path -> (line, message): bad input the project layer met (a malformed config,
+        #: circular imports, ...); reported once, with the file whose check met it
+        self.problems: Dict[str, Tuple[int, str]] = {}
+        self._reported: Set[str] = set()
+        self.notes: Set[str] = set()
+        if truncated:
+            self.problems[self.root] = (1, f"the repository holds more than {MAX_FILES} Python files; the project "
+                                           "layer indexes the first ones only")
+        self._summaries: Dict[str, Optional[FileSummary]] = {}
+        self._texts: Dict[str, Optional[bytes]] = {}
+        self._used: Dict[str, str] = {}
+        self._module_cache: Dict[Tuple[str, str], Optional[str]] = {}
+
+    # -- pickling: workers get the file list, not the summaries ----------------------
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.update(_summaries={}, _texts={}, _used={}, _module_cache={}, _reported=set())
+        state["configs"] = configs_mod.ConfigStore(self.configs.paths)
+        return state
+
+    # -- dependencies ---------------------------------------------------------------
+    def begin(self) -> None:
+        """Start recording which files the answers use (one checked file)."""
+        self._used = {}
+
+    def new_problems(self) -> List[Tuple[str, int, str]]:
+        """(path, line, message, is_note) of the problems met since the last call, once each."""
+        out = []
+        for path, (line, message) in sorted(self.problems.items()):
+            if path not in self._reported:
+                self._reported.add(path)
+                out.append((path, line, message, path in self.notes))
+        return out
+
+    def _problem(self, path: str, message: str, line: int = 1, note: bool = False) -> None:
+        """``note``: how the code is laid out (a shadowed module, circular imports), not
+        input msacclint could not read: reported at info level."""
+        self.problems.setdefault(path, (line, message))
+        if note:
+            self.notes.add(path)
+
+    def dependencies(self) -> Dict[str, str]:
+        """path -> content hash of every file an answer used since ``begin``."""
+        return dict(self._used)
+
+    def _depend(self, path: str) -> None:
+        if path not in self._used:
+            data = self._bytes(path)
+            self._used[path] = hashlib.sha256(data).hexdigest() if data is not None else ""
+
+    def display(self, path: str) -> str:
+        """A path as messages show it: as the run names files (relative to the current
+        folder) when it is below it, else absolute."""
+        try:
+            rel = os.path.relpath(path)
+        except ValueError:
+            return path
+        return path if rel.startswith("..") else rel.replace(os.sep, "/")
+
+    # -- files and summaries --------------------------------------------------------
+    def forget(self, path: str) -> None:
+        """Read ``path`` again on next use (it was saved, created or deleted)."""
+        path = os.path.normpath(os.path.abspath(path))
+        self._texts.pop(path, None)
+        self._summaries.pop(path, None)
+        if path.endswith(".py"):
+            known = path in self.files
+            if os.path.exists(path):
+                self.files.add(path)
+            else:
+                self.files.discard(path)
+            if known != (path in self.files):
+                self._module_cache.clear()
+        else:
+            self.configs._loaded.pop(path, None)
+
+    def _bytes(self, path: str) -> Optional[bytes]:
+        if path not in self._texts:
+            try:
+                with open(path, "rb") as handle:
+                    self._texts[path] = handle.read()
+            except OSError:
+                self._texts[path] = None
+        return self._texts[path]
+
+    def module_name(self, path: str) -> Tuple[str, bool]:
+        """The dotted name a file is imported as from its nearest non-package folder."""
+        path = os.path.normpath(os.path.abspath(path))
+        folder, name = os.path.split(path)
+        is_package = name == "__init__.py"
+        parts = [] if is_package else [name[:-3]]
+        while os.path.normpath(os.path.join(folder, "__init__.py")) in self.files:
+            folder, pkg = os.path.split(folder)
+            parts.insert(0, pkg)
+        return ".".join(parts), is_package
+
+    def summary(self, path: str) -> Optional[FileSummary]:
+        path = os.path.normpath(os.path.abspath(path))
+        if path in self._summaries:
+            self._depend(path)
+            return self._summaries[path]
+        data = self._bytes(path)
+        self._depend(path)
+        if data is None:
+            self._summaries[path] = None
+            return None
+        module, is_package = self.module_name(path)
+        key = hashlib.sha256(f"{FORMAT}\0{module}\0{is_package}\0".encode() + data).hexdigest()
+        found = None
+        stored = self.cache.load_object("summary", key) if self.cache is not None else None
+        if stored is not None:
+            try:
+                found = from_json(stored)
+            except (KeyError, TypeError, ValueError, AttributeError):
+                found = None
+        if found is None:
+            found = self._build(path, data, module, is_package)
+            if found is not None and self.cache is not None:
+                self.cache.store_object("summary", key, to_json(found))
+        if found is not None:
+            found.path = path
+        self._summaries[path] = found
+        return found
+
+    def _build(self, path: str, data: bytes, module: str, is_package: bool) -> Optional[FileSummary]:
+        if len(data) > MAX_SOURCE_BYTES:
+            self._problem(path, "file too large for the project layer; what it defines is unknown to other files")
+            return None
+        text, problem = decode(data)
+        if problem is not None:
+            self._problem(path, f"{problem}; what it defines is unknown to other files")
+            return None
+        parsed, problem_at = parse(text)
+        if parsed is None:
+            self._problem(path, f"{problem_at[0]}; what it defines is unknown to other files", problem_at[1])
+            return None
+        try:
+            return summarize(parsed, path, module, is_package, text)
+        except RecursionError:
+            self._problem(path, "file is nested too deeply for the project layer; what it defines is unknown")
+            return None
+
+    # -- modules --------------------------------------------------------------------
+    def _bases(self, importer: str) -> Iterator[str]:
+        """Folders an import in ``importer`` is looked up from, in sys.path order: the
+        script's own folder (``python train.py`` puts it first), its ancestors up to the
+        root (a package's parent, a repository run from its top), and ``<root>/src``."""
+        folder = os.path.dirname(os.path.normpath(os.path.abspath(importer)))
+        seen = set()
+        while True:
+            if folder not in seen:
+                seen.add(folder)
+                yield folder
+            if folder == self.root or len(folder) <= len(self.root):
+                break
+            folder = os.path.dirname(folder)
+        for extra in (self.root, os.path.join(self.root, "src")):
+            if extra not in seen:
+                seen.add(extra)
+                yield extra
+
+    def _package_root(self, importer: str) -> Tuple[str, Optional[str]]:
+        """The folder above the importer's top package, and that package's name."""
+        folder = os.path.dirname(os.path.normpath(os.path.abspath(importer)))
+        top = None
+        while os.path.normpath(os.path.join(folder, "__init__.py")) in self.files:
+            folder, top = os.path.split(folder)
+        return folder, top
+
+    def find_module(self, module: str, importer: str) -> Optional[str]:
+        """The file ``import module`` in ``importer`` loads, or None (not in the project)."""
+        key = (module, os.path.dirname(importer))
+        if key in self._module_cache:
+            return self._module_cache[key]
+        found = None
+        parts = module.split(".")
+        package_root, top = self._package_root(importer)
+        if top is not None and parts[0] == top:
+            # the importer's own package (relative imports resolve here, and only here)
+            as_package = os.path.normpath(os.path.join(package_root, *parts, "__init__.py"))
+            as_module = os.path.normpath(os.path.join(package_root, *parts[:-1], parts[-1] + ".py"))
+            for candidate in (as_package, as_module):
+                if candidate in self.files:
+                    self._module_cache[key] = candidate
+                    return candidate
+        for base in self._bases(importer):
+            as_package = os.path.normpath(os.path.join(base, *parts, "__init__.py"))
+            as_module = os.path.normpath(os.path.join(base, *parts[:-1], parts[-1] + ".py"))
+            here = None
+            if as_package in self.files:
+                if as_module in self.files:
+                    self._problem(as_module, f"module {module!r} is both {self.display(as_module)} and the package "
+                                             f"{self.display(os.path.dirname(as_package))}/; Python imports the "
+                                             "package, and so does msacclint", note=True)
+                here = as_package
+            elif as_module in self.files:
+                here = as_module
+            if here is None:
+                continue
+            if found is None:
+                found = here
+                if base == os.path.dirname(os.path.normpath(os.path.abspath(importer))):
+                    break  # the script's own folder is sys.path[0]: no ambiguity
+            elif here != found:
+                self._problem(here, f"module {module!r} imported by {self.display(importer)} is claimed by "
+                                    f"{self.display(found)} and {self.display(here)}; msacclint follows the first "
+                                    "on sys.path (the script's own folder first), as Python does", note=True)
+                break
+        self._module_cache[key] = found
+        return found
+
+    # -- names ----------------------------------------------------------------------
+    def lookup(self, path: str, name: str, _seen: Optional[Set[Tuple[str, str]]] = None):
+        """What ``name`` (a dotted name as written in ``path``) stands for: (kind, file,
+        item) with kind "class", "function", "constant", "config", "module"; None when
+        it is not in the project (MindSpore, third party, unknown)."""
+        seen = _seen if _seen is not None else set()
+        key = (path, name)
+        if key in seen or len(seen) > 50:
+            if key in seen:
+                self._problem(path, f"circular imports while resolving {name!r} (through "
+                                    f"{', '.join(sorted({self.display(p) for p, _ in seen}))}); left unresolved",
+                              note=True)
+            return None
+        seen.add(key)
+        summary = self.summary(path)
+        if summary is None:
+            return None
+        head, _, rest = name.partition(".")
+        if head in summary.classes:
+            return ("class", path, summary.classes[head]) if not rest else None
+        if head in summary.functions:
+            return ("function", path, summary.functions[head]) if not rest else None
+        if head in summary.configs:
+            return ("config", path, (head, rest)) if rest else ("config", path, (head, ""))
+        if head in summary.constants and head not in summary.imports:
+            return ("constant", path, head) if not rest else ("attr", path, (head, rest))
+        if head in summary.imports:
+            return self.lookup_qualified(summary.imports[head] + ("." + rest if rest else ""), path, seen)
+        for star, module in summary.imports.items():
+            if star.startswith("*"):
+                found = self.lookup_qualified(f"{module}.{name}", path, seen)
+                if found is not None:
+                    return found
+        return None
+
+    def lookup_qualified(self, qualified: str, importer: str, seen=None):
+        parts = qualified.split(".")
+        for cut in range(len(parts), 0, -1):
+            target = self.find_module(".".join(parts[:cut]), importer)
+            if target is None:
+                continue
+            rest = ".".join(parts[cut:])
+            if not rest:
+                return ("module", target, None)
+            return self.lookup(target, rest, seen if seen is not None else set())
+        return None
+
+    # -- questions from the file being checked (its own summary is never built) -----
+    def resolve_from(self, ctx, name: str):
+        """``lookup`` for a dotted name written in the checked file ``ctx``, through that
+        file's imports (relative ones resolved), without summarising the file itself: the
+        rules have its syntax tree already. Names defined in the file answer None."""
+        head, _, rest = name.partition(".")
+        bound = checked_file_bindings(self, ctx).get(head)
+        if bound is None:
+            return None
+        return self.lookup_qualified(bound + ("." + rest if rest else ""), os.path.abspath(ctx.path), set())
+
+    def values_from(self, ctx, name: str) -> Optional[List[Value]]:
+        """``name_values`` for a name imported into the checked file."""
+        target = self.resolve_from(ctx, name)
+        return self._target_values(target, 0) if target is not None else None
+
+    def mode_dependence_from(self, ctx, name: str) -> Tuple[Optional[bool], Optional[Evidence]]:
+        target = self.resolve_from(ctx, name)
+        if target is None or target[0] != "class":
+            return None, None
+        return self._class_mode(target[1], target[2], set())
+
+    def _target_values(self, target, depth: int) -> Optional[List[Value]]:
+        kind, where, item = target
+        if kind == "constant":
+            return self.name_values(where, item, depth + 1)
+        if kind == "config":
+            return self.name_values(where, f"{item[0]}.{item[1]}" if item[1] else item[0], depth + 1)
+        if kind == "attr":
+            summary = self.summary(where)
+            return self._loader_values(where, summary, item[0], item[1]) if summary is not None else None
+        return None
+
+    def qualified(self, summary: FileSummary, name: str) -> str:
+        from msacclint.analysis.imports import canonical
+
+        head, _, rest = name.partition(".")
+        bound = summary.imports.get(head)
+        if bound is None:
+            return name
+        return canonical(f"{bound}.{rest}" if rest else bound)
+
+    # -- classes --------------------------------------------------------------------
+    def resolve_class(self, path: str, name: str) -> Optional[Tuple[str, ClassSummary]]:
+        found = self.lookup(path, name)
+        if found is None or found[0] != "class":
+            return None
+        return found[1], found[2]
+
+    def mode_dependence(self, path: str, name: str) -> Tuple[Optional[bool], Optional[Evidence]]:
+        """Whether the class ``name`` (as written in ``path``) behaves differently in
+        training mode: True with the evidence (a Dropout with a non-zero rate, a
+        BatchNorm using moving statistics, code reading ``self.training``), False when
+        every layer it builds is known and none is, None when it cannot be told."""
+        found = self.resolve_class(path, name)
+        if found is None:
+            return None, None
+        return self._class_mode(found[0], found[1], set())
+
+    def _class_mode(self, path: str, cls: ClassSummary, seen: Set[Tuple[str, str]]):
+        key = (path, cls.name)
+        if key in seen:
+            return False, None
+        seen.add(key)
+        summary = self.summary(path)
+        if summary is None:
+            return None, None
+        unknown = False
+        if cls.reads_training:
+            return True, Evidence(self.display(path), cls.line, f"{cls.name} reads self.training")
+        if cls.functional_mode:
+            unknown = True
+        for base in cls.bases:
+            qualified = self.qualified(summary, base)
+            if qualified.startswith("mindspore."):
+                continue
+            state, evidence = self._callee_mode(path, summary, base, seen)
+            if state:
+                return True, evidence
+            unknown = unknown or state is None
+        for call in cls.calls:
+            state, evidence = self._call_mode(path, summary, call, cls, seen)
+            if state:
+                return True, evidence
+            unknown = unknown or state is None
+        return (None if unknown else False), None
+
+    def _callee_mode(self, path: str, summary: FileSummary, name: str, seen):
+        found = self.lookup(path, name)
+        if found is None:
+            return None, None
+        kind, where, item = found
+        if kind == "class":
+            return self._class_mode(where, item, seen)
+        if kind == "function":
+            return self._function_mode(where, item, seen)
+        return None, None
+
+    def _function_mode(self, path: str, func: FunctionSummary, seen):
+        key = (path, func.name)
+        if key in seen:
+            return False, None
+        seen.add(key)
+        summary = self.summary(path)
+        if summary is None:
+            return None, None
+        unknown = False
+        for call in func.calls:
+            state, evidence = self._call_mode(path, summary, call, None, seen)
+            if state:
+                return True, evidence
+            unknown = unknown or state is None
+        return (None if unknown else False), None
+
+    def _call_mode(self, path: str, summary: FileSummary, call, cls: Optional[ClassSummary], seen):
+        callee = call.callee
+        head = callee.split(".")[0]
+        if head == "self":
+            if cls is not None and callee.count(".") == 1 and callee[5:] in cls.methods:
+                return False, None  # the class's own method: its calls are in cls.calls already
+            return False, None  # a call of a sub-cell or attribute built elsewhere in the class
+        qualified = self.qualified(summary, callee)
+        if qualified.startswith("mindspore."):
+            return self._mindspore_layer(path, qualified, call, cls)
+        if head in BUILTINS and head not in summary.imports and head not in summary.classes \
+                and head not in summary.functions:
+            return False, None
+        root_module = qualified.split(".")[0]
+        if root_module in NEUTRAL_MODULES:
+            return False, None
+        if head not in summary.imports and head not in summary.classes and head not in summary.functions:
+            # a local variable, a parameter or a method of another object: not a layer this
+            # class builds by name (its own construction is seen where it was built)
+            return (False, None) if "." in callee else (None, None)
+        return self._callee_mode(path, summary, callee, seen)
+
+    def _mindspore_layer(self, path: str, qualified: str, call, cls: Optional[ClassSummary]):
+        where = Evidence(self.display(path), call.line, "")
+        short = qualified.rsplit(".", 1)[-1]
+        if qualified in DROPOUTS:
+            rate = self._dropout_rate(path, call, cls)
+            if rate is None:
+                return None, None
+            if rate == 0:
+                return False, None
+            return True, Evidence(where.path, where.line, f"{short} with drop rate {rate:g}")
+        if qualified in BATCH_NORMS:
+            if qualified.endswith("BnAct") and not self._is_true(call.kwargs.get("has_bn")):
+                return False, None
+            stats = call.kwargs.get("use_batch_statistics")
+            if stats is not None and stats[0] == "lit" and stats[1] is True:
+                return False, None
+            return True, Evidence(where.path, where.line, f"{short} using moving statistics")
+        return False, None
+
+    @staticmethod
+    def _is_true(expr: Optional[Expr]) -> bool:
+        return expr is not None and expr[0] == "lit" and expr[1] is True
+
+    def _dropout_rate(self, path: str, call, cls: Optional[ClassSummary]) -> Optional[float]:
+        """The drop rate of a Dropout layer when its argument resolves to one number."""
+        if "p" in call.kwargs:
+            expr, keep = call.kwargs["p"], False
+        elif "keep_prob" in call.kwargs:
+            expr, keep = call.kwargs["keep_prob"], True
+        elif call.args:
+            expr, keep = call.args[0], True
+        else:
+            return 0.5  # nn.Dropout() drops half
+        values = self.values(path, expr, cls=cls)
+        numbers = {v.value for v in values or () if isinstance(v.value, (int, float)) and not isinstance(v.value, bool)}
+        if not values or len(numbers) != len(values):
+            return None
+        rates = {round(1 - n if keep else n, 10) for n in numbers}
+        if rates == {0}:
+            return 0.0
+        nonzero = [r for r in rates if r != 0]
+        return max(nonzero) if nonzero else None
+
+    # -- values ---------------------------------------------------------------------
+    def values(self, path: str, expr: Expr, cls: Optional[ClassSummary] = None,
+               func: Optional[FunctionSummary] = None, depth: int = 0) -> Optional[List[Value]]:
+        """The possible values of ``expr`` written in ``path`` (inside ``func`` / the
+        ``__init__`` of ``cls``): every alternative resolved, or None."""
+        if depth > 8:
+            return None
+        kind = expr[0]
+        if kind == "lit":
+            return [Value(expr[1])]
+        if kind == "minus1":
+            inner = self.values(path, expr[1], cls, func, depth + 1)
+            if inner is None or not all(_number(v.value) for v in inner):
+                return None
+            return [Value(round(1 - v.value, 10), v.evidence) for v in inner]
+        if kind == "param":
+            return self.parameter_values(path, expr[1], cls=cls, func=func, depth=depth + 1)
+        if kind == "name":
+            return self.name_values(path, expr[1], depth + 1)
+        if kind == "key":
+            return self.name_values(path, f"{expr[1]}.{expr[2]}", depth + 1)
+        return None
+
+    def name_values(self, path: str, name: str, depth: int = 0) -> Optional[List[Value]]:
+        summary = self.summary(path)
+        if summary is None or depth > 8:
+            return None
+        head, _, rest = name.partition(".")
+        if not rest and head in summary.constants and head not in summary.imports:
+            out: List[Value] = []
+            for expr, line in summary.constants[head]:
+                inner = self.values(path, expr, depth=depth + 1)
+                if inner is None:
+                    return None
+                ev = Evidence(self.display(path), line, f"{head} = ...")
+                out.extend(Value(v.value, v.evidence or ev) for v in inner)
+            return out or None
+        if rest and head in summary.configs and "." not in rest:
+            entry = summary.configs[head].get(rest)
+            if entry is None:
+                return None
+            inner = self.values(path, entry[0], depth=depth + 1)
+            if inner is None:
+                return None
+            ev = Evidence(self.display(path), entry[1], f"{head}.{rest}")
+            return [Value(v.value, v.evidence or ev) for v in inner]
+        if head in summary.imports:
+            target = self.lookup(path, name)
+            if target is None:
+                # ``config.drop_rate`` with ``config`` built by a loader module from YAML
+                return self._loader_values(path, summary, head, rest)
+            return self._target_values(target, depth)
+        if rest and "." not in rest and head in summary.constants:
+            return self._loader_values(path, summary, head, rest)
+        return None
+
+    def _loader_values(self, path: str, summary: Optional[FileSummary], head: str, key: str) -> Optional[List[Value]]:
+        """``config.key`` where ``config`` comes from a module that reads a YAML file."""
+        if not key or "." in key or summary is None:
+            return None
+        target = self.lookup(path, head)
+        loader_path = target[1] if target is not None and target[0] in ("constant", "module") else path
+        loader = self.summary(loader_path)
+        if loader is None:
+            return None
+        files = self._config_files(loader_path, loader)
+        out: List[Value] = []
+        for config_path in files:
+            config = self.configs.get(config_path)
+            self._depend(config_path)
+            if config.problem:
+                self._problem(config_path, config.problem, config.problem_line)
+                return None  # one alternative unknown: the value is unknown
+            for value, line in config.values.get(key, ()):
+                out.append(Value(value, Evidence(self.display(config_path), line, f"{key}: {value!r}")))
+        # an argparse default of the same key is one more alternative
+        for file_summary in {loader_path: loader}.values():
+            if key in file_summary.arguments:
+                expr, line = file_summary.arguments[key]
+                inner = self.values(loader_path, expr)
+                if inner is None:
+                    return None
+                out.extend(Value(v.value, v.evidence or Evidence(self.display(loader_path), line,
+                                                                  f"--{key} default")) for v in inner)
+        return out or None
+
+    def _config_files(self, path: str, summary: FileSummary) -> List[str]:
+        """The YAML/JSON files a loader module reads: the ones it names (when they exist),
+        else the ``*config*.yaml`` files nearest to it, when it reads YAML at all."""
+        named = []
+        for name, _line in summary.config_files:
+            for base in (os.path.dirname(path), os.path.dirname(os.path.dirname(path)), self.root):
+                candidate = os.path.normpath(os.path.join(base, name))
+                if self.configs.exists(candidate):
+                    named.append(candidate)
+                    break
+            else:
+                self._problem(path, f"the config file {name!r} named here is not in the project; the values "
+                                    "read from it are unknown", _line)
+        if named:
+            return named
+        if any(v.split(".")[0] == "yaml" for v in summary.imports.values()):
+            return self.configs.near(os.path.dirname(path), self.root)
+        return []
+
+    def parameter_values(self, path: str, param: str, cls: Optional[ClassSummary] = None,
+                         func: Optional[FunctionSummary] = None, depth: int = 0) -> Optional[List[Value]]:
+        """What the callers of ``cls`` / ``func`` bind to ``param``: call-site arguments
+        across the project, and the default where a call leaves it out."""
+        if depth > 8:
+            return None
+        if cls is not None:
+            params, target, skip_self = cls.params, cls.name, False
+        elif func is not None:
+            params, target = func.params, func.name
+            skip_self = bool(params) and params[0][0] in ("self", "cls")
+        else:
+            return None
+        names = [p for p, _ in params]
+        if skip_self:
+            names = names[1:]
+        if param not in names:
+            return None
+        default = dict(params).get(param)
+        out: List[Value] = []
+        sites = list(self.call_sites(path, target))
+        if not sites:
+            if default is None:
+                return None
+            return self.values(path, default, depth=depth + 1)
+        for site_path, _site_summary, call, owner_cls, owner_func in sites:
+            index = names.index(param)
+            if param in call.kwargs:
+                expr = call.kwargs[param]
+            elif index < len(call.args):
+                expr = call.args[index]
+            elif default is not None:
+                inner = self.values(path, default, depth=depth + 1)
+                if inner is None:
+                    return None
+                out.extend(inner)
+                continue
+            else:
+                return None  # *args/**kwargs or a missing argument: cannot tell
+            inner = self.values(site_path, expr, cls=owner_cls, func=owner_func, depth=depth + 1)
+            if inner is None:
+                return None
+            ev = Evidence(self.display(site_path), call.line, f"{call.callee}(...)")
+            out.extend(Value(v.value, v.evidence or ev) for v in inner)
+        return out or None
+
+    def call_sites(self, path: str, target: str):
+        """Calls of the class/function ``target`` defined in ``path``, in every file whose
+        text names it: (file, summary, call, enclosing class, enclosing function)."""
+        short = target.split(".")[-1]
+        if "." in target:
+            return  # methods are called through objects: not followed
+        pattern = re.compile(rb"\b" + re.escape(short.encode()) + rb"\b")
+        for other in sorted(self.files):
+            data = self._bytes(other)
+            if data is None or not pattern.search(data):
+                continue
+            summary = self.summary(other)
+            if summary is None:
+                continue
+            for owner_cls, owner_func, call in _all_calls(summary):
+                if call.callee.split(".")[-1] != short:
+                    continue
+                if other == path and call.callee == short:
+                    pass
+                else:
+                    found = self.lookup(other, call.callee)
+                    if found is None or found[1] != path or found[2] is None or \
+                            getattr(found[2], "name", None) != target:
+                        continue
+                yield other, summary, call, owner_cls, owner_func
+
+    def is_used(self, path: str, name: str) -> bool:
+        """Whether anything in the project names ``name`` (defined in ``path``) besides its
+        definition: conservative (a mention in a comment counts)."""
+        pattern = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+        path = os.path.normpath(os.path.abspath(path))
+        for other in sorted(self.files):
+            data = self._bytes(other)
+            if data is None:
+                continue
+            hits = len(pattern.findall(data))
+            if hits > (1 if other == path else 0):
+                return True
+        return False
+
+    # -- entry scripts --------------------------------------------------------------
+    def builders(self, path: str, name: str) -> Optional[Tuple[str, FunctionSummary]]:
+        found = self.lookup(path, name)
+        if found is None or found[0] != "function":
+            return None
+        return found[1], found[2]
+
+
+def checked_file_bindings(index: ProjectIndex, ctx) -> Dict[str, str]:
+    """name -> qualified name imported into the checked file: its ImportTable's bindings
+    plus its relative imports, resolved from the file's module name (statements only)."""
+    def compute() -> Dict[str, str]:
+        import libcst as cst
+
+        from msacclint.analysis.imports import dotted
+        from msacclint.project.summary import resolve_relative
+
+        out = {k: v for k, v in ctx.imports.bindings.items() if not v.startswith(ctx.imports.LOCAL)}
+        module, is_package = index.module_name(os.path.abspath(ctx.path))
+        stack = list(ctx.module.body)
+        while stack:
+            stmt = stack.pop()
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.ImportFrom) and small.relative and \
+                            not isinstance(small.names, cst.ImportStar):
+                        target = resolve_relative(module, is_package, len(small.relative),
+                                                  dotted(small.module) if small.module is not None else None)
+                        if target is None:
+                            continue
+                        for alias in small.names:
+                            name = dotted(alias.name)
+                            if name is None:
+                                continue
+                            bound = alias.asname.name.value if alias.asname is not None and \
+                                isinstance(alias.asname.name, cst.Name) else name
+                            out.setdefault(bound, f"{target}.{name}")
+            else:
+                for attr in ("body", "orelse", "finalbody"):
+                    part = getattr(stmt, attr, None)
+                    inner = getattr(part, "body", None)
+                    if isinstance(inner, (list, tuple)):
+                        stack.extend(inner)
+                    elif inner is not None and isinstance(getattr(inner, "body", None), (list, tuple)):
+                        stack.extend(inner.body)
+                for handler in getattr(stmt, "handlers", ()) or ():
+                    stack.extend(getattr(handler.body, "body", ()))
+        return out
+
+    return ctx.fact("project.bindings", compute)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _all_calls(summary: FileSummary):
+    for call in summary.calls:
+        yield None, None, call
+    for cls in summary.classes.values():
+        for call in cls.calls:
+            func = summary.functions.get(call.scope)
+            yield (cls if call.scope.endswith("__init__") else None), func, call
+    for func in summary.functions.values():
+        for call in func.calls:
+            yield None, func, call
+
+
+def load_index(root: str, settings=None, cache=None) -> ProjectIndex:
+    """The project index of the repository at ``root`` (see ``find_project_root``): the
+    file listing now, summaries on first use, from ``cache`` (an engine Cache) when the
+    files are unchanged."""
+    root = os.path.abspath(root)
+    if any(os.path.exists(os.path.join(root, m)) for m in ROOT_MARKERS):
+        py, other, truncated = _walk(root, MAX_FILES)
+    else:
+        # no repository marker: a loose folder (a home directory, /tmp); look only nearby
+        py, other, _ = _walk(root, UNMARKED_MAX_FILES, UNMARKED_DEPTH)
+        truncated = False
+    return ProjectIndex(root, py, other, cache=cache, truncated=truncated)
+
+
+class Projects:
+    """The project index of every repository a long-lived front end (flake8's run, the
+    editor server) meets, built once per root and kept; ``saved(path)`` makes the index
+    re-read a file that changed on disk."""
+
+    def __init__(self, cache_for=None) -> None:
+        #: settings -> engine Cache (or None): where summaries are stored between runs
+        self._cache_for = cache_for
+        self._by_root: Dict[str, ProjectIndex] = {}
+        self._root_of: Dict[str, str] = {}
+
+    def index_for(self, path: str, settings=None) -> Optional[ProjectIndex]:
+        folder = os.path.dirname(os.path.abspath(path))
+        root = self._root_of.get(folder)
+        if root is None:
+            root = self._root_of[folder] = find_project_root(folder)
+        index = self._by_root.get(root)
+        if index is None:
+            cache = None
+            if self._cache_for is not None and settings is not None:
+                try:
+                    cache = self._cache_for(settings, root)
+                except Exception:
+                    cache = None
+            index = self._by_root[root] = load_index(root, settings, cache=cache)
+        return index
+
+    def saved(self, path: str) -> None:
+        absolute = os.path.normpath(os.path.abspath(path))
+        for index in self._by_root.values():
+            if absolute.startswith(index.root.rstrip(os.sep) + os.sep):
+                index.forget(absolute)

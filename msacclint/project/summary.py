@@ -1,0 +1,546 @@
+"""A file's summary: the few facts other files ask about, small and picklable.
+
+The summary is gathered by ``SummaryCollector``, a batchable LibCST visitor (visit/leave
+callbacks per node type), so it can ride along in the engine's one traversal; until that
+walk accepts extra collectors it is run on its own by ``summarize`` (the one call site of
+a second walk). Expressions are kept as small tuples (``Expr``), never as CST nodes:
+
+- ``("lit", value)``: a literal (number, string, bool, None, tuple of those);
+- ``("param", name)``: a parameter of the enclosing function;
+- ``("name", dotted)``: a name or attribute chain as written (``cfg.drop_rate``);
+- ``("key", dotted, key)``: ``cfg["key"]`` / ``cfg.get("key", ...)``;
+- ``("minus1", expr)``: ``1 - expr``;
+- ``("call", dotted)``: the result of a call;
+- ``("?",)``: anything else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from msacclint.analysis.calls import UNKNOWN, literal
+from msacclint.analysis.imports import canonical, dotted
+
+#: bump when the shape of a summary changes: cached summaries of another format are ignored
+FORMAT = 3
+
+Expr = Tuple[Any, ...]
+UNKNOWN_EXPR: Expr = ("?",)
+
+#: parameters that select between a training and an evaluation pipeline
+SELECTOR_NAMES = frozenset({"training", "is_training", "is_train", "train", "do_train", "mode", "split",
+                            "usage", "phase", "train_mode"})
+#: constructors whose keyword arguments (or dict argument) are a configuration
+CONFIG_FACTORIES = frozenset({"dict", "EasyDict", "edict", "Namespace", "SimpleNamespace", "ConfigDict",
+                              "AttrDict", "Config"})
+
+
+@dataclass
+class Call:
+    """A call as a summary keeps it: callee as written, its arguments, its line."""
+
+    callee: str
+    args: Tuple[Expr, ...] = ()
+    kwargs: Dict[str, Expr] = field(default_factory=dict)
+    line: int = 0
+    #: the attribute it is assigned to (``self.drop = nn.Dropout(...)``), if any
+    attr: Optional[str] = None
+    #: the qualified name of the function it is made in ("" at module level)
+    scope: str = ""
+
+
+@dataclass
+class FunctionSummary:
+    name: str  # qualified within the module: "build", "Net.__init__"
+    line: int
+    params: Tuple[Tuple[str, Optional[Expr]], ...] = ()
+    returns: List[Expr] = field(default_factory=list)
+    #: calls made in the body (callee as written), for call-site binding and "what it builds"
+    calls: List[Call] = field(default_factory=list)
+    #: a train/eval selector: (parameter, its default) when the function has one
+    selector: Optional[Tuple[str, Optional[Expr]]] = None
+    #: the function calls mindspore.dataset (a dataset builder)
+    builds_dataset: bool = False
+    #: ``self.x`` attributes a method returns (getters): name -> attribute
+    returns_attr: Optional[str] = None
+    #: random augmentations (``vision.Random*``) it builds: (name, line)
+    random_ops: List[Tuple[str, int]] = field(default_factory=list)
+
+
+@dataclass
+class ClassSummary:
+    name: str
+    line: int
+    bases: Tuple[str, ...] = ()
+    params: Tuple[Tuple[str, Optional[Expr]], ...] = ()
+    #: every call in the class's methods (the layers it builds are the ones in __init__)
+    calls: List[Call] = field(default_factory=list)
+    reads_training: bool = False
+    #: functional dropout/batch_norm in a method: mode-dependent behaviour outside sub-cells
+    functional_mode: bool = False
+    #: ``self.attr = <expr>`` in __init__ (getters return these)
+    attrs: Dict[str, Expr] = field(default_factory=dict)
+    methods: Tuple[str, ...] = ()
+
+
+@dataclass
+class FileSummary:
+    path: str
+    module: str
+    #: name -> qualified name it was imported as (relative imports resolved)
+    imports: Dict[str, str] = field(default_factory=dict)
+    classes: Dict[str, ClassSummary] = field(default_factory=dict)
+    functions: Dict[str, FunctionSummary] = field(default_factory=dict)
+    #: module-level NAME = value (every assignment kept: several are alternatives)
+    constants: Dict[str, List[Tuple[Expr, int]]] = field(default_factory=dict)
+    #: dict / EasyDict / namespace configs: name -> key -> (value, line)
+    configs: Dict[str, Dict[str, Tuple[Expr, int]]] = field(default_factory=dict)
+    #: argparse: dest -> (default, line)
+    arguments: Dict[str, Tuple[Expr, int]] = field(default_factory=dict)
+    #: lines of a call of mindspore.communication.init()
+    init_lines: List[int] = field(default_factory=list)
+    #: set_auto_parallel_context(parallel_mode=...): (value, line)
+    parallel_modes: List[Tuple[Expr, int]] = field(default_factory=list)
+    #: calls made at module level (outside any def/class)
+    calls: List[Call] = field(default_factory=list)
+    #: every bare name the file mentions (cheap "is it used" answers)
+    names: frozenset = frozenset()
+    #: yaml/json files the code opens by a literal name: (name, line)
+    config_files: List[Tuple[str, int]] = field(default_factory=list)
+
+
+def resolve_relative(module: str, is_package: bool, level: int, target: Optional[str]) -> Optional[str]:
+    """``from ..a import b`` inside ``module`` -> the absolute module name; None if it
+    climbs above the top package."""
+    parts = module.split(".") if module else []
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        if level - 1 > len(parts):
+            return None
+        parts = parts[: len(parts) - (level - 1)]
+    if target:
+        parts = parts + target.split(".")
+    return ".".join(parts) if parts else None
+
+
+def signature(node: cst.FunctionDef) -> Tuple[Tuple[str, Optional[Expr]], ...]:
+    """(name, default) of a function's parameters, defaults as expressions."""
+    out = []
+    p = node.params
+    for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+        default = None
+        if param.default is not None:
+            value = literal(param.default)
+            default = ("lit", value) if value is not UNKNOWN else \
+                (("name", dotted(param.default)) if dotted(param.default) else UNKNOWN_EXPR)
+        out.append((param.name.value, default))
+    return tuple(out)
+
+
+def line_table(text: str) -> Optional[Dict[Tuple[str, ...], List[int]]]:
+    """Lines of the nodes a summary records, from Python's own parser (a fraction of the
+    cost of LibCST's PositionProvider): key -> lines in source order, for classes
+    ("C", name), functions ("F", name), calls ("K", dotted callee) and assignments ("A",).
+    The collector visits the same nodes in the same (pre-)order and takes them in turn."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    found: List[Tuple[int, int, int, int, Tuple[str, ...]]] = []
+    for node in ast.walk(tree):
+        key: Optional[Tuple[str, ...]] = None
+        if isinstance(node, ast.ClassDef):
+            key = ("C", node.name)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            key = ("F", node.name)
+        elif isinstance(node, ast.Call):
+            name = _ast_dotted(node.func)
+            if name is not None:
+                key = ("K", name)
+        elif isinstance(node, ast.Assign):
+            key = ("A",)
+        if key is not None:
+            line = node.lineno  # a decorated def: the line of `def`, as LibCST's PositionProvider says
+            found.append((node.lineno, node.col_offset, -(node.end_lineno or 0), -(node.end_col_offset or 0), key,
+                          line))
+    found.sort(key=lambda item: item[:4])
+    table: Dict[Tuple[str, ...], List[int]] = {}
+    for *_, key, line in found:
+        table.setdefault(key, []).append(line)
+    return table
+
+
+def _ast_dotted(node) -> Optional[str]:
+    import ast
+
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+class SummaryCollector(cst.BatchableCSTVisitor):
+    """Gathers a FileSummary in one walk. Line numbers come from ``lines`` (see
+    ``line_table``) when given, else they are 0."""
+
+    def __init__(self, path: str, module: str, is_package: bool = False,
+                 lines: Optional[Dict[Tuple[str, ...], List[int]]] = None) -> None:
+        super().__init__()
+        self.summary = FileSummary(path=path, module=module)
+        self._lines = lines
+        self._taken: Dict[Tuple[str, ...], int] = {}
+        self.is_package = is_package
+        self._classes: List[ClassSummary] = []
+        self._functions: List[FunctionSummary] = []
+        self._scope: List[str] = []
+        self._names: set = set()
+        self._positions = True
+        self._seen: set = set()
+
+    # -- helpers ------------------------------------------------------------------
+    def _line(self, node: cst.CSTNode) -> int:
+        if self._lines is None:
+            return 0
+        if isinstance(node, cst.ClassDef):
+            key: Tuple[str, ...] = ("C", node.name.value)
+        elif isinstance(node, cst.FunctionDef):
+            key = ("F", node.name.value)
+        elif isinstance(node, cst.Call):
+            name = dotted(node.func)
+            if name is None:
+                return 0
+            key = ("K", name)
+        elif isinstance(node, cst.Assign):
+            key = ("A",)
+        else:
+            return 0
+        index = self._taken.get(key, 0)
+        self._taken[key] = index + 1
+        lines = self._lines.get(key, ())
+        return lines[index] if index < len(lines) else 0
+
+    def _params(self) -> Tuple[str, ...]:
+        return tuple(p for p, _ in self._functions[-1].params) if self._functions else ()
+
+    def expr(self, node: cst.BaseExpression) -> Expr:
+        value = literal(node)
+        if value is not UNKNOWN:
+            return ("lit", value)
+        if isinstance(node, cst.Name):
+            if node.value in self._params():
+                return ("param", node.value)
+            return ("name", node.value)
+        if isinstance(node, cst.Attribute):
+            name = dotted(node)
+            return ("name", name) if name else UNKNOWN_EXPR
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Subtract) \
+                and literal(node.left) in (1, 1.0) and literal(node.left) is not UNKNOWN:
+            return ("minus1", self.expr(node.right))
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            key = literal(node.slice[0].slice.value)
+            base = dotted(node.value)
+            if isinstance(key, str) and base:
+                return ("key", base, key)
+        if isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value == "get" and node.args:
+                key = literal(node.args[0].value)
+                base = dotted(node.func.value)
+                if isinstance(key, str) and base:
+                    return ("key", base, key)
+            if isinstance(node.func, cst.Name) and node.func.value in ("float", "int") and len(node.args) == 1:
+                return self.expr(node.args[0].value)
+            name = dotted(node.func)
+            if name:
+                return ("call", name)
+        return UNKNOWN_EXPR
+
+    def _signature(self, node: cst.FunctionDef) -> Tuple[Tuple[str, Optional[Expr]], ...]:
+        return signature(node)
+
+
+    # -- imports ------------------------------------------------------------------
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = dotted(alias.name)
+            if full is None:
+                continue
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.summary.imports[alias.asname.name.value] = full
+            else:
+                head = full.split(".")[0]
+                self.summary.imports.setdefault(head, head)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        target = dotted(node.module) if node.module is not None else None
+        if node.relative:
+            module = resolve_relative(self.summary.module, self.is_package, len(node.relative), target)
+        else:
+            module = target
+        if module is None or isinstance(node.names, cst.ImportStar):
+            if module is not None:
+                self.summary.imports.setdefault("*" + module, module)
+            return
+        for alias in node.names:
+            name = dotted(alias.name)
+            if name is None:
+                continue
+            bound = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
+                else name
+            self.summary.imports[bound] = f"{module}.{name}"
+
+    # -- definitions --------------------------------------------------------------
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        bases = tuple(d for d in (dotted(b.value) for b in node.bases) if d)
+        qual = ".".join(self._scope + [node.name.value])
+        info = ClassSummary(name=qual, line=self._line(node), bases=bases)
+        self._classes.append(info)
+        self._scope.append(node.name.value)
+        if not self._functions:
+            self.summary.classes[qual] = info
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._classes.pop()
+        self._scope.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        qual = ".".join(self._scope + [node.name.value])
+        info = FunctionSummary(name=qual, line=self._line(node), params=self._signature(node))
+        for name, default in info.params:
+            if name in SELECTOR_NAMES:
+                info.selector = (name, default)
+                break
+        self._functions.append(info)
+        self._scope.append(node.name.value)
+        self.summary.functions[qual] = info
+        cls = self._owner()
+        if cls is not None:
+            cls.methods = cls.methods + (node.name.value,)
+            if node.name.value == "__init__":
+                cls.params = tuple(p for p in info.params if p[0] != "self")
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        info = self._functions.pop()
+        self._scope.pop()
+        if len(info.returns) == 1 and info.returns[0][0] == "name" and info.returns[0][1].startswith("self."):
+            info.returns_attr = info.returns[0][1][5:]
+
+    def _owner(self) -> Optional[ClassSummary]:
+        """The class whose method is being visited (the innermost def's direct class)."""
+        if not self._classes or not self._functions:
+            return None
+        # the function is a method when the scope right above it is the class
+        if len(self._scope) >= 2 and self._scope[-2] == self._classes[-1].name.split(".")[-1]:
+            return self._classes[-1]
+        return None
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if self._functions and node.value is not None:
+            self._functions[-1].returns.append(self.expr(node.value))
+
+    # -- values -------------------------------------------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        line = self._line(node)  # taken for every assignment: the table counts them all
+        if len(node.targets) != 1:
+            return
+        target = node.targets[0].target
+        if not self._functions and not self._classes:
+            if isinstance(target, cst.Name):
+                self._module_value(target.value, node.value, line)
+            elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                    and target.value.value in self.summary.configs:
+                self.summary.configs[target.value.value][target.attr.value] = (self.expr(node.value), line)
+            elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) \
+                    and target.value.value in self.summary.configs:
+                key = self.expr(node.targets[0].target)
+                if key[0] == "key":
+                    self.summary.configs[target.value.value][key[2]] = (self.expr(node.value), line)
+            return
+        owner = self._owner()
+        if owner is not None and isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                and target.value.value == "self" and self._scope[-1] == "__init__":
+            owner.attrs[target.attr.value] = self.expr(node.value)
+            if isinstance(node.value, cst.Call):
+                self._call(node.value, attr=target.attr.value)
+
+    def _module_value(self, name: str, value: cst.BaseExpression, line: int) -> None:
+        self.summary.constants.setdefault(name, []).append((self.expr(value), line))
+        config = self._config(value, line)
+        if config is not None:
+            self.summary.configs[name] = config
+
+    def _config(self, value: cst.BaseExpression, line: int) -> Optional[Dict[str, Tuple[Expr, int]]]:
+        if isinstance(value, cst.Dict):
+            out = {}
+            for element in value.elements:
+                if isinstance(element, cst.DictElement):
+                    key = literal(element.key)
+                    if isinstance(key, str):
+                        out[key] = (self.expr(element.value), line)
+            return out
+        if isinstance(value, cst.Call):
+            name = dotted(value.func) or ""
+            if name.split(".")[-1] not in CONFIG_FACTORIES:
+                return None
+            out = {}
+            for arg in value.args:
+                if arg.keyword is not None:
+                    out[arg.keyword.value] = (self.expr(arg.value), line)
+                elif not arg.star:
+                    inner = self._config(arg.value, line)
+                    if inner:
+                        out.update(inner)
+            return out
+        return None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._call(node)
+
+    def _call(self, node: cst.Call, attr: Optional[str] = None) -> None:
+        name = dotted(node.func)
+        if name is None:
+            return
+        if id(node) in self._seen:
+            return  # ``self.x = Call(...)`` was recorded by visit_Assign, which runs first
+        self._seen.add(id(node))
+        owner_calls = self._target_calls()
+        line = self._line(node)
+        args = tuple(self.expr(a.value) for a in node.args if a.keyword is None and not a.star)
+        kwargs = {a.keyword.value: self.expr(a.value) for a in node.args if a.keyword is not None}
+        for a in node.args:
+            if a.star:  # *args / **kwargs: the call may pass anything
+                kwargs[a.star] = UNKNOWN_EXPR
+        call = Call(callee=name, args=args, kwargs=kwargs, line=line, attr=attr,
+                    scope=self._functions[-1].name if self._functions else "")
+        owner_calls.append(call)
+        tail = name.split(".")[-1]
+        qualified = self._qualified(name)
+        if self._classes and self._functions and self._owner() is not None:
+            if tail in ("dropout", "batch_norm", "dropout1d", "dropout2d", "dropout3d"):
+                self._owner().functional_mode = True
+        if tail == "add_argument" and args and args[0][0] == "lit" and isinstance(args[0][1], str):
+            dest = kwargs.get("dest")
+            names = [a[1] for a in args if a[0] == "lit" and isinstance(a[1], str)]
+            long = next((n for n in names if n.startswith("--")), names[0])
+            key = dest[1] if dest and dest[0] == "lit" else long.lstrip("-").replace("-", "_")
+            self.summary.arguments[key] = (kwargs.get("default", ("lit", None)), line)
+        if qualified in ("mindspore.communication.init",):
+            self.summary.init_lines.append(line)
+        if tail == "set_auto_parallel_context" and "parallel_mode" in kwargs:
+            self.summary.parallel_modes.append((kwargs["parallel_mode"], line))
+        if qualified.startswith("mindspore.dataset.") and self._functions:
+            self._functions[-1].builds_dataset = True
+            if tail.startswith("Random"):
+                self._functions[-1].random_ops.append((tail, line))
+        if args:  # a config file named by a literal: open("x.yaml"), os.path.join(here, "../cfg.yaml")
+            for value in args:
+                if value[0] == "lit" and isinstance(value[1], str) and value[1].endswith((".yaml", ".yml", ".json")):
+                    self.summary.config_files.append((value[1], line))
+
+    def _target_calls(self) -> List[Call]:
+        if self._functions:
+            owner = self._owner()
+            if owner is not None:
+                return owner.calls
+            return self._functions[-1].calls
+        if self._classes:
+            return self._classes[-1].calls
+        return self.summary.calls
+
+    def _qualified(self, name: str) -> str:
+        head, _, rest = name.partition(".")
+        bound = self.summary.imports.get(head)
+        if bound is None:
+            return name
+        return canonical(f"{bound}.{rest}" if rest else bound)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "training" and isinstance(node.value, cst.Name) and node.value.value == "self":
+            for cls in self._classes[-1:]:
+                cls.reads_training = True
+
+    def finish(self) -> FileSummary:
+        self.summary.names = frozenset(self._names)
+        # methods record their calls in the class too; a function's own calls stay on it
+        return self.summary
+
+
+def summarize(module: cst.Module, path: str, module_name: str, is_package: bool = False,
+              text: Optional[str] = None) -> FileSummary:
+    """The summary of a parsed module (``text``: its source, for line numbers). The one
+    place a second walk over a file happens; it goes once the engine's traversal accepts
+    extra collectors."""
+    from libcst._batched_visitor import visit_batched
+
+    collector = SummaryCollector(path, module_name, is_package, line_table(text) if text is not None else None)
+    visit_batched(module, [collector])
+    return collector.finish()
+
+
+# -- storage: summaries are cached as JSON (never pickle: a cache folder may come from
+# -- a repository one did not write, and unpickling runs code) ---------------------------
+def _expr_in(value: Any) -> Any:
+    """JSON gives lists back; expressions and literal tuples are tuples again."""
+    if isinstance(value, list):
+        return tuple(_expr_in(v) for v in value)
+    return value
+
+
+def _call_in(data: Dict[str, Any]) -> Call:
+    return Call(callee=data["callee"], args=tuple(_expr_in(a) for a in data["args"]),
+                kwargs={k: _expr_in(v) for k, v in data["kwargs"].items()}, line=data["line"],
+                attr=data["attr"], scope=data["scope"])
+
+
+def _params_in(data) -> Tuple[Tuple[str, Optional[Expr]], ...]:
+    return tuple((name, _expr_in(default) if default is not None else None) for name, default in data)
+
+
+def to_json(summary: FileSummary) -> Dict[str, Any]:
+    from dataclasses import asdict
+
+    data = asdict(summary)
+    data["names"] = sorted(summary.names)
+    data["format"] = FORMAT
+    return data
+
+
+def from_json(data: Dict[str, Any]) -> FileSummary:
+    """The summary ``to_json`` stored; raises (KeyError, TypeError, ValueError) on anything else."""
+    if data.get("format") != FORMAT:
+        raise ValueError("another summary format")
+    classes = {}
+    for name, c in data["classes"].items():
+        classes[name] = ClassSummary(
+            name=c["name"], line=c["line"], bases=tuple(c["bases"]), params=_params_in(c["params"]),
+            calls=[_call_in(x) for x in c["calls"]], reads_training=bool(c["reads_training"]),
+            functional_mode=bool(c["functional_mode"]), attrs={k: _expr_in(v) for k, v in c["attrs"].items()},
+            methods=tuple(c["methods"]))
+    functions = {}
+    for name, f in data["functions"].items():
+        selector = f["selector"]
+        functions[name] = FunctionSummary(
+            name=f["name"], line=f["line"], params=_params_in(f["params"]),
+            returns=[_expr_in(r) for r in f["returns"]], calls=[_call_in(x) for x in f["calls"]],
+            selector=(selector[0], _expr_in(selector[1]) if selector[1] is not None else None) if selector else None,
+            builds_dataset=bool(f["builds_dataset"]), returns_attr=f["returns_attr"],
+            random_ops=[(n, line) for n, line in f["random_ops"]])
+    return FileSummary(
+        path=data["path"], module=data["module"], imports=dict(data["imports"]), classes=classes,
+        functions=functions,
+        constants={k: [(_expr_in(e), line) for e, line in v] for k, v in data["constants"].items()},
+        configs={k: {kk: (_expr_in(e), line) for kk, (e, line) in v.items()} for k, v in data["configs"].items()},
+        arguments={k: (_expr_in(e), line) for k, (e, line) in data["arguments"].items()},
+        init_lines=list(data["init_lines"]),
+        parallel_modes=[(_expr_in(e), line) for e, line in data["parallel_modes"]],
+        calls=[_call_in(x) for x in data["calls"]], names=frozenset(data["names"]),
+        config_files=[(n, line) for n, line in data["config_files"]])

@@ -1,0 +1,554 @@
+"""The project layer (msacclint/project): multi-file examples run through the front ends.
+
+Each case is a small repository written to tmp_path; an expected finding is marked by a
+trailing ``# MSA201`` comment on its line (as in the rules' own examples). Every case is
+checked as ``msacclint check .`` and as ``msacclint check <file>`` for each file (the
+pre-commit shape: the root is found from the file); some through flake8 too.
+"""
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+MARK = re.compile(r"#\s*((?:MSA\d{3}\s*)+)\s*$")
+
+NET_WITH_DROPOUT = """\
+    import mindspore.nn as nn
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 2)
+            self.drop = nn.Dropout(p=0.1)
+
+        def construct(self, x):
+            return self.drop(self.fc(x))
+    """
+NET_WITHOUT_MODE_LAYERS = """\
+    import mindspore.nn as nn
+
+    class Net(nn.Cell):
+        def __init__(self, rate=0.0):
+            super().__init__()
+            self.fc = nn.Dense(4, 2)
+            self.drop = nn.Dropout(p=rate)
+
+        def construct(self, x):
+            return self.drop(self.fc(x))
+    """
+TRAIN = """\
+    import mindspore as ms
+    from mindspore import nn
+    from src.model import Net
+
+    net = Net()
+    opt = nn.Adam(net.trainable_params())
+    def forward(x, y):
+        return nn.MSELoss()(net(x), y)
+    grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+    {set_train}
+    for x, y in ds:
+        grad_fn(x, y)  {mark}
+    """
+
+CASES = {
+    # MSA201: the trained Cell's class is in src/, resolved through the import
+    "msa201-bug": {"src/__init__.py": "", "src/model.py": NET_WITH_DROPOUT,
+                   "train.py": TRAIN.format(set_train="", mark="# MSA201")},
+    "msa201-correct": {"src/__init__.py": "", "src/model.py": NET_WITH_DROPOUT,
+                       "train.py": TRAIN.format(set_train="net.set_train()", mark="")},
+    "msa201-lookalike-no-mode-layers": {"src/__init__.py": "", "src/model.py": NET_WITHOUT_MODE_LAYERS,
+                                        "train.py": TRAIN.format(set_train="", mark="")},
+    "msa201-bn-in-a-block-of-a-third-file": {
+        "src/__init__.py": "",
+        "src/blocks.py": """\
+            import mindspore.nn as nn
+
+            class ConvBn(nn.Cell):
+                def __init__(self, c):
+                    super().__init__()
+                    self.conv = nn.Conv2d(c, c, 3)
+                    self.bn = nn.BatchNorm2d(c)
+            """,
+        "src/model.py": """\
+            import mindspore.nn as nn
+            from .blocks import ConvBn
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.body = ConvBn(8)
+            """,
+        "train.py": TRAIN.format(set_train="", mark="# MSA201")},
+    "msa201-batch-statistics-only": {
+        "src/__init__.py": "",
+        "src/model.py": """\
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.bn = nn.BatchNorm2d(8, use_batch_statistics=True)
+            """,
+        "train.py": TRAIN.format(set_train="", mark="")},
+    # MSA101: the value of a parameter is what the callers in another file bind
+    "msa101-bug-call-site": {
+        "src/__init__.py": "",
+        "src/head.py": """\
+            import mindspore.nn as nn
+
+            class Head(nn.Cell):
+                def __init__(self, c, drop_rate):
+                    super().__init__()
+                    self.fc = nn.Dense(c, 2)
+                    self.drop = nn.Dropout(keep_prob=drop_rate)  # MSA101
+            """,
+        "src/net.py": """\
+            import mindspore.nn as nn
+            from src.head import Head
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.head = Head(4, 0.2)
+            """},
+    "msa101-correct-call-site": {
+        "src/__init__.py": "",
+        "src/head.py": """\
+            import mindspore.nn as nn
+
+            class Head(nn.Cell):
+                def __init__(self, c, drop_rate):
+                    super().__init__()
+                    self.drop = nn.Dropout(p=drop_rate)
+            """,
+        "src/net.py": """\
+            import mindspore.nn as nn
+            from src.head import Head
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.head = Head(4, 0.2)
+            """},
+    "msa101-lookalike-keep-value": {
+        "src/__init__.py": "",
+        "src/head.py": """\
+            import mindspore.nn as nn
+
+            class Head(nn.Cell):
+                def __init__(self, c, drop_rate):
+                    super().__init__()
+                    self.drop = nn.Dropout(keep_prob=drop_rate)
+            """,
+        "src/net.py": """\
+            import mindspore.nn as nn
+            from src.head import Head
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.head = Head(4, 0.9)
+            """},
+    # MSA101: the value is a key of the model-zoo default_config.yaml, read by model_utils/config.py
+    "msa101-bug-yaml": {
+        "default_config.yaml": "batch_size: 32\nratio: 0.1\n",
+        "src/__init__.py": "",
+        "src/model_utils/__init__.py": "",
+        "src/model_utils/config.py": """\
+            import os
+            import yaml
+
+            def get_config():
+                here = os.path.dirname(os.path.abspath(__file__))
+                with open(os.path.join(here, "../../default_config.yaml")) as f:
+                    return yaml.safe_load(f)
+
+            config = get_config()
+            """,
+        "src/model.py": """\
+            import mindspore.nn as nn
+            from src.model_utils.config import config
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(keep_prob=config.ratio)  # MSA101
+            """},
+    "msa101-lookalike-yaml-keep": {
+        "default_config.yaml": "batch_size: 32\nratio: 0.9\n",
+        "src/__init__.py": "",
+        "src/model_utils/__init__.py": "",
+        "src/model_utils/config.py": """\
+            import os
+            import yaml
+
+            def get_config():
+                here = os.path.dirname(os.path.abspath(__file__))
+                with open(os.path.join(here, "../../default_config.yaml")) as f:
+                    return yaml.safe_load(f)
+
+            config = get_config()
+            """,
+        "src/model.py": """\
+            import mindspore.nn as nn
+            from src.model_utils.config import config
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(keep_prob=config.ratio)
+            """},
+    "msa101-bug-constant-module": {
+        "src/__init__.py": "",
+        "src/config.py": "RATE = 0.1\n",
+        "src/model.py": """\
+            import mindspore.nn as nn
+            from src import config
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(keep_prob=config.RATE)  # MSA101
+            """},
+    # MSA303: eval script calls a builder whose train/eval parameter defaults to training
+    "msa303-bug": {
+        "src/__init__.py": "",
+        "src/dataset.py": """\
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+
+            def create_dataset(path, batch_size=32, do_train=True):
+                data = ds.ImageFolderDataset(path, shuffle=do_train)
+                if do_train:
+                    trans = [vision.Decode(), vision.RandomCrop(224)]
+                else:
+                    trans = [vision.Decode(), vision.CenterCrop(224)]
+                return data.map(operations=trans, input_columns="image").batch(batch_size)
+            """,
+        "eval.py": """\
+            import mindspore as ms
+            from src.dataset import create_dataset
+
+            def evaluate(net):
+                data = create_dataset("/data/val", 32)  # MSA303
+                return ms.Model(net).eval(data)
+            """},
+    "msa303-correct": {
+        "src/__init__.py": "",
+        "src/dataset.py": """\
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+
+            def create_dataset(path, batch_size=32, do_train=True):
+                data = ds.ImageFolderDataset(path, shuffle=do_train)
+                if do_train:
+                    trans = [vision.Decode(), vision.RandomCrop(224)]
+                else:
+                    trans = [vision.Decode(), vision.CenterCrop(224)]
+                return data.map(operations=trans, input_columns="image").batch(batch_size)
+            """,
+        "eval.py": """\
+            import mindspore as ms
+            from src.dataset import create_dataset
+
+            def evaluate(net):
+                data = create_dataset("/data/val", 32, do_train=False)
+                return ms.Model(net).eval(data)
+            """},
+    "msa303-lookalike-eval-default": {
+        "src/__init__.py": "",
+        "src/dataset.py": """\
+            import mindspore.dataset as ds
+            import mindspore.dataset.vision as vision
+
+            def create_dataset(path, batch_size=32, do_train=False):
+                data = ds.ImageFolderDataset(path, shuffle=do_train)
+                if do_train:
+                    trans = [vision.Decode(), vision.RandomCrop(224)]
+                else:
+                    trans = [vision.Decode(), vision.CenterCrop(224)]
+                return data.map(operations=trans, input_columns="image").batch(batch_size)
+            """,
+        "eval.py": """\
+            import mindspore as ms
+            from src.dataset import create_dataset
+
+            def evaluate(net):
+                data = create_dataset("/data/val", 32)
+                return ms.Model(net).eval(data)
+            """},
+}
+_DATASET = """\
+    import mindspore.dataset as ds
+
+    def create_dataset(path, batch_size=32):
+        data = ds.ImageFolderDataset(path, shuffle=True{shard})
+        return data.batch(batch_size)
+    """
+_ENTRY = """\
+    import mindspore as ms
+    from mindspore import nn
+    from mindspore.communication import init, get_rank, get_group_size
+    from src.dataset import create_dataset
+
+    init()
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    data = create_dataset("/data/train", 32{args})  {mark}
+    model = ms.Model(net, nn.CrossEntropyLoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    model.train(90, data)
+    """
+CASES.update({
+    # MSA307: init()/DATA_PARALLEL in the entry script, the dataset built in src/
+    "msa307-bug": {"src/__init__.py": "", "src/dataset.py": _DATASET.format(shard=""),
+                   "train.py": _ENTRY.format(args="", mark="# MSA307")},
+    "msa307-correct": {"src/__init__.py": "",
+                       "src/dataset.py": _DATASET.format(shard=", num_shards=get_group_size(), shard_id=get_rank()")
+                       .replace("import mindspore.dataset as ds",
+                                "import mindspore.dataset as ds\n    from mindspore.communication import get_rank, "
+                                "get_group_size"),
+                       "train.py": _ENTRY.format(args="", mark="")},
+    "msa307-lookalike-builder-told-the-rank": {
+        "src/__init__.py": "",
+        "src/dataset.py": _DATASET.format(shard="").replace("batch_size=32)", "batch_size=32, rank_size=1)"),
+        "train.py": _ENTRY.format(args=", rank_size=get_group_size()", mark="")},
+})
+CODES = "MSA101,MSA201,MSA303,MSA307"
+
+
+def _write(tmp_path, files):
+    (tmp_path / "pyproject.toml").write_text("")
+    expected = set()
+    for relative, text in files.items():
+        text = textwrap.dedent(text)
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if relative.endswith(".py"):
+            for number, line in enumerate(text.splitlines(), 1):
+                found = MARK.search(line)
+                if found:
+                    expected.update((relative, number, code) for code in found.group(1).split())
+    return expected
+
+
+def _found(result):
+    return {(d["path"], d["line"], d["code"]) for d in json.loads(result.stdout)}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_multi_file_case_folder_and_single_files(name, tmp_path, msacclint):
+    files = CASES[name]
+    expected = _write(tmp_path, files)
+    whole = msacclint("check", "--no-cache", "--select", CODES, "--format", "json", ".")
+    assert _found(whole) == expected, whole.stdout
+    # the pre-commit shape: each file alone, the root found from it, cold then warm
+    for relative in sorted(f for f in files if f.endswith(".py")):
+        for _ in ("cold", "warm"):
+            alone = msacclint("check", "--select", CODES, "--format", "json", relative)
+            assert _found(alone) == {e for e in expected if e[0] == relative}, (relative, alone.stdout)
+
+
+def test_evidence_in_another_file_is_named_and_is_a_sarif_related_location(tmp_path, msacclint):
+    _write(tmp_path, CASES["msa101-bug-yaml"])
+    text = msacclint("check", "--no-cache", "--select", "MSA101", "src/model.py")
+    assert "the value is 0.1 at default_config.yaml:2" in text.stdout, text.stdout
+    sarif = json.loads(msacclint("check", "--no-cache", "--select", "MSA101", "--format", "sarif", ".").stdout)
+    (result,) = sarif["runs"][0]["results"]
+    (related,) = result["relatedLocations"]
+    assert related["physicalLocation"]["artifactLocation"]["uri"] == "default_config.yaml"
+    assert related["physicalLocation"]["region"]["startLine"] == 2
+
+
+def test_sarif_with_related_locations_is_valid(tmp_path, msacclint, root):
+    import jsonschema
+
+    _write(tmp_path, CASES["msa201-bug"])
+    sarif = json.loads(msacclint("check", "--no-cache", "--format", "sarif", ".").stdout)
+    (result,) = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "MSA201"]
+    assert result["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "src/model.py"
+    schema_file = next(root.glob("tests/**/sarif*.json"), None)
+    if schema_file is not None:
+        jsonschema.validate(sarif, json.loads(schema_file.read_text()))
+
+
+def test_unresolved_network_is_info_not_error(tmp_path, msacclint):
+    _write(tmp_path, {"train.py": TRAIN.format(set_train="", mark="").replace(
+        "from src.model import Net", "from mindcv.models import create_model as Net")})
+    out = json.loads(msacclint("check", "--no-cache", "--select", "MSA201", "--format", "json", ".").stdout)
+    assert [(d["code"], d["severity"]) for d in out] == [("MSA201", "info")]
+    assert "could not resolve" in out[0]["message"]
+
+
+def test_a_change_in_another_file_invalidates_the_cached_result(tmp_path, msacclint):
+    _write(tmp_path, CASES["msa201-lookalike-no-mode-layers"])
+    first = msacclint("check", "--select", "MSA201", "--format", "json", "train.py")
+    assert _found(first) == set()
+    model = tmp_path / "src" / "model.py"
+    model.write_text(model.read_text().replace("rate=0.0", "rate=0.3"))
+    second = msacclint("check", "--select", "MSA201", "--format", "json", "train.py")
+    assert _found(second) == {("train.py", 12, "MSA201")}
+
+
+def test_flake8_reads_the_project_index(tmp_path):
+    _write(tmp_path, CASES["msa201-bug"])
+    _write(tmp_path, {"src/head.py": CASES["msa101-bug-call-site"]["src/head.py"],
+                      "src/net.py": CASES["msa101-bug-call-site"]["src/net.py"]})
+    run = subprocess.run([sys.executable, "-m", "flake8", "--select", "MSA", "train.py", "src/head.py"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    codes = sorted(line.split(" ")[1] for line in run.stdout.splitlines())
+    assert codes == ["MSA101", "MSA201"], run.stdout + run.stderr
+    assert "src/head.py:7:" in run.stdout and "train.py:12:" in run.stdout
+
+
+# -- bad input for the project layer: a clear message, and the run goes on ---------------
+def _yaml_case(tmp_path, yaml_text=None, yaml_bytes=None, name="default_config.yaml"):
+    files = dict(CASES["msa101-bug-yaml"])
+    files.pop("default_config.yaml")
+    files["src/model.py"] = files["src/model.py"].replace("  # MSA101", "")
+    _write(tmp_path, files)
+    if yaml_bytes is not None:
+        (tmp_path / name).write_bytes(yaml_bytes)
+    elif yaml_text is not None:
+        (tmp_path / name).write_text(yaml_text)
+
+
+def _run(msacclint):
+    result = msacclint("check", "--no-cache", "--format", "json", ".")
+    return result, json.loads(result.stdout)
+
+
+def test_malformed_yaml(tmp_path, msacclint):
+    _yaml_case(tmp_path, "ratio: [0.1\nbatch_size: 32\n")
+    result, found = _run(msacclint)
+    (problem,) = [d for d in found if d["code"] == "MSA001"]
+    assert problem["path"] == "default_config.yaml" and "not valid YAML" in problem["message"]
+    assert not [d for d in found if d["code"] == "MSA101"]
+
+
+def test_huge_yaml_is_not_read(tmp_path, msacclint):
+    _yaml_case(tmp_path, yaml_bytes=b"ratio: 0.1\n" + b"# padding\n" * 5_300_000)  # about 50 MB
+    result, found = _run(msacclint)
+    (problem,) = [d for d in found if d["code"] == "MSA001"]
+    assert problem["path"] == "default_config.yaml" and "MB" in problem["message"]
+
+
+def test_yaml_alias_bomb_is_refused(tmp_path, msacclint):
+    lines = ["a0: &a0 [0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]"]
+    for i in range(1, 20):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]")
+    lines.append("ratio: 0.1")
+    _yaml_case(tmp_path, "\n".join(lines) + "\n")
+    result, found = _run(msacclint)
+    (problem,) = [d for d in found if d["code"] == "MSA001"]
+    assert "alias" in problem["message"]
+
+
+def test_config_naming_a_missing_file(tmp_path, msacclint):
+    _yaml_case(tmp_path)  # default_config.yaml is never written
+    result, found = _run(msacclint)
+    (problem,) = [d for d in found if d["code"] == "MSA001"]
+    assert problem["path"] == "src/model_utils/config.py"
+    assert "default_config.yaml" in problem["message"] and "not in the project" in problem["message"]
+
+
+def test_circular_imports(tmp_path, msacclint):
+    _write(tmp_path, {
+        "src/__init__.py": "",
+        "src/a.py": "from src.b import Net\n",
+        "src/b.py": "from src.a import Net\n",
+        "train.py": TRAIN.format(set_train="", mark="").replace("src.model", "src.a")})
+    result, found = _run(msacclint)
+    assert result.returncode in (0, 1)
+    assert [(d["code"], d["severity"]) for d in found if d["code"] == "MSA201"] == [("MSA201", "info")]
+    assert any(d["code"] == "MSA001" and "circular imports" in d["message"] for d in found), found
+
+
+def test_module_shadowed_by_a_package(tmp_path, msacclint):
+    _write(tmp_path, {
+        "nets.py": NET_WITHOUT_MODE_LAYERS,
+        "nets/__init__.py": "from .model import Net\n",
+        "nets/model.py": NET_WITH_DROPOUT,
+        "train.py": TRAIN.format(set_train="", mark="").replace("src.model", "nets")})
+    result, found = _run(msacclint)
+    # Python imports the package: its Net has a Dropout, so the missing set_train is an error
+    assert [(d["path"], d["severity"]) for d in found if d["code"] == "MSA201"] == [("train.py", "error")]
+    assert any(d["code"] == "MSA001" and d["path"] == "nets.py" and "package" in d["message"] for d in found)
+
+
+def test_two_files_claiming_one_module(tmp_path, msacclint):
+    _write(tmp_path, {
+        "scripts/train.py": TRAIN.format(set_train="", mark="").replace("src.model", "model"),
+        "model.py": NET_WITH_DROPOUT,
+        "src/model.py": NET_WITHOUT_MODE_LAYERS})
+    result, found = _run(msacclint)
+    assert [(d["path"], d["severity"]) for d in found if d["code"] == "MSA201"] == [("scripts/train.py", "error")]
+    assert any(d["code"] == "MSA001" and "claimed by" in d["message"] for d in found), found
+
+
+def test_repository_of_7000_files(tmp_path, msacclint):
+    _write(tmp_path, CASES["msa201-bug"])
+    for i in range(7_050):
+        folder = tmp_path / "generated" / f"pkg{i // 100}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"m{i}.py").write_text(f"VALUE_{i} = {i}\n")
+    result = msacclint("check", "--no-cache", "--select", CODES, "--format", "json", ".")
+    assert _found(result) == {("train.py", 12, "MSA201")}
+    alone = msacclint("check", "--select", CODES, "--format", "json", "train.py")
+    assert _found(alone) == {("train.py", 12, "MSA201")}
+
+
+def test_summary_lines_match_libcst_positions():
+    """The summary takes its lines from Python's parser in the order LibCST visits the
+    nodes; they must be the lines LibCST's PositionProvider gives (decorators, nesting,
+    calls on one line, calls spanning lines)."""
+    import libcst as cst
+    from libcst.metadata import PositionProvider
+
+    from msacclint.project.summary import SummaryCollector, summarize
+
+    text = textwrap.dedent('''\
+        import mindspore.nn as nn
+        RATE = 0.1
+        cfg = dict(drop=0.2,
+                   mom=0.9)
+
+        def deco(f):
+            return f
+
+        @deco
+        @deco
+        class Net(nn.Cell):
+            def __init__(self, c=3):
+                super().__init__()
+                self.a = nn.SequentialCell([nn.Dense(c, c), nn.Dropout(p=RATE),
+                                            nn.Dense(c, c)])
+                self.b = nn.Dense(
+                    c,
+                    nn.Dense(c, c).out_channels)
+
+            @deco
+            def construct(self, x):
+                return self.b(self.a(x))
+
+        net = Net(c=deco(4)); other = Net()
+        ''')
+
+    class WithPositions(SummaryCollector):
+        METADATA_DEPENDENCIES = (PositionProvider,)
+
+        def _line(self, node):
+            return self.get_metadata(PositionProvider, node).start.line
+
+    module = cst.parse_module(text)
+    fast = summarize(module, "m.py", "m", False, text)
+    exact = WithPositions("m.py", "m")
+    cst.MetadataWrapper(module, unsafe_skip_copy=True).visit_batched([exact])
+    exact = exact.finish()
+    assert fast == exact
+    assert [c.line for c in fast.classes["Net"].calls if c.callee == "nn.Dense"] == [14, 15, 16, 18]
+    assert fast.constants["RATE"][0][1] == 2 and fast.functions["Net.construct"].line == 21
