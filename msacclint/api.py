@@ -12,8 +12,8 @@ engine itself. A library user does the same::
         print(d.path, d.line, d.code, d.message)
 
 A run: options + the nearest ``[tool.msacclint]`` -> Settings; the files to check; the
-project index (the plug-in point of the project layer, below); the engine over every
-file (cached, in parallel when it pays); a frozen result. Errors of configuration or
+engine over every file with the index of the project each file belongs to (cached, in
+parallel when it pays); a frozen result. Errors of configuration or
 usage raise ``ConfigError`` (the command line prints it and exits 2).
 """
 
@@ -115,14 +115,11 @@ class FixRun:
         return sum(f.applied for f in self.fixes)
 
 
-# -- the project layer's plug-in point ----------------------------------------------------------
-def _project_index(paths: Sequence[str], settings: Settings, use_cache: bool) -> Optional[object]:
-    """PROJECT LAYER PLUG-IN POINT (issue 13). Every run goes through here once, before the
-    engine sees a file: the whole-project index is to be built or read from the cache here
-    (``msacclint.project.find_project_root(path)`` for the root, then
-    ``msacclint.project.load_index(root, settings, cache=...)``) and handed to the engine.
-    Until that package exists this returns None and every rule sees one file at a time."""
-    return None
+# -- the project layer ---------------------------------------------------------------------------
+# A run over paths hands the files to ``engine.batch.analyse_files``, which finds each file's
+# project root and builds (or reads from the cache) that repository's index before any file
+# is checked, so ``check .`` and ``check one.py`` see the same project. One file's text
+# (flake8, the editor) gets its index from ``project_for_file`` below, kept per process.
 
 
 # -- runs over paths ----------------------------------------------------------------------------
@@ -131,7 +128,6 @@ class _Prepared:
     settings: Settings
     config_file: Optional[Path]
     files: Tuple[str, ...]
-    project: Optional[object]
 
 
 def _prepare(paths: Sequence[str], options: LintOptions, collect_uses: bool = False) -> _Prepared:
@@ -146,8 +142,7 @@ def _prepare(paths: Sequence[str], options: LintOptions, collect_uses: bool = Fa
         files = discover(paths, settings.exclude, settings.root)
     except MissingPath as exc:
         raise ConfigError(f"path does not exist: {exc}") from None
-    project = _project_index(paths, settings, options.use_cache)
-    return _Prepared(settings, pyproject, tuple(files), project)
+    return _Prepared(settings, pyproject, tuple(files))
 
 
 def _analyse(prepared: _Prepared, options: LintOptions) -> Dict[str, FileResult]:
