@@ -19,11 +19,12 @@ zero layer feeding a hidden layer, not the end of a branch.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Optional, Set
+from typing import Callable, Optional, Set
 
 import libcst as cst
 
 from msacclint.analysis.cells import CellInfo
+from msacclint.analysis.liveness import forward_methods
 
 _ADD_TAILS = frozenset({"add", "Add", "TensorAdd"})
 
@@ -123,30 +124,10 @@ class _Walk(cst.CSTVisitor):
             self.returns_taint = True
 
 
-def _forward_methods(info: CellInfo) -> Dict[str, cst.FunctionDef]:
-    """``construct`` and the methods it calls on self, transitively."""
-    found: Dict[str, cst.FunctionDef] = {}
-    pending = ["construct"]
-    while pending:
-        name = pending.pop()
-        if name in found or name not in info.methods or name == "__init__":
-            continue
-        found[name] = info.methods[name]
-
-        class Calls(cst.CSTVisitor):
-            def visit_Attribute(self, node: cst.Attribute) -> None:
-                attr = _self_attr(node)
-                if attr is not None and attr in info.methods:
-                    pending.append(attr)
-
-        found[name].body.visit(Calls())
-    return found
-
-
 def ends_residual(ctx, info: CellInfo, attr: str, weighted: Callable[[str], bool]) -> bool:
     """Whether ``self.<attr>``'s output is added to a tensor that does not come from it
     before it passes another layer with weights (see the module docstring)."""
-    methods = _forward_methods(info)
+    methods = forward_methods(info)
     carrying: Set[str] = set()
     for _ in range(3):  # helpers that return the output, up to three levels
         before = set(carrying)

@@ -19,6 +19,7 @@ import libcst as cst
 from msacclint.analysis.calls import is_number, literal
 from msacclint.analysis.edits import with_keyword
 from msacclint.analysis.flow import flow
+from msacclint.analysis.liveness import forward_owner
 from msacclint.analysis.names import one_minus, says_drop, says_keep
 from msacclint.analysis.snapshot import for_settings
 from msacclint.diagnostics import Applicability, Severity
@@ -63,9 +64,13 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
     def visit_Call(self, node: cst.Call) -> None:
         if called(self.ctx, node) != DROPOUT:
             return
+        if forward_owner(self.ctx, self.scope) is not None:
+            return  # built during the forward pass: inert whatever its value (MSA204)
         positional = [a for a in node.args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}
         keep_arg = positional[0] if positional else keywords.get("keep_prob")
+        if "p" in keywords:
+            keep_arg = None  # MindSpore uses p whenever it is given: the keep_prob value is never read
         self.check(node, keep_arg, keywords.get("p"), by_position=bool(positional))
 
     def report(self, node, message=None, fix=None) -> None:
@@ -220,6 +225,20 @@ class DropoutWrongProbability(_DropoutRule):
         """, note="reported by MSA102, not MSA101"),
         Valid("""
             import mindspore.nn as nn
+
+            class GAT(nn.Cell):
+                def construct(self, attention):
+                    return nn.Dropout(0.1)(attention)
+        """, note="built inside construct: inert in any mode, MSA204's finding, not a keep_prob mistake"),
+        Valid("""
+            import mindspore.nn as nn
+            class Fusion(nn.Cell):
+                def __init__(self, dropout=0.1):
+                    super().__init__()
+                    self.drop = nn.Dropout(dropout, p=dropout)
+        """, note="p= given too: MindSpore reads p and ignores the positional keep_prob"),
+        Valid("""
+            import mindspore.nn as nn
             drop = nn.Dropout()
         """),
         Valid("""
@@ -303,6 +322,19 @@ class DropoutWrongProbability(_DropoutRule):
                     super().__init__()
                     self.drop = nn.Dropout(drop_rate)  # MSA101
         """),
+        Invalid("""
+            import mindspore.nn as nn
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.head = self._make_head()
+
+                def _make_head(self):
+                    return nn.SequentialCell([nn.Dense(8, 8), nn.Dropout(0.1)])  # MSA101
+
+                def construct(self, x):
+                    return self.head(x)
+        """, note="built by a helper of __init__: a live layer, unlike one built in construct"),
         Invalid("""
             import mindspore.nn as nn
             def head():
