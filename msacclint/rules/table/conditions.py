@@ -8,6 +8,7 @@ question, reusable by any entry, never an exception for one repository's code.
 
 from __future__ import annotations
 
+import difflib
 import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
@@ -84,9 +85,24 @@ class ArgumentsMissing(Condition):
         if has_star_kwargs(site.node) or has_star_args(site.node):
             return False
         site.absent = [p for p in self.params if not site.given(p)]
+        if _misspelled(site, site.absent):
+            return False  # the call raises TypeError on its first run: loud, not silent
         if self.mode == "any":
             return bool(site.absent)
         return len(site.absent) == len(self.params)
+
+
+def _misspelled(site: CallSite, absent: List[str]) -> bool:
+    """A keyword the API does not take that is a near spelling of an absent parameter
+    (``strides=`` for ``stride``): the call fails with TypeError, nothing is defaulted."""
+    known = set(site.signature)
+    for arg in site.node.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword is None or keyword in known:
+            continue
+        if difflib.get_close_matches(keyword, absent, n=1, cutoff=0.8):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
