@@ -19,6 +19,7 @@ from msacclint.analysis import param_groups
 from msacclint.analysis.calls import UNKNOWN, argument, constant, has_star_args, has_star_kwargs
 from msacclint.analysis.cells import attribute_of, calls_of_attr, next_layers
 from msacclint.analysis.downsampling import next_downsamples
+from msacclint.analysis.global_pool import pooled_to_one
 from msacclint.analysis.imports import canonical
 from msacclint.analysis.loss_use import handling
 from msacclint.rules.table.spec import Comparison, ParameterGroups, RuleSpec
@@ -179,6 +180,18 @@ class NotAlwaysCalledWith(Condition):
 
 
 @dataclass(frozen=True)
+class NotReducedToOne(Condition):
+    """``unless_global_use``: the sub-cell's output is not, further on in ``construct``, squeezed
+    or fed to a Dense (past reshapes and concatenation with other branches): a pool whose
+    output is used so covers the whole map (msacclint.analysis.global_pool)."""
+
+    question: ClassVar[str] = "Is the output squeezed or fed to a Dense, past reshapes and concatenation?"
+
+    def holds(self, site: CallSite) -> bool:
+        return not pooled_to_one(site.ctx, site.node)
+
+
+@dataclass(frozen=True)
 class NextLayerDoesNotDownsample(Condition):
     """``unless_next_downsamples``: the layer's output does not go into a layer that
     downsamples itself (msacclint.analysis.downsampling)."""
@@ -245,6 +258,8 @@ def compile_conditions(spec: RuleSpec) -> Tuple[Condition, ...]:
         conditions.append(OutputNotFedTo(frozenset(canonical(a) for a in spec.unless_feeds)))
     if spec.unless_called_with:
         conditions.append(NotAlwaysCalledWith(spec.unless_called_with))
+    if spec.unless_global_use:
+        conditions.append(NotReducedToOne())
     if spec.unless_next_downsamples:
         conditions.append(NextLayerDoesNotDownsample())
     conditions.extend(ArgumentCompares(cond) for cond in spec.require)

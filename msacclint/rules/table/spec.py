@@ -114,6 +114,7 @@ class RuleSpec:
     unless_handled: Mapping[str, str] = field(default_factory=dict)
     unless_feeds: Tuple[str, ...] = ()
     unless_next_downsamples: bool = False
+    unless_global_use: bool = False
     unless_called_with: Tuple[Comparison, ...] = ()
     fix_safe: Optional[FixTemplate] = None
     fix_unsafe: Optional[FixTemplate] = None
