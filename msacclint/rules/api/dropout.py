@@ -188,6 +188,10 @@ class DropoutWrongProbability(_DropoutRule):
     name = "dropout-wrong-probability"
     checklist = "api.01"
     severity = Severity.ERROR
+    evidence = ('The value is resolved: a literal, a module constant, a local assignment or a parameter default shows '
+                'a drop rate given as keep_prob (or a keep probability given as p); a name alone decides only for the '
+                'positional port `nn.Dropout(drop_rate)`, and a name and its default must agree. Calls inside '
+                '`construct` (MSA204), calls that also pass `p=` and values it cannot read are not reported.')
     message = "nn.Dropout is given a drop rate where it expects a keep probability"
     what = ("Reports `nn.Dropout` calls whose value reads as the other probability: a drop rate "
             "passed as keep_prob (first positional argument, or `keep_prob=`) — a literal below "

@@ -129,6 +129,7 @@ class RuleSpec:
     use_instead: str = ""
     versions: str = ""
     fix_safety: str = ""
+    evidence: str = ""
     references: Tuple[str, ...] = ()
     valid: Tuple[Valid, ...] = ()
     invalid: Tuple[Invalid, ...] = ()
