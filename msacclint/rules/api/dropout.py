@@ -16,7 +16,8 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from msacclint.analysis.calls import is_number, literal
+from msacclint.analysis.callers import argument_values
+from msacclint.analysis.calls import constant, is_number, literal
 from msacclint.analysis.edits import with_keyword
 from msacclint.analysis.flow import flow
 from msacclint.analysis.liveness import forward_owner
@@ -116,6 +117,14 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         if not isinstance(expr, cst.Name) or fl is None or before is None or depth > 8:
             return [[(expr, False)]]
         defs = [d for d in fl.defs.get(expr.value, ()) if d.order < before]
+        if not defs and expr.value not in _parameter_names(fl.root):
+            value = constant(self.ctx, expr)
+            if is_number(value):  # a module constant: its value decides, not its name
+                return [[(cst.Float(repr(float(value))), False)]]
+        if not defs and depth == 0:
+            callers = self._from_callers(expr, fl)
+            if callers is not None:
+                return callers
         if not defs:
             default = _parameter_default(fl.root, expr.value)
             if default is not None and is_number(literal(default)):
@@ -132,6 +141,30 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         return self._readings(defs[0].value, fl, defs[0].order, depth + 1)
 
 
+    def _from_callers(self, expr: cst.Name, fl) -> Optional[List[List[Reading]]]:
+        """A parameter read through the file's call sites: a caller that passes a number or
+        ``1 - x`` is read by that value; any other caller by the parameter's name as before.
+        None when the call sites cannot all be read."""
+        values = argument_values(self.ctx, fl.root, expr.value)
+        if values is None:
+            return None
+        out: List[List[Reading]] = []
+        default = _parameter_default(fl.root, expr.value)
+        for value in values:
+            if value is default:  # the caller leaves it out: name and default together, as without callers
+                if not is_number(literal(value)):
+                    out.append([(expr, False)])
+                elif says_drop(expr) or says_keep(expr):
+                    out.append([(expr, False), (value, False)])
+                else:
+                    out.append([(value, False)])
+            elif is_number(literal(value)) or one_minus(value) is not None:
+                out.extend(self._readings(value, None, None, 1))
+            else:
+                out.extend(self._readings(expr, None, None, 1))  # unknown value: the name decides
+        return out
+
+
 def _wrong(alternatives: List[List[Reading]], judge, evidence=None) -> bool:
     """Some alternative reads wrong in every reading; with ``evidence``, that alternative
     must also hold a reading ``evidence`` accepts."""
@@ -146,6 +179,13 @@ def _numeric(reading: Reading) -> bool:
 def _keep_named(reading: Reading) -> bool:
     base, flipped = reading
     return not flipped and says_keep(base)
+
+
+def _parameter_names(func) -> List[str]:
+    if not isinstance(func, cst.FunctionDef):
+        return []
+    params = func.params
+    return [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
 
 
 def _parameter_default(func, name: str) -> Optional[cst.BaseExpression]:
@@ -241,6 +281,26 @@ class DropoutWrongProbability(_DropoutRule):
                     super().__init__()
                     self.drop = nn.Dropout(dropout, p=dropout)
         """, note="p= given too: MindSpore reads p and ignores the positional keep_prob"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Block(nn.Cell):
+                def __init__(self, drop_rate):
+                    super().__init__()
+                    self.drop = nn.Dropout(drop_rate)
+
+            def build(drop_rate=0.1):
+                return Block(1 - drop_rate)
+        """, note="the only caller passes 1 - drop_rate: the parameter holds a keep probability, whatever its name"),
+        Valid("""
+            import mindspore.nn as nn
+            DROPOUT_RATE = 0.7
+
+            class MLP(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(DROPOUT_RATE)
+        """, note="a module constant is judged by its value (keep 0.7, MSA102's warning), not by its name"),
         Valid("""
             import mindspore.nn as nn
             drop = nn.Dropout()
@@ -339,6 +399,26 @@ class DropoutWrongProbability(_DropoutRule):
                 def construct(self, x):
                     return self.head(x)
         """, note="built by a helper of __init__: a live layer, unlike one built in construct"),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Block(nn.Cell):
+                def __init__(self, drop_rate):
+                    super().__init__()
+                    self.drop = nn.Dropout(drop_rate)  # MSA101
+
+            def build():
+                return Block(0.1)
+        """, note="the caller passes a drop rate: the port keeps 10 %"),
+        Invalid("""
+            import mindspore.nn as nn
+            DROPOUT_RATE = 0.3
+
+            class MLP(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(DROPOUT_RATE)  # MSA101
+        """, note="a module constant below 0.5: keeps 30 %"),
         Invalid("""
             import mindspore.nn as nn
             def head():
