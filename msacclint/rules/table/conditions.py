@@ -20,6 +20,7 @@ from msacclint.analysis.calls import UNKNOWN, argument, constant, has_star_args,
 from msacclint.analysis.cells import attribute_of, calls_of_attr, next_layers
 from msacclint.analysis.downsampling import next_downsamples
 from msacclint.analysis.global_pool import pooled_to_one
+from msacclint.analysis.statistics import ddof_cancels
 from msacclint.analysis.imports import canonical
 from msacclint.analysis.loss_use import handling
 from msacclint.rules.table.spec import Comparison, ParameterGroups, RuleSpec
@@ -192,6 +193,17 @@ class NotReducedToOne(Condition):
 
 
 @dataclass(frozen=True)
+class DdofMatters(Condition):
+    """``unless_ddof_cancels``: the estimator's factor does not cancel where the result is used
+    (a ratio of two estimates, a normaliser applied and inverted; msacclint.analysis.statistics)."""
+
+    question: ClassVar[str] = "Does the estimate's ddof factor cancel (a ratio, a normaliser inverted)?"
+
+    def holds(self, site: CallSite) -> bool:
+        return not ddof_cancels(site.ctx, site.node)
+
+
+@dataclass(frozen=True)
 class NextLayerDoesNotDownsample(Condition):
     """``unless_next_downsamples``: the layer's output does not go into a layer that
     downsamples itself (msacclint.analysis.downsampling)."""
@@ -258,6 +270,8 @@ def compile_conditions(spec: RuleSpec) -> Tuple[Condition, ...]:
         conditions.append(OutputNotFedTo(frozenset(canonical(a) for a in spec.unless_feeds)))
     if spec.unless_called_with:
         conditions.append(NotAlwaysCalledWith(spec.unless_called_with))
+    if spec.unless_ddof_cancels:
+        conditions.append(DdofMatters())
     if spec.unless_global_use:
         conditions.append(NotReducedToOne())
     if spec.unless_next_downsamples:

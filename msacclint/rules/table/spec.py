@@ -115,6 +115,7 @@ class RuleSpec:
     unless_feeds: Tuple[str, ...] = ()
     unless_next_downsamples: bool = False
     unless_global_use: bool = False
+    unless_ddof_cancels: bool = False
     unless_called_with: Tuple[Comparison, ...] = ()
     fix_safe: Optional[FixTemplate] = None
     fix_unsafe: Optional[FixTemplate] = None
