@@ -126,12 +126,7 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
             if callers is not None:
                 return callers
         if not defs:
-            default = _parameter_default(fl.root, expr.value)
-            if default is not None and is_number(literal(default)):
-                if says_drop(expr) or says_keep(expr):
-                    return [[(expr, False), (default, False)]]
-                return [[(default, False)]]
-            return [[(expr, False)]]
+            return _by_name_and_default(expr, fl.root)
         if any(d.index is not None or not isinstance(d.node, (cst.Assign, cst.AnnAssign)) for d in defs):
             return [[(expr, False)]]  # a loop variable, an augmented or unpacked value
         if all(is_number(literal(d.value)) for d in defs):
@@ -151,17 +146,10 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         out: List[List[Reading]] = []
         default = _parameter_default(fl.root, expr.value)
         for value in values:
-            if value is default:  # the caller leaves it out: name and default together, as without callers
-                if not is_number(literal(value)):
-                    out.append([(expr, False)])
-                elif says_drop(expr) or says_keep(expr):
-                    out.append([(expr, False), (value, False)])
-                else:
-                    out.append([(value, False)])
-            elif is_number(literal(value)) or one_minus(value) is not None:
+            if value is not default and (is_number(literal(value)) or one_minus(value) is not None):
                 out.extend(self._readings(value, None, None, 1))
-            else:
-                out.extend(self._readings(expr, None, None, 1))  # unknown value: the name decides
+            else:  # left out, or a value it cannot read: the parameter's name and default, as without callers
+                out.extend(_by_name_and_default(expr, fl.root))
         return out
 
 
@@ -179,6 +167,17 @@ def _numeric(reading: Reading) -> bool:
 def _keep_named(reading: Reading) -> bool:
     base, flipped = reading
     return not flipped and says_keep(base)
+
+
+def _by_name_and_default(expr: cst.Name, func) -> List[List[Reading]]:
+    """A parameter without a readable value: judged by its name and its literal default
+    together (they must agree), by the default alone when the name says nothing."""
+    default = _parameter_default(func, expr.value)
+    if default is not None and is_number(literal(default)):
+        if says_drop(expr) or says_keep(expr):
+            return [[(expr, False), (default, False)]]
+        return [[(default, False)]]
+    return [[(expr, False)]]
 
 
 def _parameter_names(func) -> List[str]:
@@ -292,6 +291,19 @@ class DropoutWrongProbability(_DropoutRule):
             def build(drop_rate=0.1):
                 return Block(1 - drop_rate)
         """, note="the only caller passes 1 - drop_rate: the parameter holds a keep probability, whatever its name"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class FeedForward(nn.Cell):
+                def __init__(self, dim, dropout=1.0):
+                    super().__init__()
+                    self.drop = nn.Dropout(dropout)
+
+            class Block(nn.Cell):
+                def __init__(self, dim, dropout):
+                    super().__init__()
+                    self.ff = FeedForward(dim, dropout=dropout)
+        """, note="the caller's value is unknown: the name and the default (a keep probability, 1.0) decide together"),
         Valid("""
             import mindspore.nn as nn
             DROPOUT_RATE = 0.7
