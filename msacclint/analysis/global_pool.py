@@ -89,8 +89,8 @@ class _Walk(cst.CSTVisitor):
             return
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in _SQUEEZES:
-            if self.carries(func.value) or (first is not None and self.ctx.resolve(func) is not None
-                                             and self.carries(first)):
+            functional = first is not None and self.ctx.resolve(func) is not None  # ops.squeeze(x)
+            if self.carries(func.value) or (functional and self.carries(first)):
                 self.global_use = True
 
     def leave_Assign(self, node: cst.Assign) -> None:

@@ -135,7 +135,6 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
             return [[(expr, False)]]
         return self._readings(defs[0].value, fl, defs[0].order, depth + 1)
 
-
     def _from_callers(self, expr: cst.Name, fl) -> Optional[List[List[Reading]]]:
         """A parameter read through the file's call sites: a caller that passes a number or
         ``1 - x`` is read by that value; any other caller by the parameter's name as before.
