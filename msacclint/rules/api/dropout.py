@@ -547,6 +547,16 @@ class DropoutPositional(_DropoutRule):
             drop = nn.Dropout(0.1)
         """, note="MSA101's error, not this warning"),
         Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self, dropout=0.5):
+                    super().__init__()
+                    self.drop = nn.Dropout(dropout)
+
+            net = Net()
+        """, note="the only caller leaves the default 0.5: keep 0.5 is drop 0.5"),
+        Valid("""
             import torch
             drop = torch.nn.Dropout(0.9)
         """),
@@ -568,6 +578,25 @@ class DropoutPositional(_DropoutRule):
         """),
         Invalid("""
             import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self, dropout=0.5):
+                    super().__init__()
+                    self.drop = nn.Dropout(dropout)  # MSA102
+
+            net = Net(dropout=0.8)
+        """, fixed="""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self, dropout=0.5):
+                    super().__init__()
+                    self.drop = nn.Dropout(p=1 - dropout)
+
+            net = Net(dropout=0.8)
+        """, note="a caller passes 0.8: the positional slot's meaning matters"),
+        Invalid("""
+            import mindspore.nn as nn
             drop = nn.Dropout(keep)  # MSA102
         """, fixed="""
             import mindspore.nn as nn
@@ -580,7 +609,10 @@ class DropoutPositional(_DropoutRule):
             return
         if literal(keep.value) == 0.5:
             return  # keep 0.5 is drop 0.5: the line means the same either way
-        if _wrong(self.readings(keep.value, call), _keep_reads_as_drop):
+        readings = self.readings(keep.value, call)
+        if readings and all(any(_number(*r) == 0.5 for r in group) for group in readings):
+            return  # every value it can take (callers, default) is 0.5: the same either way
+        if _wrong(readings, _keep_reads_as_drop):
             return  # MSA101
         new = _complement(keep.value)
         shown = cst.Module([]).code_for_node(new)
