@@ -13,6 +13,7 @@ from msacclint.rules.table.conditions import (
     ArgumentCompares,
     ArgumentsMissing,
     NextLayerDoesNotDownsample,
+    NotReducedToOne,
     OutputNotFedTo,
     compile_conditions,
 )
@@ -92,8 +93,8 @@ def test_a_duplicate_code_is_refused():
 def test_conditions_compile_to_named_questions_in_order():
     _, spec = next((e, s) for e, s in load_table().rules() if s.code == "MSA104")
     kinds = [type(c) for c in compile_conditions(spec)]
-    assert kinds[:3] == [ArgumentsMissing, OutputNotFedTo, NextLayerDoesNotDownsample]
-    assert all(k is ArgumentCompares for k in kinds[3:])
+    assert kinds[:4] == [ArgumentsMissing, OutputNotFedTo, NotReducedToOne, NextLayerDoesNotDownsample]
+    assert all(k is ArgumentCompares for k in kinds[4:])
     for condition in compile_conditions(spec):
         assert condition.question.endswith("?")
 

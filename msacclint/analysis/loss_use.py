@@ -43,10 +43,33 @@ def _op_name(ctx, info: CellInfo, call: cst.Call) -> Optional[str]:
     attr = _self_attr(func)
     if attr is not None:
         held = inherited_attr(ctx, info, attr)
+        if held is None and _framework_loss(ctx, info):
+            return _LOSS_BASE_OPS.get(attr)
         return _last(held.callee) if held is not None else None
     if isinstance(func, cst.Call):  # P.ReduceSum(False)(x)
         return _last(ctx.resolve(func.func))
     return _last(ctx.resolve(func))
+
+
+#: what MindSpore's LossBase/_Loss.__init__ sets on self (nn/loss/loss.py): reducers, and
+#: get_loss, which applies the base's reduction ('mean' unless the subclass passes another)
+_LOSS_BASES = frozenset({"mindspore.nn.LossBase", "mindspore.nn._Loss"})
+_LOSS_BASE_OPS = {"reduce_mean": "ReduceMean", "reduce_sum": "ReduceSum", "get_loss": "reduce_mean"}
+
+
+def _framework_loss(ctx, info: CellInfo, depth: int = 0) -> bool:
+    """The class derives, directly or through classes of the file, from MindSpore's loss
+    base, and does not ask it for reduction='none'."""
+    if depth > 3 or "'none'" in cst.Module([]).code_for_node(info.node) \
+            or '"none"' in cst.Module([]).code_for_node(info.node):
+        return False
+    for base, node in zip(info.bases, info.node.bases):
+        if base in _LOSS_BASES:
+            return True
+        parent = cells(ctx).classes.get(node.value.value) if isinstance(node.value, cst.Name) else None
+        if parent is not None and parent is not info and _framework_loss(ctx, parent, depth + 1):
+            return True
+    return False
 
 
 def _is_reduction(ctx, info: CellInfo, call: cst.Call) -> bool:

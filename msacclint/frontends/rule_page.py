@@ -36,6 +36,9 @@ def render(rule: Type[Rule]) -> str:
         parts.append("## Example\n\n```python\n" + rule.example.rstrip() + "\n```\n")
     if rule.use_instead:
         parts.append("## Use instead\n\n```python\n" + rule.use_instead.rstrip() + "\n```\n")
+    if rule.evidence:
+        title = "What makes it an error" if rule.severity.value == "error" else "Evidence"
+        parts.append(f"## {title}\n\n" + rule.evidence.strip() + "\n")
     if rule.fix_safety:
         parts.append("## Fix safety\n\n" + rule.fix_safety.strip() + "\n")
     versions = rule.versions.strip()

@@ -124,6 +124,9 @@ class Rule(cst.BatchableCSTVisitor):
     use_instead: ClassVar[str] = ""
     fix_safety: ClassVar[str] = ""
     versions: ClassVar[str] = ""
+    #: what the rule resolves before it reports (an error-level rule must state it: the value,
+    #: the layer, the caller; what it assumes otherwise and at which severity)
+    evidence: ClassVar[str] = ""
     references: ClassVar[Sequence[str]] = ()
     #: None means: on unless the severity is info (review items are opt-in)
     default_enabled: ClassVar[Optional[bool]] = None

@@ -29,6 +29,9 @@ class CallbackLeavesEvalMode(Rule):
     name = "callback-leaves-eval-mode"
     checklist = "api.02"
     severity = Severity.ERROR
+    evidence = ('Resolved in the class: the `set_train(False)` target is the network the callback was handed (an '
+                '`__init__` parameter, a Cell wrapped around one, or `run_context.original_args().train_network`), '
+                'the hook is not `end`/`on_train_end`, and no method of the class switches back.')
     message = "callback switches the network to inference mode with set_train(False) and never back"
     what = ("Reports `set_train(False)` in a subclass of MindSpore's `Callback` (in any hook but "
             "`end`/`on_train_end`) when no method of the class calls `set_train()`/`set_train(True)`. "

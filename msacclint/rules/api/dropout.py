@@ -16,9 +16,11 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from msacclint.analysis.calls import is_number, literal
+from msacclint.analysis.callers import argument_values
+from msacclint.analysis.calls import constant, is_number, literal
 from msacclint.analysis.edits import with_keyword
 from msacclint.analysis.flow import flow
+from msacclint.analysis.liveness import forward_owner
 from msacclint.analysis.names import last_name, one_minus, says_drop, says_keep
 from msacclint.analysis.snapshot import for_settings
 from msacclint.diagnostics import Applicability, Severity
@@ -64,9 +66,13 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         if called(self.ctx, node) != DROPOUT:
             return
         self._evidence = []
+        if forward_owner(self.ctx, self.scope) is not None:
+            return  # built during the forward pass: inert whatever its value (MSA204)
         positional = [a for a in node.args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}
         keep_arg = positional[0] if positional else keywords.get("keep_prob")
+        if "p" in keywords:
+            keep_arg = None  # MindSpore uses p whenever it is given: the keep_prob value is never read
         self.check(node, keep_arg, keywords.get("p"), by_position=bool(positional))
 
     def __init__(self, ctx) -> None:
@@ -178,16 +184,20 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
                     return projected
             return [[(expr, False)]]
         defs = [d for d in fl.defs.get(expr.value, ()) if d.order < before]
+        if not defs and expr.value not in _parameter_names(fl.root):
+            value = constant(self.ctx, expr)
+            if is_number(value):  # a module constant: its value decides, not its name
+                return [[(cst.Float(repr(float(value))), False)]]
+        if not defs and depth == 0:
+            callers = self._from_callers(expr, fl)
+            if callers is not None:
+                return callers
         if not defs:
+            projected = None
             default = _parameter_default(fl.root, expr.value)
-            if default is not None and is_number(literal(default)):
-                if says_drop(expr) or says_keep(expr):
-                    return [[(expr, False), (default, False)]]
-                return [[(default, False)]]
-            projected = self._project_readings(expr, fl)
-            if projected:
-                return projected
-            return [[(expr, False)]]
+            if default is None or not is_number(literal(default)):
+                projected = self._project_readings(expr, fl)
+            return projected or _by_name_and_default(expr, fl.root)
         if any(d.index is not None or not isinstance(d.node, (cst.Assign, cst.AnnAssign)) for d in defs):
             return [[(expr, False)]]  # a loop variable, an augmented or unpacked value
         if all(is_number(literal(d.value)) for d in defs):
@@ -195,6 +205,22 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         if len(defs) > 1:
             return [[(expr, False)]]
         return self._readings(defs[0].value, fl, defs[0].order, depth + 1)
+
+    def _from_callers(self, expr: cst.Name, fl) -> Optional[List[List[Reading]]]:
+        """A parameter read through the file's call sites: a caller that passes a number or
+        ``1 - x`` is read by that value; any other caller by the parameter's name as before.
+        None when the call sites cannot all be read."""
+        values = argument_values(self.ctx, fl.root, expr.value)
+        if values is None:
+            return None
+        out: List[List[Reading]] = []
+        default = _parameter_default(fl.root, expr.value)
+        for value in values:
+            if value is not default and (is_number(literal(value)) or one_minus(value) is not None):
+                out.extend(self._readings(value, None, None, 1))
+            else:  # left out, or a value it cannot read: the parameter's name and default, as without callers
+                out.extend(_by_name_and_default(expr, fl.root))
+        return out
 
 
 def _wrong(alternatives: List[List[Reading]], judge, evidence=None) -> bool:
@@ -213,9 +239,22 @@ def _keep_named(reading: Reading) -> bool:
     return not flipped and says_keep(base)
 
 
-def _parameter_names(func: cst.FunctionDef) -> Tuple[str, ...]:
+def _by_name_and_default(expr: cst.Name, func) -> List[List[Reading]]:
+    """A parameter without a readable value: judged by its name and its literal default
+    together (they must agree), by the default alone when the name says nothing."""
+    default = _parameter_default(func, expr.value)
+    if default is not None and is_number(literal(default)):
+        if says_drop(expr) or says_keep(expr):
+            return [[(expr, False), (default, False)]]
+        return [[(default, False)]]
+    return [[(expr, False)]]
+
+
+def _parameter_names(func) -> List[str]:
+    if not isinstance(func, cst.FunctionDef):
+        return []
     params = func.params
-    return tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+    return [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
 
 
 def _parameter_default(func, name: str) -> Optional[cst.BaseExpression]:
@@ -258,6 +297,10 @@ class DropoutWrongProbability(_DropoutRule):
     name = "dropout-wrong-probability"
     checklist = "api.01"
     severity = Severity.ERROR
+    evidence = ('The value is resolved: a literal, a module constant, a local assignment or a parameter default shows '
+                'a drop rate given as keep_prob (or a keep probability given as p); a name alone decides only for the '
+                'positional port `nn.Dropout(drop_rate)`, and a name and its default must agree. Calls inside '
+                '`construct` (MSA204), calls that also pass `p=` and values it cannot read are not reported.')
     message = "nn.Dropout is given a drop rate where it expects a keep probability"
     what = ("Reports `nn.Dropout` calls whose value reads as the other probability: a drop rate "
             "passed as keep_prob (first positional argument, or `keep_prob=`) — a literal below "
@@ -293,6 +336,53 @@ class DropoutWrongProbability(_DropoutRule):
             import mindspore.nn as nn
             drop = nn.Dropout(1 - drop_rate)
         """, note="reported by MSA102, not MSA101"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class GAT(nn.Cell):
+                def construct(self, attention):
+                    return nn.Dropout(0.1)(attention)
+        """, note="built inside construct: inert in any mode, MSA204's finding, not a keep_prob mistake"),
+        Valid("""
+            import mindspore.nn as nn
+            class Fusion(nn.Cell):
+                def __init__(self, dropout=0.1):
+                    super().__init__()
+                    self.drop = nn.Dropout(dropout, p=dropout)
+        """, note="p= given too: MindSpore reads p and ignores the positional keep_prob"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Block(nn.Cell):
+                def __init__(self, drop_rate):
+                    super().__init__()
+                    self.drop = nn.Dropout(drop_rate)
+
+            def build(drop_rate=0.1):
+                return Block(1 - drop_rate)
+        """, note="the only caller passes 1 - drop_rate: the parameter holds a keep probability, whatever its name"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class FeedForward(nn.Cell):
+                def __init__(self, dim, dropout=1.0):
+                    super().__init__()
+                    self.drop = nn.Dropout(dropout)
+
+            class Block(nn.Cell):
+                def __init__(self, dim, dropout):
+                    super().__init__()
+                    self.ff = FeedForward(dim, dropout=dropout)
+        """, note="the caller's value is unknown: the name and the default (a keep probability, 1.0) decide together"),
+        Valid("""
+            import mindspore.nn as nn
+            DROPOUT_RATE = 0.7
+
+            class MLP(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(DROPOUT_RATE)
+        """, note="a module constant is judged by its value (keep 0.7, MSA102's warning), not by its name"),
         Valid("""
             import mindspore.nn as nn
             drop = nn.Dropout()
@@ -378,6 +468,39 @@ class DropoutWrongProbability(_DropoutRule):
                     super().__init__()
                     self.drop = nn.Dropout(drop_rate)  # MSA101
         """),
+        Invalid("""
+            import mindspore.nn as nn
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.head = self._make_head()
+
+                def _make_head(self):
+                    return nn.SequentialCell([nn.Dense(8, 8), nn.Dropout(0.1)])  # MSA101
+
+                def construct(self, x):
+                    return self.head(x)
+        """, note="built by a helper of __init__: a live layer, unlike one built in construct"),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Block(nn.Cell):
+                def __init__(self, drop_rate):
+                    super().__init__()
+                    self.drop = nn.Dropout(drop_rate)  # MSA101
+
+            def build():
+                return Block(0.1)
+        """, note="the caller passes a drop rate: the port keeps 10 %"),
+        Invalid("""
+            import mindspore.nn as nn
+            DROPOUT_RATE = 0.3
+
+            class MLP(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(DROPOUT_RATE)  # MSA101
+        """, note="a module constant below 0.5: keeps 30 %"),
         Invalid("""
             import mindspore.nn as nn
             def head():
@@ -495,6 +618,16 @@ class DropoutPositional(_DropoutRule):
             drop = nn.Dropout(0.1)
         """, note="MSA101's error, not this warning"),
         Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self, dropout=0.5):
+                    super().__init__()
+                    self.drop = nn.Dropout(dropout)
+
+            net = Net()
+        """, note="the only caller leaves the default 0.5: keep 0.5 is drop 0.5"),
+        Valid("""
             import torch
             drop = torch.nn.Dropout(0.9)
         """),
@@ -516,6 +649,25 @@ class DropoutPositional(_DropoutRule):
         """),
         Invalid("""
             import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self, dropout=0.5):
+                    super().__init__()
+                    self.drop = nn.Dropout(dropout)  # MSA102
+
+            net = Net(dropout=0.8)
+        """, fixed="""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self, dropout=0.5):
+                    super().__init__()
+                    self.drop = nn.Dropout(p=1 - dropout)
+
+            net = Net(dropout=0.8)
+        """, note="a caller passes 0.8: the positional slot's meaning matters"),
+        Invalid("""
+            import mindspore.nn as nn
             drop = nn.Dropout(keep)  # MSA102
         """, fixed="""
             import mindspore.nn as nn
@@ -528,7 +680,10 @@ class DropoutPositional(_DropoutRule):
             return
         if literal(keep.value) == 0.5:
             return  # keep 0.5 is drop 0.5: the line means the same either way
-        if _wrong(self.readings(keep.value, call), _keep_reads_as_drop):
+        readings = self.readings(keep.value, call)
+        if readings and all(any(_number(*r) == 0.5 for r in group) for group in readings):
+            return  # every value it can take (callers, default) is 0.5: the same either way
+        if _wrong(readings, _keep_reads_as_drop):
             return  # MSA101
         new = _complement(keep.value)
         shown = cst.Module([]).code_for_node(new)

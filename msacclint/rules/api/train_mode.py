@@ -20,6 +20,10 @@ class TrainLoopWithoutSetTrain(Rule):
     name = "train-loop-without-set-train"
     checklist = "api.02"
     severity = Severity.ERROR
+    evidence = ('The training step and the network it trains are resolved in the file (a '
+                'value_and_grad/grad/GradOperation step or a TrainOneStep cell called in a loop), and no '
+                '`set_train()`/`set_train(True)` is called on any cell of the file; `Model.train` and networks of the '
+                'file that visibly hold no BatchNorm or Dropout are left alone.')
     uses_facts = True
     message = "hand-written training loop, but the network is never put in training mode with set_train()"
     what = ("Reports a hand-written training loop — a step built with `value_and_grad`/`grad`/"

@@ -122,6 +122,8 @@ class AuxOutputsDifferentiated(Rule):
             "outputs, when `has_aux` is not given. Outputs wrapped in `ops.stop_gradient` and literal "
             "constants do not count, nor a tuple whose outputs are all named as losses (`actor_loss, "
             "entropy_loss`): the sum of loss terms is the total loss, as `(a + b).backward()` would be.")
+    evidence = ("the differentiated function is resolved to its definition in the file (a function, a method of "
+                "self or a Cell's construct) and every return statement of it returns a tuple; has_aux is not given")
     why = ("With `has_aux=False` MindSpore differentiates EVERY output of the function with a sensitivity of "
            "ones: the gradient is that of `loss + sum(logits) + ...`, not of the loss. PyTorch's "
            "`loss.backward()` differentiates the loss alone, so a forward function ported to return "

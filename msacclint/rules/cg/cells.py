@@ -7,6 +7,7 @@ created, saved and optimised but never contribute); MSA504 (info) frozen paramet
 
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Optional
 
@@ -15,6 +16,7 @@ import libcst as cst
 from msacclint.analysis.calls import literal
 from msacclint.analysis.cells import CellInfo, cells
 from msacclint.analysis.flow import flow
+from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.function_rule import FunctionRule
@@ -89,6 +91,18 @@ class UnusedSubCell(Rule):
     fix_safety = "No automatic fix: either call the layer or delete it."
     versions = "All versions."
     VALID = (
+        Valid("""
+            import mindspore.nn as nn
+
+            class Critic(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.crit_l1 = nn.Dense(8, 8)
+                    self.crit_l2 = nn.Dense(8, 1)
+
+                def construct(self, x):
+                    return self.critic_l2(self.critic_l1(x))
+        """, note="construct reads self.critic_l1/critic_l2, never set: AttributeError on the first forward, loud"),
         Valid("""
             import mindspore.nn as nn
 
@@ -265,6 +279,18 @@ class UnusedSubCell(Rule):
                 def construct(self, x):
                     return self.head(x)
         """, note="a Cell of the file that owns parameters, built and never called"),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Critic(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.crit_l1 = nn.Dense(8, 8)
+                    self.crit_l2 = nn.Dense(8, 1)  # MSA503
+
+                def construct(self, x):
+                    return self.crit_l1(x)
+        """, note="nothing in the class reads a misspelling of crit_l2: an unused layer"),
     )
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -277,6 +303,7 @@ class UnusedSubCell(Rule):
         if _trivial(info.construct):
             return
         source = self.ctx.source
+        missing = _read_but_never_set(info)
         # the class's text is part of the file's, so an attribute named more often in the
         # file than it is assigned in the whole file is used: only the others need the
         # class's own text (rebuilt by code generation, which costs)
@@ -284,6 +311,8 @@ class UnusedSubCell(Rule):
         for name, attr in info.attrs.items():
             if not _is_layer_call(self.ctx, info, attr.callee, attr.value):
                 continue
+            if difflib.get_close_matches(name, missing, n=1, cutoff=0.75):
+                continue  # construct reads a misspelling of it: AttributeError on the first forward, loud
             mentions = len(re.findall(r"\b" + re.escape(name) + r"\b", source))
             if mentions <= len(re.findall(_ASSIGNED % re.escape(name), source)):
                 candidates.append((name, attr, mentions))
@@ -301,6 +330,34 @@ class UnusedSubCell(Rule):
 
 
 _ASSIGNED = r"\bself\.%s\s*(?::[^=\n]*)?=(?!=)"
+
+
+def _read_but_never_set(info) -> list:
+    """``self.<name>`` read in the class's methods that no method assigns and that is no
+    method: on a class whose only base is ``nn.Cell``, reading it raises AttributeError."""
+    read, assigned = set(), set(info.attrs)
+
+    class Reads(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                t = target.target
+                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                    assigned.add(t.attr.value)
+
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if isinstance(node.value, cst.Name) and node.value.value == "self":
+                read.add(node.attr.value)
+
+    for fn in info.methods.values():
+        walk(fn, Reads())
+    return sorted(r for r in read - assigned if r not in info.methods and not r.startswith("_")
+                  and not hasattr(object, r) and r not in _CELL_MEMBERS)
+
+
+#: members every Cell has (read without being assigned in the class)
+_CELL_MEMBERS = frozenset({"training", "phase", "cls_name", "parameters_dict", "trainable_params", "cells",
+                           "set_train", "construct", "to_float", "set_grad", "get_parameters", "name_cells",
+                           "cells_and_names", "insert_child_to_cell", "add_flags", "recompute", "shard"})
 
 
 def _base_name(node: cst.BaseExpression) -> Optional[str]:

@@ -186,6 +186,8 @@ class StepWithoutGradReduction(Rule):
     name = "distributed-step-without-grad-reducer"
     checklist = "dist.02"
     severity = Severity.ERROR
+    evidence = ('Resolved in the file: `communication.init()` is called, a hand-written training step is built, and '
+                'the file builds no gradient reducer, all-reduces nothing and sets no parallel mode.')
     uses_facts = True
     message = "hand-written distributed training step without gradient all-reduce"
     what = ("In a file that calls `communication.init()`, reports a hand-written training step "

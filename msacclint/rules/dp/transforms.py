@@ -311,6 +311,9 @@ class NormalizeOnPixelScale(Rule):
     name = "normalize-mean-on-wrong-scale"
     checklist = "dp.01"
     severity = Severity.ERROR
+    evidence = ('Resolved in the file: the images are uint8 (Decode or a Cifar/Mnist reader), the Normalize mean '
+                'values are literals at most 1, and nothing rescales (no Rescale, ToTensor or 255 anywhere in the '
+                'file).')
     uses_facts = True
     message = "vision.Normalize with [0, 1]-scale mean/std on a uint8 image pipeline"
     what = ("Reports `vision.Normalize(mean, std)` whose mean values are all at most 1 (the torchvision "

@@ -108,6 +108,9 @@ class FixedLossScaleMismatch(FunctionRule):
     name = "fixed-loss-scale-optimizer-mismatch"
     checklist = "mp.02"
     severity = Severity.ERROR
+    evidence = ("Both values are resolved: the manager's scale with `drop_overflow_update=False` and the optimizer's "
+                '`loss_scale` (1.0 when absent) are literals or the same expression, and they differ; a value it '
+                'cannot read keeps it silent.')
     message = ("FixedLossScaleManager(drop_overflow_update=False) needs the optimizer's loss_scale set to the "
                "same value")
     what = ("Reports `Model(..., optimizer=opt, loss_scale_manager=FixedLossScaleManager(x, "

@@ -18,6 +18,8 @@ class ClipResultIgnored(TableRuleMixin, Rule):
     name = "clip-result-ignored"
     checklist = "mp.03"
     severity = Severity.ERROR
+    evidence = ("Resolved from the statement alone: the clip call's return value, the only place the clipped tensors "
+                'exist, is discarded.')
     entry_id = "MS-CLIP-01"
     message = "the clipped gradients are returned, not written back: this call clips nothing"
     what = "Reports `ops.clip_by_global_norm(...)` and `ops.clip_by_norm(...)` used as a statement."

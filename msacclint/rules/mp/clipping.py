@@ -25,6 +25,9 @@ class ClipScaledGradients(FunctionRule):
     name = "clip-scaled-gradients"
     checklist = "mp.03"
     severity = Severity.ERROR
+    evidence = ('The data flow is resolved along one function: the clipped gradients come from a step computed with a '
+                'loss-scale sensitivity (or from a forward function that returns the scaled loss) with nothing but '
+                'gradient reduction in between; any unscale step, or a helper it cannot read, keeps it silent.')
     message = "gradients are clipped while still multiplied by the loss scale"
     what = ("Reports gradient clipping (`ops.clip_by_global_norm`, `ops.clip_by_value`, `ops.clip_by_norm`, "
             "`nn.ClipByNorm`, a `hyper_map(F.partial(clip_grad, ...), grads)`) applied to gradients that "

@@ -187,6 +187,7 @@ def make_rule(entry: EntrySpec, spec: RuleSpec, module: str = __name__) -> Type[
         use_instead=_use_instead(spec),
         versions=spec.versions or entry.version_notes,
         fix_safety=_fix_safety(spec),
+        evidence=spec.evidence,
         references=tuple(spec.references),
         VALID=tuple(spec.valid),
         INVALID=tuple(spec.invalid),

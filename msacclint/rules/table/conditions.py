@@ -8,6 +8,7 @@ question, reusable by any entry, never an exception for one repository's code.
 
 from __future__ import annotations
 
+import difflib
 import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
@@ -18,8 +19,10 @@ from msacclint.analysis import param_groups
 from msacclint.analysis.calls import UNKNOWN, argument, constant, has_star_args, has_star_kwargs
 from msacclint.analysis.cells import attribute_of, calls_of_attr, next_layers
 from msacclint.analysis.downsampling import next_downsamples
+from msacclint.analysis.global_pool import pooled_to_one
 from msacclint.analysis.imports import canonical
 from msacclint.analysis.loss_use import handling
+from msacclint.analysis.statistics import ddof_cancels
 from msacclint.rules.table.spec import Comparison, ParameterGroups, RuleSpec
 
 OPS: Dict[str, Callable[[Any, Any], bool]] = {
@@ -84,9 +87,24 @@ class ArgumentsMissing(Condition):
         if has_star_kwargs(site.node) or has_star_args(site.node):
             return False
         site.absent = [p for p in self.params if not site.given(p)]
+        if _misspelled(site, site.absent):
+            return False  # the call raises TypeError on its first run: loud, not silent
         if self.mode == "any":
             return bool(site.absent)
         return len(site.absent) == len(self.params)
+
+
+def _misspelled(site: CallSite, absent: List[str]) -> bool:
+    """A keyword the API does not take that is a near spelling of an absent parameter
+    (``strides=`` for ``stride``): the call fails with TypeError, nothing is defaulted."""
+    known = set(site.signature)
+    for arg in site.node.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword is None or keyword in known:
+            continue
+        if difflib.get_close_matches(keyword, absent, n=1, cutoff=0.8):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -163,6 +181,29 @@ class NotAlwaysCalledWith(Condition):
 
 
 @dataclass(frozen=True)
+class NotReducedToOne(Condition):
+    """``unless_global_use``: the sub-cell's output is not, further on in ``construct``, squeezed
+    or fed to a Dense (past reshapes and concatenation with other branches): a pool whose
+    output is used so covers the whole map (msacclint.analysis.global_pool)."""
+
+    question: ClassVar[str] = "Is the output squeezed or fed to a Dense, past reshapes and concatenation?"
+
+    def holds(self, site: CallSite) -> bool:
+        return not pooled_to_one(site.ctx, site.node)
+
+
+@dataclass(frozen=True)
+class DdofMatters(Condition):
+    """``unless_ddof_cancels``: the estimator's factor does not cancel where the result is used
+    (a ratio of two estimates, a normaliser applied and inverted; msacclint.analysis.statistics)."""
+
+    question: ClassVar[str] = "Does the estimate's ddof factor cancel (a ratio, a normaliser inverted)?"
+
+    def holds(self, site: CallSite) -> bool:
+        return not ddof_cancels(site.ctx, site.node)
+
+
+@dataclass(frozen=True)
 class NextLayerDoesNotDownsample(Condition):
     """``unless_next_downsamples``: the layer's output does not go into a layer that
     downsamples itself (msacclint.analysis.downsampling)."""
@@ -229,6 +270,10 @@ def compile_conditions(spec: RuleSpec) -> Tuple[Condition, ...]:
         conditions.append(OutputNotFedTo(frozenset(canonical(a) for a in spec.unless_feeds)))
     if spec.unless_called_with:
         conditions.append(NotAlwaysCalledWith(spec.unless_called_with))
+    if spec.unless_ddof_cancels:
+        conditions.append(DdofMatters())
+    if spec.unless_global_use:
+        conditions.append(NotReducedToOne())
     if spec.unless_next_downsamples:
         conditions.append(NextLayerDoesNotDownsample())
     conditions.extend(ArgumentCompares(cond) for cond in spec.require)

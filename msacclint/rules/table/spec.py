@@ -114,6 +114,8 @@ class RuleSpec:
     unless_handled: Mapping[str, str] = field(default_factory=dict)
     unless_feeds: Tuple[str, ...] = ()
     unless_next_downsamples: bool = False
+    unless_global_use: bool = False
+    unless_ddof_cancels: bool = False
     unless_called_with: Tuple[Comparison, ...] = ()
     fix_safe: Optional[FixTemplate] = None
     fix_unsafe: Optional[FixTemplate] = None
@@ -130,6 +132,7 @@ class RuleSpec:
     use_instead: str = ""
     versions: str = ""
     fix_safety: str = ""
+    evidence: str = ""
     references: Tuple[str, ...] = ()
     valid: Tuple[Valid, ...] = ()
     invalid: Tuple[Invalid, ...] = ()

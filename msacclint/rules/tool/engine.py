@@ -8,6 +8,7 @@ class UncheckableFile(Rule):
     code = "MSA001"
     checklist = "tool.01"
     severity = Severity.ERROR
+    evidence = ("The parser's or the decoder's own error on this file.")
     name = "uncheckable-file"
     message = "file could not be checked"
     what = ("Reports a file that msacclint could not read as Python source: a syntax error, "
@@ -23,6 +24,7 @@ class RuleCrashed(Rule):
     code = "MSA002"
     checklist = "tool.02"
     severity = Severity.ERROR
+    evidence = ('The exception itself: the rule raised on this file.')
     name = "rule-crashed"
     message = "internal error in a rule"
     what = "Reports that one rule raised an exception on a file, naming the rule and the error."

@@ -14,6 +14,7 @@ import libcst as cst
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.cells import CellInfo, cells
 from msacclint.analysis.flow import flow
+from msacclint.analysis.residual import ends_residual
 from msacclint.analysis.scopes import says_eval, says_train
 from msacclint.analysis.training import training
 from msacclint.analysis.walk import walk
@@ -56,6 +57,15 @@ def zero_weight_layer(ctx, call: cst.BaseExpression) -> bool:
     return arg is not None and is_zero_init(ctx, arg.value)
 
 
+def hidden_layer(ctx, info: CellInfo, attr: str) -> bool:
+    """``self.<attr>``'s output reaches another weight layer in construct and is not the
+    end of a residual branch (added to a tensor that does not come from it first)."""
+    if not feeds_weight_layer(info, attr):
+        return False
+    weighted = lambda name: name in info.attrs and info.attrs[name].callee in WEIGHT_LAYERS  # noqa: E731
+    return not ends_residual(ctx, info, attr, weighted)
+
+
 def feeds_weight_layer(info: CellInfo, attr: str) -> bool:
     """Whether the output of ``self.<attr>`` reaches another Dense/Conv/Embedding in construct."""
     seen: Set[str] = set()
@@ -77,6 +87,11 @@ class ZeroWeightInit(Rule):
     name = "zero-weight-init"
     checklist = "wi.01"
     severity = Severity.ERROR
+    evidence = ("The layer's position is resolved in its Cell: its weight is a literal zero initializer, its output "
+                'reaches another Dense/Conv/Embedding in `construct` (or it is not the last weight layer of a '
+                'SequentialCell), and it is not the end of a residual branch (its output is not added to a tensor '
+                'that does not come from it before another weight layer). A layer whose use is unknown is not '
+                'reported.')
     message = "a hidden layer's weight is initialised to zeros"
     what = ("Reports a Dense/Conv/Embedding weight initialised to zeros (`weight_init='zeros'`/`'zero'`, "
             "`Zero()`, or `.weight.set_data(initializer('zeros', ...))`) when the layer is hidden: in "
@@ -175,6 +190,72 @@ class ZeroWeightInit(Rule):
                     return self.base(x) + self.lora_b(self.lora_a(x))
         """, note="LoRA's B matrix starts at zero on purpose"),
         Valid("""
+            import mindspore.nn as nn
+
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Dense(64, 64)
+                    self.relu = nn.ReLU()
+                    self.fc2 = nn.Dense(64, 64, weight_init='zeros')
+                    self.head = nn.Dense(64, 10)
+
+                def construct(self, x):
+                    skip = x
+                    x = self.fc2(self.relu(self.fc1(x)))
+                    x += skip
+                    return self.head(x)
+        """, note="zero-init residual: the branch's last layer, then x += skip"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.conv1 = nn.Conv2d(64, 64, 3)
+                    self.conv2 = nn.Conv2d(64, 64, 3, weight_init='zeros')
+                    self.bn2 = nn.BatchNorm2d(64)
+                    self.conv3 = nn.Conv2d(64, 64, 3)
+
+                def construct(self, x):
+                    out = self.bn2(self.conv2(self.conv1(x)))
+                    x = x + out
+                    return self.conv3(x)
+        """, note="x = skip + f(x), past a BatchNorm (no weights of a Dense/Conv)"),
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore.common.initializer import Zero
+
+            class Trunk(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.transition = nn.Dense(64, 64, weight_init=Zero())
+                    self.out = nn.Dense(64, 64)
+
+                def _update(self, act):
+                    return self.transition(act)
+
+                def construct(self, act):
+                    for _ in range(4):
+                        act = act + self._update(act)
+                    return self.out(act)
+        """, note="act = act + self.transition(act), repeated, through a helper method"),
+        Valid("""
+            import mindspore.nn as nn
+            import mindspore.ops as ops
+
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Dense(64, 64, weight_init='zeros')
+                    self.head = nn.Dense(64, 10)
+
+                def construct(self, x, skip):
+                    x = self.proj(x)
+                    x = ops.add(skip, x)
+                    return self.head(x)
+        """, note="ops.add with a skip tensor"),
+        Valid("""
             import torch.nn as nn
             fc = nn.Linear(4, 4)
             nn.init.zeros_(fc.weight)
@@ -218,6 +299,35 @@ class ZeroWeightInit(Rule):
         """, note="torch's nn.init.zeros_(self.fc1.weight) ported with set_data"),
         Invalid("""
             import mindspore.nn as nn
+
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Dense(64, 64, weight_init='zeros')  # MSA505
+                    self.fc2 = nn.Dense(64, 64)
+
+                def construct(self, x):
+                    h = self.fc1(x)
+                    h = self.fc2(h)
+                    x += h
+                    return x
+        """, note="the zero layer is not the last of the branch: fc2 takes its output before the add"),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Dense(64, 64, weight_init='zeros')  # MSA505
+                    self.fc2 = nn.Dense(64, 10)
+
+                def construct(self, x):
+                    x = self.fc1(x)
+                    x += 1
+                    return self.fc2(x)
+        """, note="adding a constant is no skip connection"),
+        Invalid("""
+            import mindspore.nn as nn
             from mindspore.common.initializer import initializer, Zero
 
             net = nn.SequentialCell([nn.Conv2d(3, 16, 3, weight_init=Zero()), nn.ReLU(),  # MSA505
@@ -230,7 +340,7 @@ class ZeroWeightInit(Rule):
         if info is None:
             return
         for name, attr in info.attrs.items():
-            if zero_weight_layer(self.ctx, attr.value) and feeds_weight_layer(info, name):
+            if zero_weight_layer(self.ctx, attr.value) and hidden_layer(self.ctx, info, name):
                 self.report(attr.value, f"self.{name}'s weight is initialised to zeros and its output feeds "
                             f"further layers: the layer cannot break symmetry (and behind a ReLU gets no "
                             f"gradient); use a random initializer")
@@ -256,7 +366,7 @@ class ZeroWeightInit(Rule):
             return
         info = _owner(self.ctx, node)
         attr = info.attrs.get(layer.attr.value) if info is not None else None
-        if attr is not None and attr.callee in WEIGHT_LAYERS and feeds_weight_layer(info, attr.name):
+        if attr is not None and attr.callee in WEIGHT_LAYERS and hidden_layer(self.ctx, info, attr.name):
             self.report(node, f"self.{attr.name}.{holder.attr.value} is set to zeros and its output feeds further "
                         f"layers: the layer cannot break symmetry (and behind a ReLU gets no gradient)")
 
