@@ -8,8 +8,8 @@ same file list, timed by wall clock (interpreter start-up included, as a user se
 peak RSS is that of the largest process of the command's tree (os.wait4). The slow
 baselines (parse + QualifiedNameProvider, TorchFix, Fixit) run on the first ``--sample``
 files of a corpus, which is enough for a rate. TorchFix and Fixit are looked up on PATH or
-in the virtualenvs named by --torchfix / --fixit (default /work/venvs/torchfix and
-/work/venvs/fixit); when absent the row shows the line that installs them.
+in the virtualenvs named by --torchfix / --fixit (default .bench-venvs/torchfix and
+.bench-venvs/fixit under the current folder); when absent the row shows the line that installs them.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ FLAKE8_WITHOUT_MSACCLINT = (
     "from flake8.main.cli import main; sys.argv[0] = 'flake8'; main()"
 )
 INSTALL = {
-    "torchfix": "python -m venv /work/venvs/torchfix && /work/venvs/torchfix/bin/pip install torch==2.13.0 torchfix",
-    "fixit": "python -m venv /work/venvs/fixit && /work/venvs/fixit/bin/pip install fixit",
+    "torchfix": "python -m venv .bench-venvs/torchfix && .bench-venvs/torchfix/bin/pip install torch==2.13.0 torchfix",
+    "fixit": "python -m venv .bench-venvs/fixit && .bench-venvs/fixit/bin/pip install fixit",
 }
 
 
@@ -324,8 +324,8 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="only the parse floor and msacclint with one and all jobs "
                              "(e.g. for peak RSS on a big corpus)")
-    parser.add_argument("--torchfix", default="/work/venvs/torchfix", help="virtualenv holding torchfix")
-    parser.add_argument("--fixit", default="/work/venvs/fixit", help="virtualenv holding fixit")
+    parser.add_argument("--torchfix", default=".bench-venvs/torchfix", help="virtualenv holding torchfix")
+    parser.add_argument("--fixit", default=".bench-venvs/fixit", help="virtualenv holding fixit")
     parser.add_argument("--write", type=Path, default=None, metavar="MARKDOWN",
                         help="also write the table to this file (e.g. docs/evaluation/performance.md's table part)")
     args = parser.parse_args(argv)
