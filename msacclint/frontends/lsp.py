@@ -4,7 +4,8 @@
 file is opened, changed or saved, offers every fix as a code action (and all safe ones
 at once as ``source.fixAll``), and shows a rule's page on hover over its finding. The
 nearest ``pyproject.toml`` with ``[tool.msacclint]`` above each file configures it, as
-for the command line. Needs the optional extra: ``pip install 'msacclint[lsp]'``.
+for the command line. Needs the optional extra ``lsp`` (``pip install -e '<checkout>[lsp]'``, or
+``pip install 'msacclint[lsp] @ git+<URL>'``).
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from msacclint import __version__, api
+from msacclint import __version__, api, install_info
 from msacclint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from msacclint.frontends.rule_page import render
 
-INSTALL_HINT = "pip install 'msacclint[lsp]'"
+def install_hint() -> str:
+    """How to add the ``lsp`` extra to this install, in the form it was installed."""
+    return install_info.extra_hint("lsp")
 #: how a quick fix's title names its applicability; a KEEP edit is not a fix (docs/fixes.md)
 _KIND = {Applicability.SAFE: "safe fix", Applicability.UNSAFE: "unsafe fix",
          Applicability.KEEP: "not a fix: keeps the current behaviour"}
@@ -29,7 +32,7 @@ FIX_ALL_KIND = "source.fixAll.msacclint"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Run msacclint as a language server on stdin/stdout, for editors: diagnostics, "
-                          "quick fixes and rule pages on hover. Needs " + INSTALL_HINT + ".")
+                          "quick fixes and rule pages on hover. Needs the lsp extra: " + install_hint() + ".")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         import lsprotocol  # noqa: F401
         import pygls  # noqa: F401
     except ImportError:
-        print(f"msacclint: error: the editor server needs pygls: {INSTALL_HINT}", file=sys.stderr)
+        print(f"msacclint: error: the editor server needs pygls: {install_hint()}", file=sys.stderr)
         return 2
     build_server().start_io()
     return 0
