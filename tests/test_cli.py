@@ -4,9 +4,9 @@ import json
 import os
 
 import pytest
+from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, triples
 
 from msacclint import api
-from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, triples
 
 
 def found(result, path="faulty.py"):

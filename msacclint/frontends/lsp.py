@@ -1,8 +1,9 @@
 """Run the editor server (Language Server Protocol over stdin/stdout).
 
 ``msacclint lsp`` publishes the same diagnostics as ``msacclint check`` when a Python
-file is opened, changed or saved (changes arrive incrementally and are analysed once the
-typing pauses for DEBOUNCE seconds: twenty quick keystrokes cost one analysis), offers every fix as a code action (and all safe ones
+file is opened, changed or saved (changes arrive incrementally and are analysed once
+the typing pauses for DEBOUNCE seconds: twenty quick keystrokes cost one analysis),
+offers every fix as a code action (and all safe ones
 at once as ``source.fixAll``), and shows a rule's page on hover over its finding. The
 nearest ``pyproject.toml`` with ``[tool.msacclint]`` above each file configures it, as
 for the command line. Needs the optional extra ``lsp`` (``pip install -e '<checkout>[lsp]'``, or
@@ -22,6 +23,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from msacclint import __version__, api, install_info
 from msacclint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from msacclint.frontends.rule_page import render
+
 
 def install_hint() -> str:
     """How to add the ``lsp`` extra to this install, in the form it was installed."""

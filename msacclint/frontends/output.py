@@ -21,7 +21,6 @@ from msacclint.api import FileFix
 from msacclint.diagnostics import Diagnostic, Severity
 
 
-
 def _position(d: Diagnostic) -> str:
     """``path:line:col`` (``path:cell N:line:col`` in a notebook, as ruff prints it)."""
     cell = f"cell {d.cell}:" if d.cell is not None else ""

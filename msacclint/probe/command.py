@@ -13,6 +13,7 @@ import json
 import sys
 from typing import Any, Dict, List
 
+
 def install_hint() -> str:
     """How to add the probe's extra to this install (no package index is named: none exists)."""
     from msacclint import install_info

@@ -38,8 +38,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="md (to paste into an issue), json, or html (one self-contained page); "
                              "default: from -o's extension, else md")
     parser.add_argument("--summary", action="store_true",
-                        help="Markdown: write a summary that fits one GitHub comment and the full report to a "
-                             f"file beside it (the default when the full Markdown exceeds {COMMENT_LIMIT:,} characters)")
+                        help="Markdown: write a summary that fits one GitHub comment and the full report "
+                             "to a file beside it (the default when the full Markdown exceeds "
+                             f"{COMMENT_LIMIT:,} characters)")
     parser.add_argument("-o", "--output-file", default=None, metavar="FILE", help="write the report here")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write .msacclint_cache")
 
