@@ -187,11 +187,7 @@ def fix_paths(paths: Sequence[str], options: FixOptions = FixOptions()) -> FixRu
 
 def build_report(paths: Sequence[str], options: ReportOptions = ReportOptions()) -> Report:
     """The accuracy checklist filled in for files and folders. The names each file uses
-    (to decide which items apply) come from the engine's traversal and its cache. MSA003
-    (tool.03, off by default) runs too unless ignored: the report names the files that
-    convert or load PyTorch weights and suggests the ``port`` profile for them."""
-    if not any("MSA003".startswith(code) for code in options.ignore):
-        options = replace(options, extend_select=[*options.extend_select, "MSA003"])
+    (to decide which items apply) come from the engine's traversal and its cache."""
     prepared = _prepare(paths, options, collect_uses=True)
     results = _analyse(prepared, options)
     uses = frozenset().union(*(r.uses or frozenset() for r in results.values()))

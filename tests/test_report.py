@@ -226,15 +226,3 @@ def test_long_markdown_becomes_a_summary_with_the_full_report_beside_it(tmp_path
     asked = _report(tmp_path / "small", ".", "--summary", "--no-cache")
     assert asked.stdout.startswith("# MindSpore accuracy checklist, filled in by msacclint (summary)")
     assert (tmp_path / "small" / "msacclint-report.full.md").is_file()
-
-
-def test_report_suggests_the_port_profile_where_pytorch_weights_are_converted(tmp_path):
-    (tmp_path / "convert.py").write_text("import torch\nimport mindspore as ms\n\nparams = torch.load('resnet50.pth')\n")
-    (tmp_path / "native.py").write_text("import mindspore.nn as nn\n\nnet = nn.Dense(2, 3)\n")
-    md = _report(tmp_path, ".", "--no-cache").stdout
-    row = _row(md, "tool.03")
-    assert "**Problem found**" in row and "convert.py:1` MSA003" in row and "--select port" in row
-    assert "native.py" not in row
-    # asked not to: tool.03 is left to a person as before
-    quiet = _report(tmp_path, ".", "--ignore", "MSA003", "--no-cache").stdout
-    assert "**Problem found**" not in _row(quiet, "tool.03") and "convert.py" not in _row(quiet, "tool.03")
