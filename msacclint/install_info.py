@@ -107,6 +107,45 @@ def source() -> str:
     return describe_direct_url(data)
 
 
+def _direct_url() -> Optional[Dict[str, Any]]:
+    """This install's PEP 610 record, or None (not installed, or from a package index)."""
+    from importlib import metadata
+
+    try:
+        text = metadata.distribution(DIST_NAME).read_text("direct_url.json")
+        return json.loads(text) if text else None
+    except (metadata.PackageNotFoundError, ValueError):
+        return None
+
+
+def repository_url() -> Optional[str]:
+    """The web address of the repository this copy was installed from, when it came from a
+    VCS URL over http(s) (``git+https://host/owner/repo@rev`` gives ``https://host/owner/repo``);
+    None otherwise. Nothing here names a package index: none is published yet."""
+    data = _direct_url()
+    if not data or not isinstance(data.get("vcs_info"), dict):
+        return None
+    url = str(data.get("url", ""))
+    if not url.startswith(("https://", "http://")):
+        return None
+    return url[:-4] if url.endswith(".git") else url
+
+
+def extra_hint(extra: str) -> str:
+    """The command that adds an optional extra (``lsp``, ``probe``) to this install, in the
+    form it was installed: a checkout gets ``pip install -e '<checkout>[extra]'``, a VCS
+    install ``pip install 'msacclint[extra] @ git+URL'``; anything else the form for a
+    checkout of the repository."""
+    data = _direct_url() or {}
+    url = str(data.get("url", ""))
+    if isinstance(data.get("vcs_info"), dict) and url:
+        return f"pip install 'msacclint[{extra}] @ {data['vcs_info'].get('vcs', 'git')}+{url}'"
+    if isinstance(data.get("dir_info"), dict) and url:
+        flag = "-e " if data["dir_info"].get("editable") else ""
+        return f"pip install {flag}'{_path_of(url)}[{extra}]'"
+    return f"pip install -e '<your msacclint checkout>[{extra}]'"
+
+
 def version_line() -> str:
     """What ``msacclint --version`` prints, e.g.
     ``msacclint 0.1.0 from editable checkout /src/msacclint, commit 1a2b3c4d5e6f``."""

@@ -6,6 +6,8 @@ import os
 import pytest
 from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, triples
 
+from msacclint import api
+
 
 def found(result, path="faulty.py"):
     return [(line, col, code) for p, line, col, code in triples(result.stdout) if p == path]
@@ -18,6 +20,17 @@ def test_clean_file_exits_0(run_cli, write):
     result = run_cli("check", "clean.py")
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
+    # a clean run still says it ran, and what it counted
+    assert result.stderr == "All checks passed (1 file checked).\n"
+
+
+def test_summary_counts_files_with_findings_of_files_checked(run_cli, write):
+    write("faulty.py", FAULTY)
+    write("clean.py", CLEAN)
+    for fmt in ("text", "json"):
+        result = run_cli("check", "--format", fmt, ".")
+        assert result.returncode == 1
+        assert result.stderr.startswith("Found 3 problems in 1 of 2 files checked"), result.stderr
 
 
 def test_findings_exit_1_with_positions(run_cli, write):
@@ -25,7 +38,7 @@ def test_findings_exit_1_with_positions(run_cli, write):
     result = run_cli("check", "faulty.py")
     assert result.returncode == 1, result.stderr
     assert found(result) == FAULTY_FINDINGS
-    assert "Found 3 problems in 1 file" in result.stderr
+    assert "Found 3 problems in 1 of 1 file checked (3 with a fix" in result.stderr
 
 
 def test_usage_error_exits_2(run_cli):
@@ -99,19 +112,27 @@ def test_statistics_counts_per_code(run_cli, write):
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     findings = [line for line in lines if line.startswith(("faulty.py:", "second.py:"))]
-    stats = [line.split() for line in lines if line not in findings]
+    stats = [line.split()[:5] for line in lines if line not in findings]
     assert len(findings) == 4
-    assert stats == [["2", "MSA104", "[api.01]", "error"],
-                     ["1", "MSA101", "[api.01]", "error"],
-                     ["1", "MSA107", "[api.01]", "error"]]
+    names = {code: api.rule(code).name for code in ("MSA101", "MSA104", "MSA107")}
+    assert stats == [["2", "MSA104", names["MSA104"], "[api.01]", "error"],
+                     ["1", "MSA101", names["MSA101"], "[api.01]", "error"],
+                     ["1", "MSA107", names["MSA107"], "[api.01]", "error"]]
 
 
 def test_statistics_with_json_keeps_stdout_parseable(run_cli, write):
     write("faulty.py", FAULTY)
     result = run_cli("check", "--statistics", "--format", "json", "faulty.py")
     assert result.returncode == 1
-    assert [d["code"] for d in json.loads(result.stdout)] == [code for *_, code in FAULTY_FINDINGS]
-    assert "1  MSA104  [api.01] error" in result.stderr
+    log = json.loads(result.stdout)
+    assert [d["code"] for d in log["diagnostics"]] == [code for *_, code in FAULTY_FINDINGS]
+    by_code = {row["code"]: row for row in log["statistics"]}
+    assert by_code["MSA104"]["count"] == 1 and by_code["MSA104"]["name"] == api.rule("MSA104").name
+    assert by_code["MSA104"]["checklist"] == "api.01" and by_code["MSA104"]["severity"] == "error"
+    assert sum(row["count"] for row in log["statistics"]) == len(FAULTY_FINDINGS)
+    # without --statistics the JSON stays the documented list
+    plain = run_cli("check", "--format", "json", "faulty.py")
+    assert isinstance(json.loads(plain.stdout), list)
 
 
 # -- many files: jobs and cache ------------------------------------------------------------

@@ -93,3 +93,28 @@ def test_flake8_never_reads_pyproject(flake8, write):
     write("pyproject.toml", '[tool.msacclint]\nignore = ["MSA1"]\n\n[tool.flake8]\nselect = ["E"]\n')
     result = flake8("--select", "MSA", "faulty.py")
     assert positions(result.stdout) == FAULTY_FINDINGS
+
+
+def test_a_second_run_over_unchanged_files_reads_the_cache(flake8, write, tmp_path):
+    """flake8 runs the plugin per file through api.lint_text(..., use_cache=True): the entry
+    the first run wrote is what the second run reports (its message, altered on disk, is
+    printed), so an unchanged file is not analysed again."""
+    import json
+
+    write("faulty.py", FAULTY)
+    first = flake8("--select", "MSA", "faulty.py")
+    assert positions(first.stdout) == FAULTY_FINDINGS
+    entries = [p for p in (tmp_path / ".msacclint_cache").rglob("*") if p.is_file() and p.name != ".gitignore"]
+    assert entries, "the first run wrote no cache entry"
+    for entry in entries:
+        data = json.loads(entry.read_text())
+        for d in data["diagnostics"]:
+            d["message"] = "READ FROM THE CACHE"
+        entry.write_text(json.dumps(data))
+    second = flake8("--select", "MSA", "faulty.py")
+    assert positions(second.stdout) == FAULTY_FINDINGS
+    assert second.stdout.count("READ FROM THE CACHE") == len(FAULTY_FINDINGS), second.stdout
+    # a changed file is analysed afresh
+    write("faulty.py", FAULTY + "\n")
+    third = flake8("--select", "MSA", "faulty.py")
+    assert "READ FROM THE CACHE" not in third.stdout and positions(third.stdout) == FAULTY_FINDINGS

@@ -173,3 +173,51 @@ def test_output_file(run_cli, faulty, tmp_path):
     result = run_cli("check", "--format", "json", "-o", "report.json", faulty)
     assert result.returncode == 1 and result.stdout == ""
     assert len(json.loads((tmp_path / "report.json").read_text())) == len(FAULTY_FINDINGS)
+
+
+# -- notebooks: cell positions in every format (docs/notebooks.md) ---------------------------
+
+NOTEBOOK = {
+    "cells": [
+        {"cell_type": "markdown", "id": "m1", "metadata": {}, "source": ["# Pooling\n"]},
+        {"cell_type": "code", "execution_count": 1, "id": "c1", "metadata": {}, "outputs": [],
+         "source": ["import mindspore.nn as nn\n", "\n", "pool = nn.MaxPool2d(2)\n"]},
+    ],
+    "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+}
+
+
+@pytest.fixture
+def notebook_on_disk(write):
+    write("tutorial.ipynb", json.dumps(NOTEBOOK, indent=1) + "\n")
+    return "tutorial.ipynb"
+
+
+def test_notebook_positions_in_text(run_cli, notebook_on_disk):
+    result = run_cli("check", "--no-cache", notebook_on_disk)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith("tutorial.ipynb:cell 2:3:8: MSA104 [api.01] "), result.stdout
+
+
+def test_notebook_positions_in_sarif_and_json(run_cli, notebook_on_disk, sarif_schema):
+    log = json.loads(run_format(run_cli, "sarif", notebook_on_disk))
+    validate_sarif(log, sarif_schema)
+    [result] = log["runs"][0]["results"]
+    assert result["properties"]["cell"] == 2
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"]) == (3, 8)  # the line within cell 2
+    [finding] = json.loads(run_format(run_cli, "json", notebook_on_disk))
+    assert (finding["cell"], finding["line"]) == (2, 3)
+
+
+def test_notebook_annotation_names_cell_in_its_text(run_cli, notebook_on_disk):
+    [line] = run_format(run_cli, "github", notebook_on_disk).splitlines()
+    # GitHub would place line=3 on the notebook's raw JSON: the file only, the cell in the text
+    assert line.startswith("::error file=tutorial.ipynb,title=MSA104::cell 2, line 3, column 8: [api.01] "), line
+    assert "line=" not in line.split("::")[1]
+
+
+def test_sarif_information_uri_names_no_package_index(run_cli, faulty):
+    driver = json.loads(run_format(run_cli, "sarif", faulty))["runs"][0]["tool"]["driver"]
+    assert "pypi" not in driver.get("informationUri", "")
+    assert driver["informationUri"].startswith("file:///") and driver["informationUri"].endswith("/README.md")

@@ -89,6 +89,10 @@ def test_version_names_the_vcs_url_and_commit(clone, tmp_path):
     url = folder.as_uri()
     _run(python, "-m", "pip", "install", "-q", "--no-deps", f"git+{url}@{commit}", env=_clean_env())
     assert _version(python, tmp_path) == f"msacclint 0.1.0 from git+{url} at commit {commit}"
+    # the hint for an optional extra names the same URL, never a package index
+    hint = _run(python, "-c", "from msacclint import install_info; print(install_info.extra_hint('lsp'))",
+                cwd=tmp_path, env=_clean_env()).strip()
+    assert hint == f"pip install 'msacclint[lsp] @ git+{url}'"
 
 
 def test_version_names_the_editable_checkout_and_its_commit(clone, tmp_path):
@@ -99,6 +103,32 @@ def test_version_names_the_editable_checkout_and_its_commit(clone, tmp_path):
     record = json.loads(next((tmp_path / "venv").glob("lib*/python*/site-packages/msacclint-*.dist-info/"
                                                      "direct_url.json")).read_text())
     assert record["dir_info"] == {"editable": True}
+    hint = _run(python, "-c", "from msacclint import install_info; print(install_info.extra_hint('probe'))",
+                cwd=tmp_path, env=_clean_env()).strip()
+    assert hint == f"pip install -e '{folder}[probe]'"
+
+
+def test_repository_url_of_a_vcs_install_over_https():
+    from msacclint.install_info import _path_of  # noqa: F401  (the module under test loads)
+
+    data = {"url": "https://example.invalid/org/msacclint.git", "vcs_info": {"vcs": "git", "commit_id": "0" * 40}}
+    original = install_info._direct_url
+    install_info._direct_url = lambda: data
+    try:
+        assert install_info.repository_url() == "https://example.invalid/org/msacclint"
+        assert install_info.extra_hint("lsp") == \
+            "pip install 'msacclint[lsp] @ git+https://example.invalid/org/msacclint.git'"
+    finally:
+        install_info._direct_url = original
+
+
+def test_cli_version_prints_where_it_was_installed_from():
+    """``msacclint --version`` through the real command line of the test environment."""
+    result = subprocess.run([sys.executable, "-m", "msacclint", "--version"], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == install_info.version_line()
+    assert result.stdout.startswith("msacclint 0.1.0 from ")
 
 
 # -- pre-commit with a rev the repository really has -------------------------------------------

@@ -146,6 +146,34 @@ async def test_fix_all_applies_the_safe_fixes(client: LanguageClient, workspace)
     (fix_all,) = actions
     assert fix_all.title == "msacclint: apply all safe fixes (1)"
     assert _apply(source, fix_all.edit.changes[uri]) == source.replace("Dropout(0.8)", "Dropout(p=0.2)")
+    # a minimal edit: only the changed line is replaced, not the whole document
+    (edit,) = fix_all.edit.changes[uri]
+    assert (edit.range.start.line, edit.range.start.character, edit.range.end.line, edit.range.end.character) \
+        == (4, 0, 5, 0)
+    assert edit.new_text == "keep = nn.Dropout(p=0.2)\n"
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_typing_is_analysed_once_the_typing_pauses(client: LanguageClient, workspace):
+    """A keystroke per didChange (incremental: one character inserted each time): the
+    server analyses once after the last one (DEBOUNCE), not once per keystroke."""
+    import asyncio
+
+    uri = await _open(client, workspace / "typing.py", "import mindspore.nn as nn\n\n")
+    assert list(client.diagnostics[uri]) == []
+    typed = "drop = nn.Dropout(0.1)"
+    for i, char in enumerate(typed):
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2 + i),
+            content_changes=[types.TextDocumentContentChangePartial(
+                range=types.Range(start=types.Position(line=2, character=i), end=types.Position(line=2, character=i)),
+                text=char)]))
+    published = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    # the first diagnostics after the burst are those of the last version, with the finding
+    assert published.uri == uri and published.version == 1 + len(typed)
+    assert [d.code for d in published.diagnostics] == ["MSA101"]
+    with pytest.raises(asyncio.TimeoutError):  # and no analysis of an intermediate version follows
+        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 1.5)
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -177,7 +205,10 @@ def test_without_pygls_the_command_says_what_to_install(tmp_path):
     result = subprocess.run([sys.executable, "-m", "msacclint", "lsp"], env=env, capture_output=True, text=True,
                             timeout=120, stdin=subprocess.DEVNULL)
     assert result.returncode == 2
-    assert "pip install 'msacclint[lsp]'" in result.stderr
+    from msacclint import install_info
+
+    # the hint names this install's own source (here the editable checkout), never a package index
+    assert install_info.extra_hint("lsp") in result.stderr and "[lsp]" in result.stderr
 
 
 @pytest.mark.asyncio(loop_scope="module")

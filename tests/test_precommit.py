@@ -53,11 +53,16 @@ def test_hook_fails_on_the_faulty_file_and_passes_on_the_clean_one(target, tmp_p
     assert "models/faulty.py:7:21: MSA104 [api.01]" in output
     assert "models/faulty.py:11:22: MSA101 [api.01]" in output
     assert "clean.py:" not in output.replace("models/faulty.py", "")
+    # one process for all the files (require_serial): the summary is printed once, counting both
+    summaries = [line for line in output.splitlines() if line.startswith(("Found ", "All checks passed"))]
+    assert summaries == ["Found 3 problems in 1 of 2 files checked (3 with a fix: --fix, or --fix --unsafe-fixes)."], output
 
     git(target, "rm", "-q", "-f", "models/faulty.py")
     clean = try_repo(target, home)
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert "Passed" in clean.stdout
+    # --verbose shows the hook's output on success: the clean run says what it checked, once
+    assert clean.stdout.count("All checks passed (1 file checked).") == 1, clean.stdout
 
 
 def test_hooks_are_declared():

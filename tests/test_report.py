@@ -137,11 +137,11 @@ def _chromium(profile, *args):
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
 def test_html_report_renders_in_headless_chromium(tmp_path):
     page = tmp_path / "report.html"
-    result = subprocess.run([sys.executable, "-m", "msacclint", "report", "examples/train.py", "--format", "html",
+    result = subprocess.run([sys.executable, "-m", "msacclint", "report", "examples/train.py",
                              "-o", str(page), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     html = page.read_text(encoding="utf-8")
-    # one self-contained page: nothing fetched from anywhere
+    # HTML chosen from the extension; one self-contained page: nothing fetched from anywhere
     assert not re.search(r"<(script|link|img|iframe)\b", html, re.I)
     assert "http://" not in html and "https://" not in html and "url(" not in html
 
@@ -166,3 +166,63 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     keep = os.environ.get("MSACCLINT_KEEP_SCREENSHOT")
     if keep:
         shutil.copy(shot, keep)
+
+
+# -- the format from -o, the cache, the comment-sized summary -------------------------------------
+
+def _report(cwd, *args):
+    result = subprocess.run([sys.executable, "-m", "msacclint", "report", *map(str, args)], cwd=cwd,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+@pytest.mark.parametrize("name, start", [("out.html", "<!DOCTYPE html>"), ("out.json", "{"),
+                                         ("out.md", "# MindSpore accuracy checklist")])
+def test_format_follows_the_output_extension(tmp_path, name, start):
+    (tmp_path / "train.py").write_text("import mindspore.nn as nn\npool = nn.MaxPool2d(2)\n")
+    _report(tmp_path, ".", "-o", name, "--no-cache")
+    assert (tmp_path / name).read_text(encoding="utf-8").startswith(start)
+    # --format still wins over the extension
+    _report(tmp_path, ".", "-o", name, "--format", "md", "--no-cache")
+    assert (tmp_path / name).read_text(encoding="utf-8").startswith("# MindSpore accuracy checklist")
+
+
+def test_report_reads_the_engine_cache(tmp_path):
+    """The cache entry a first report wrote is what the second report shows: its message,
+    altered on disk, appears in the report (the file was not analysed again)."""
+    (tmp_path / "train.py").write_text("import mindspore.nn as nn\npool = nn.MaxPool2d(2)\n")
+    first = _report(tmp_path, "train.py").stdout
+    assert "MSA104 nn.MaxPool2d" in first
+    entries = [p for p in (tmp_path / ".msacclint_cache").rglob("*") if p.is_file() and p.name != ".gitignore"]
+    assert entries
+    for entry in entries:
+        data = json.loads(entry.read_text())
+        for d in data["diagnostics"]:
+            d["message"] = "MESSAGE READ FROM THE CACHE"
+        entry.write_text(json.dumps(data))
+    md = _report(tmp_path, "train.py").stdout
+    assert "MSA104 MESSAGE READ FROM THE CACHE" in md
+    # and --no-cache analyses afresh
+    assert "MESSAGE READ FROM THE CACHE" not in _report(tmp_path, "train.py", "--no-cache").stdout
+
+
+def test_long_markdown_becomes_a_summary_with_the_full_report_beside_it(tmp_path):
+    for i in range(70):
+        (tmp_path / f"model_{i:02d}.py").write_text(
+            "import mindspore.nn as nn\n" + "".join(f"pool{j} = nn.MaxPool2d({j + 2})\n" for j in range(8)))
+    result = _report(tmp_path, ".", "-o", "report.md", "--no-cache")
+    summary = (tmp_path / "report.md").read_text(encoding="utf-8")
+    full = (tmp_path / "report.full.md").read_text(encoding="utf-8")
+    assert len(full) > 65_536 and len(summary) <= 65_536
+    assert "report.full.md" in summary and "report.full.md" in result.stderr
+    assert "| api.01 " in summary and "| 560 |" in summary  # every finding counted in the summary
+    assert full.count("MSA104") >= 560  # and each one placed in the full report
+    # a small report stays whole unless --summary is asked for
+    (tmp_path / "small").mkdir()
+    (tmp_path / "small" / "t.py").write_text("import mindspore.nn as nn\npool = nn.MaxPool2d(2)\n")
+    whole = _report(tmp_path / "small", ".", "--no-cache").stdout
+    assert "`./t.py:2` MSA104" in whole or "`t.py:2` MSA104" in whole
+    asked = _report(tmp_path / "small", ".", "--summary", "--no-cache")
+    assert asked.stdout.startswith("# MindSpore accuracy checklist, filled in by msacclint (summary)")
+    assert (tmp_path / "small" / "msacclint-report.full.md").is_file()

@@ -18,7 +18,7 @@ import os
 import sys
 from typing import NoReturn, Optional, Sequence
 
-from msacclint import __version__, api
+from msacclint import api
 from msacclint.api import ConfigError
 from msacclint.frontends import arguments, output
 from msacclint.frontends.rule_page import render
@@ -39,9 +39,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"msacclint: error: {message}\n")
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the version and the install's origin (install_info.version_line()).
+    An action of its own so that the origin (which may ask git) is only looked up when asked."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> NoReturn:  # type: ignore[override]
+        from msacclint import install_info
+
+        print(install_info.version_line())
+        parser.exit(EXIT_CLEAN)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="msacclint", description="Static checks for the MindSpore accuracy checklist.")
-    parser.add_argument("--version", action="version", version=f"msacclint {__version__}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="print the version and where this msacclint was installed from, then exit")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     check = sub.add_parser("check", help="check files for accuracy problems")
@@ -105,8 +117,8 @@ def run_check(args: argparse.Namespace) -> int:
                                             explicit=bool(args.add_explicit)))
     run = api.lint_paths(args.paths or ["."], options)
     output.emit(run.diagnostics, args.format, args.output_file, args.statistics)
-    if run.diagnostics and args.format == "text" and not args.output_file:
-        print(output.check_summary(len(run.diagnostics), len(run.files), run.fixable), file=sys.stderr)
+    with_findings = len({d.path for d in run.diagnostics})
+    print(output.check_summary(len(run.diagnostics), with_findings, len(run.files), run.fixable), file=sys.stderr)
     if run.diagnostics and not args.exit_zero:
         return EXIT_FOUND
     return EXIT_CLEAN

@@ -1,35 +1,45 @@
 """Run the editor server (Language Server Protocol over stdin/stdout).
 
 ``msacclint lsp`` publishes the same diagnostics as ``msacclint check`` when a Python
-file is opened, changed or saved, offers every fix as a code action (and all safe ones
+file is opened, changed or saved (changes arrive incrementally and are analysed once
+the typing pauses for DEBOUNCE seconds: twenty quick keystrokes cost one analysis),
+offers every fix as a code action (and all safe ones
 at once as ``source.fixAll``), and shows a rule's page on hover over its finding. The
 nearest ``pyproject.toml`` with ``[tool.msacclint]`` above each file configures it, as
-for the command line. Needs the optional extra: ``pip install 'msacclint[lsp]'``.
+for the command line. Needs the optional extra ``lsp`` (``pip install -e '<checkout>[lsp]'``, or
+``pip install 'msacclint[lsp] @ git+<URL>'``).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import difflib
 import os
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from msacclint import __version__, api
+from msacclint import __version__, api, install_info
 from msacclint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from msacclint.frontends.rule_page import render
 
-INSTALL_HINT = "pip install 'msacclint[lsp]'"
+
+def install_hint() -> str:
+    """How to add the ``lsp`` extra to this install, in the form it was installed."""
+    return install_info.extra_hint("lsp")
 #: how a quick fix's title names its applicability; a KEEP edit is not a fix (docs/fixes.md)
 _KIND = {Applicability.SAFE: "safe fix", Applicability.UNSAFE: "unsafe fix",
          Applicability.KEEP: "not a fix: keeps the current behaviour"}
 SOURCE = "msacclint"
+#: seconds without a change before a changed document is analysed again
+DEBOUNCE = 0.3
 FIX_ALL_KIND = "source.fixAll.msacclint"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Run msacclint as a language server on stdin/stdout, for editors: diagnostics, "
-                          "quick fixes and rule pages on hover. Needs " + INSTALL_HINT + ".")
+                          "quick fixes and rule pages on hover. Needs the lsp extra: " + install_hint() + ".")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         import lsprotocol  # noqa: F401
         import pygls  # noqa: F401
     except ImportError:
-        print(f"msacclint: error: the editor server needs pygls: {INSTALL_HINT}", file=sys.stderr)
+        print(f"msacclint: error: the editor server needs pygls: {install_hint()}", file=sys.stderr)
         return 2
     build_server().start_io()
     return 0
@@ -142,12 +152,30 @@ def build_server():
     def did_open(ls, params: types.DidOpenTextDocumentParams) -> None:
         publish(params.text_document.uri)
 
+    #: uri -> the timer of its pending analysis (reset by each change)
+    pending: Dict[str, asyncio.TimerHandle] = {}
+
+    def cancel_pending(uri: str) -> None:
+        handle = pending.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+
+    def publish_now(uri: str) -> None:
+        pending.pop(uri, None)
+        if uri in server.workspace.text_documents:  # closed meanwhile: nothing to show
+            publish(uri)
+
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls, params: types.DidChangeTextDocumentParams) -> None:
-        publish(params.text_document.uri)
+        # the workspace has already applied the (incremental) change; the analysis waits
+        # until no change came for DEBOUNCE seconds
+        uri = params.text_document.uri
+        cancel_pending(uri)
+        pending[uri] = asyncio.get_running_loop().call_later(DEBOUNCE, publish_now, uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls, params: types.DidSaveTextDocumentParams) -> None:
+        cancel_pending(params.text_document.uri)
         results.pop(params.text_document.uri, None)  # the configuration may have changed too
         doc = server.workspace.get_text_document(params.text_document.uri)
         if doc.path:
@@ -163,6 +191,7 @@ def build_server():
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:
+        cancel_pending(params.text_document.uri)
         results.pop(params.text_document.uri, None)
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri,
                                                                                diagnostics=[]))
@@ -186,6 +215,22 @@ def build_server():
             edit=types.WorkspaceEdit(changes={uri: [text_edit(doc, e) for e in fix.edits]}),
         )
 
+    def minimal_edits(doc, text: str, fixed: str) -> List[types.TextEdit]:
+        """The change from ``text`` to ``fixed`` as one edit per run of changed lines (the
+        editor keeps its marks, folds and undo steps elsewhere in the file)."""
+        old, new = text.splitlines(keepends=True), fixed.splitlines(keepends=True)
+        end = doc.client_position_at_offset(len(text)) if text else types.Position(line=0, character=0)
+
+        def line_start(i: int) -> types.Position:
+            return types.Position(line=i, character=0) if i < len(old) else end
+
+        edits = []
+        for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+            if op != "equal":
+                edits.append(types.TextEdit(range=types.Range(start=line_start(i1), end=line_start(i2)),
+                                            new_text="".join(new[j1:j2])))
+        return edits
+
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
         code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL_KIND]))
     def code_action(ls, params: types.CodeActionParams) -> List[types.CodeAction]:
@@ -201,12 +246,10 @@ def build_server():
         if settings is not None and wants_fix_all and any(d.fix_for(False) for d in found):
             fixed, applied = api.fix_text(text, engine_path, settings, unsafe=False)
             if applied and fixed != text:
-                end = doc.client_position_at_offset(len(text)) if text else types.Position(line=0, character=0)
-                whole = types.Range(start=types.Position(line=0, character=0), end=end)
                 actions.append(types.CodeAction(
                     title=f"msacclint: apply all safe fixes ({applied})",
                     kind=FIX_ALL_KIND,
-                    edit=types.WorkspaceEdit(changes={uri: [types.TextEdit(range=whole, new_text=fixed)]}),
+                    edit=types.WorkspaceEdit(changes={uri: minimal_edits(doc, text, fixed)}),
                 ))
         return actions
 

@@ -16,16 +16,19 @@ from pathlib import PurePath
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 from urllib.parse import quote
 
-from msacclint import __version__, api
+from msacclint import __version__, api, install_info
 from msacclint.api import FileFix
 from msacclint.diagnostics import Diagnostic, Severity
 
-INFORMATION_URI = "https://pypi.org/project/msacclint/"
+
+def _position(d: Diagnostic) -> str:
+    """``path:line:col`` (``path:cell N:line:col`` in a notebook, as ruff prints it)."""
+    cell = f"cell {d.cell}:" if d.cell is not None else ""
+    return f"{d.path}:{cell}{d.line}:{d.column}"
 
 
 def text(diagnostics: Sequence[Diagnostic]) -> str:
-    return "".join(f"{d.path}:{d.line}:{d.column}: {d.code} [{d.checklist}] {d.message}\n"
-                   for d in diagnostics)
+    return "".join(f"{_position(d)}: {d.code} [{d.checklist}] {d.message}\n" for d in diagnostics)
 
 
 def json_format(diagnostics: Sequence[Diagnostic]) -> str:
@@ -46,6 +49,14 @@ def _escape_property(value: str) -> str:
 def github(diagnostics: Sequence[Diagnostic]) -> str:
     lines = []
     for d in diagnostics:
+        if d.cell is not None:
+            # GitHub places a line of an .ipynb file on the raw JSON, where a cell's line does
+            # not lie: the annotation names the file only and says the cell and line in its text
+            props = ",".join([f"file={_escape_property(d.path)}", f"title={d.code}"])
+            where = f"cell {d.cell}, line {d.line}, column {d.column}: "
+            lines.append(f"::{_GITHUB_LEVEL[d.severity]} {props}::"
+                         f"{_escape_data(f'{where}[{d.checklist}] {d.message}')}\n")
+            continue
         props = ",".join([
             f"file={_escape_property(d.path)}", f"line={d.line}", f"col={d.column}",
             f"endLine={d.end_line}", f"endColumn={d.end_column}", f"title={d.code}",
@@ -91,7 +102,8 @@ def sarif(diagnostics: Sequence[Diagnostic]) -> str:
                     },
                 }
             }],
-            "properties": {"checklist": d.checklist},
+            # in a notebook the region's lines count within cell N (docs/notebooks.md)
+            "properties": {"checklist": d.checklist, **({"cell": d.cell} if d.cell is not None else {})},
         })
         if d.related:
             results[-1]["relatedLocations"] = [{
@@ -110,7 +122,7 @@ def sarif(diagnostics: Sequence[Diagnostic]) -> str:
                 "name": "msacclint",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "informationUri": INFORMATION_URI,
+                **_information_uri(),
                 "rules": rules,
             }},
             "columnKind": "unicodeCodePoints",
@@ -119,6 +131,19 @@ def sarif(diagnostics: Sequence[Diagnostic]) -> str:
         }],
     }
     return json.dumps(log, indent=2) + "\n"
+
+
+def _information_uri() -> Dict[str, str]:
+    """SARIF's ``informationUri``: the repository this copy was installed from (a VCS
+    install over http(s)), else the README of the checkout it runs from as a file URI;
+    left out when neither is known. No package index is named: none is published."""
+    url = install_info.repository_url()
+    if url:
+        return {"informationUri": url}
+    readme = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "README.md")
+    if os.path.isfile(readme):
+        return {"informationUri": PurePath(readme).as_uri()}
+    return {}
 
 
 def _uri(path: str) -> str:
@@ -143,22 +168,41 @@ FORMATS: Dict[str, Callable[[Sequence[Diagnostic]], str]] = {
 }
 
 
-def statistics(diagnostics: Iterable[Diagnostic]) -> str:
-    counts: Dict[str, List] = {}
+def statistics_rows(diagnostics: Iterable[Diagnostic]) -> List[Dict[str, object]]:
+    """One row per code found: count, code, rule name, checklist id, severity, how many have
+    a fix; most frequent first."""
+    counts: Dict[str, Dict[str, object]] = {}
     for d in diagnostics:
-        entry = counts.setdefault(d.code, [0, d.checklist, d.severity.value])
-        entry[0] += 1
-    lines = [f"{n:>5}  {code}  [{checklist}] {severity}\n"
-             for code, (n, checklist, severity) in sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))]
-    return "".join(lines)
+        rule = api.rule(d.code)
+        row = counts.setdefault(d.code, {"count": 0, "code": d.code, "name": rule.name if rule else "",
+                                         "checklist": d.checklist, "severity": d.severity.value, "fixable": 0})
+        row["count"] = int(row["count"]) + 1  # type: ignore[call-overload]
+        if d.fix is not None:
+            row["fixable"] = int(row["fixable"]) + 1  # type: ignore[call-overload]
+    return sorted(counts.values(), key=lambda r: (-int(r["count"]), str(r["code"])))  # type: ignore[call-overload]
+
+
+def statistics(diagnostics: Iterable[Diagnostic]) -> str:
+    """``--statistics`` as text: count, code, rule name, checklist id, severity."""
+    rows = statistics_rows(diagnostics)
+    width = max((len(str(r["name"])) for r in rows), default=0)
+    return "".join(f"{r['count']:>5}  {r['code']}  {str(r['name']).ljust(width)}  [{r['checklist']}] {r['severity']}"
+                   f"{'  (' + str(r['fixable']) + ' fixable)' if r['fixable'] else ''}\n" for r in rows)
 
 
 # -- around the findings ------------------------------------------------------------------------
 def emit(diagnostics: Sequence[Diagnostic], fmt: str = "text", output_file: Optional[str] = None,
          with_statistics: bool = False) -> None:
     """Print (or write to ``output_file``) the findings in the chosen format, then the
-    --statistics counts."""
-    output = FORMATS[fmt](diagnostics)
+    --statistics counts. With ``--format json --statistics`` the JSON itself becomes
+    ``{"diagnostics": [...], "statistics": [...]}`` (without --statistics it stays the list
+    of docs/contracts.md)."""
+    if with_statistics and fmt == "json":
+        output = json.dumps({"diagnostics": [d.to_json() for d in diagnostics],
+                             "statistics": statistics_rows(diagnostics)}, indent=2) + "\n"
+        with_statistics = False
+    else:
+        output = FORMATS[fmt](diagnostics)
     if output_file:
         with open(output_file, "w", encoding="utf-8") as handle:
             handle.write(output)
@@ -174,9 +218,15 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def check_summary(found: int, files: int, fixable: int) -> str:
-    """The line a text-format check ends with on stderr."""
-    note = f"Found {plural(found, 'problem')} in {plural(files, 'file')}"
+def check_summary(found: int, files_with_findings: int, files_checked: int, fixable: int) -> str:
+    """The line every check ends with on stderr (clean runs too, as ruff does)::
+
+        All checks passed (12 files checked).
+        Found 3 problems in 2 of 12 files checked (1 with a fix: --fix, or --fix --unsafe-fixes).
+    """
+    if not found:
+        return f"All checks passed ({plural(files_checked, 'file')} checked)."
+    note = f"Found {plural(found, 'problem')} in {files_with_findings} of {plural(files_checked, 'file')} checked"
     if fixable:
         note += f" ({fixable} with a fix: --fix, or --fix --unsafe-fixes)"
     return note + "."

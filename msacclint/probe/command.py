@@ -13,7 +13,12 @@ import json
 import sys
 from typing import Any, Dict, List
 
-INSTALL = "pip install 'msacclint[probe]'"
+
+def install_hint() -> str:
+    """How to add the probe's extra to this install (no package index is named: none exists)."""
+    from msacclint import install_info
+
+    return install_info.extra_hint("probe")
 EXIT_OK, EXIT_DIFFERS, EXIT_USAGE = 0, 1, 2
 
 
@@ -43,10 +48,10 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:
         if (getattr(exc, "name", None) or "").split(".")[0] == "mindspore":
             print(f"msacclint: error: the probe needs MindSpore, which is not installed here.\n"
-                  f"Install it with: {INSTALL}", file=sys.stderr)
+                  f"Install it with: {install_hint()}", file=sys.stderr)
         else:
             print(f"msacclint: error: MindSpore is installed but cannot be imported ({exc}).\n"
-                  f"Reinstall a supported combination with: {INSTALL}", file=sys.stderr)
+                  f"Reinstall a supported combination with: {install_hint()}", file=sys.stderr)
         return EXIT_USAGE
     except runner.BackendUnavailable as exc:
         print(f"msacclint: error: backend {args.backend} is not available with this MindSpore install: {exc}\n"

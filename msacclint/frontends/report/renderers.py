@@ -50,6 +50,33 @@ def markdown(report: Report) -> str:
     return "\n".join(out)
 
 
+def summary_markdown(report: Report, full_name: str, limit: int) -> str:
+    """The report in one GitHub comment (at most ``limit`` characters): the header, each
+    item's conclusion with its number of findings and the files that have the most, and a
+    pointer to the full report ``full_name`` (attach it to the comment, or link it)."""
+    counts = report.counts()
+    head = ["# MindSpore accuracy checklist, filled in by msacclint (summary)", "",
+            f"- msacclint: {report.msacclint_version}", f"- MindSpore: {report.mindspore_version}",
+            f"- Generated: {report.generated}", f"- Files read: {len(report.files)}",
+            "- Summary: " + " · ".join(f"{n} {c}" for c, n in counts.items()),
+            f"- Full report, every finding with its place: `{full_name}` (attached or linked)", ""]
+    rows = ["| Item | Conclusion | Findings | Files with the most findings |", "|---|---|---|---|"]
+    for item in report.items:
+        per_file: Dict[str, int] = {}
+        for d in item.findings:
+            per_file[d.path] = per_file.get(d.path, 0) + 1
+        top = sorted(per_file.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
+        files = ", ".join(f"`{_cell(p)}` ({n})" for p, n in top) + (" ..." if len(per_file) > 3 else "")
+        mark = "**" + item.conclusion + "**" if item.conclusion in (PROBLEM, BY_HAND) else item.conclusion
+        rows.append(f"| {item.id} {_cell(item.title)} | {mark} | {len(item.findings) or ''} | {files} |")
+    tail = ["", f"The evidence and what to do for each item are in `{full_name}`.", ""]
+    text = "\n".join(head + rows + tail)
+    while len(text) > limit and len(rows) > 2:  # a checklist this long does not exist; stay within the limit anyway
+        rows.pop()
+        text = "\n".join(head + rows + ["| ... | | | |"] + tail)
+    return text
+
+
 def json_text(report: Report) -> str:
     return json.dumps(report.to_json(), indent=2) + "\n"
 
