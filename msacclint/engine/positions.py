@@ -13,11 +13,11 @@ which range wins); tests/test_positions.py compares them on every node of real f
 """
 import re
 from contextlib import contextmanager, nullcontext
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Set
 
 import libcst as cst
-from libcst._position import CodePosition, CodeRange
 from libcst._nodes.internal import CodegenState
+from libcst._position import CodePosition, CodeRange
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 _NULL = nullcontext()
