@@ -12,7 +12,6 @@ import traceback
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type, Union
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from msacclint.analysis.context import FileContext
 from msacclint.analysis.edits import replacement
@@ -24,6 +23,7 @@ from msacclint.analysis.uses import NameUses
 from msacclint.analysis.walk import Collector, NodeCallback, Traversal
 from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Related, Severity
 from msacclint.engine import noqa
+from msacclint.engine.positions import node_positions
 from msacclint.engine.registry import rules_by_code
 from msacclint.project import ProjectIndex
 from msacclint.rules.base import Report, Rule, visitor_names
@@ -229,9 +229,9 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
     reports = list(reports)
     if not reports:
         return []
-    # unsafe_skip_copy: the tree is not modified, and node identity must be kept so
-    # that the reported nodes are found in the position table.
-    positions = MetadataWrapper(ctx.module, unsafe_skip_copy=True).resolve(PositionProvider)
+    # ranges of the reported nodes and of the nodes their fixes replace, nothing else
+    positions = node_positions(ctx.module, [r.node for r in reports] + [
+        old for r in reports for spec in r.fixes for old, _ in spec.replacements])
     found = []
     seen = set()
     for report in reports:
