@@ -323,8 +323,8 @@ def attribute_of(ctx, call: cst.Call):
     return table.get(call)
 
 
-def _by_value(cell_map: CellMap):
-    found = {}
+def _by_value(cell_map: CellMap) -> Dict[cst.CSTNode, Tuple[CellInfo, str, Optional[int]]]:
+    found: Dict[cst.CSTNode, Tuple[CellInfo, str, Optional[int]]] = {}
     for info in cell_map.classes.values():
         for name, value in info.assigned:  # an attribute built one way or another (if/else)
             found[value] = (info, name, None)
@@ -393,7 +393,9 @@ def entry_layer(ctx, class_name: str, depth: int = 0) -> Optional[str]:
         return None
     info = cells(ctx).classes.get(class_name)
     construct = info.construct if info is not None else None
-    params = [p.name.value for p in construct.params.params] if construct is not None else []
+    if info is None or construct is None:
+        return None
+    params = [p.name.value for p in construct.params.params]
     if len(params) < 2:
         return None
     from msacclint.analysis.flow import flow
@@ -452,14 +454,17 @@ def _through_reshapes(ctx, info: CellInfo, name: str) -> List[Optional[str]]:
     shape-preserving layers, the first ``self.<attr>(x)``: [its callee], else []."""
     from msacclint.analysis.flow import flow
 
+    if info.construct is None:
+        return []
     fl = flow(ctx, info.construct)
-    var, start = None, None
+    var: Optional[str] = None
+    start: Optional[int] = None
     for definitions in fl.defs.values():
         for d in definitions:
             if d.index is None and isinstance(d.value, cst.Call) and _self_attr(d.value.func) == name:
                 var, start = d.name, d.order
                 break
-    if var is None:
+    if var is None or start is None:
         return []
     for event in fl.events[start + 1:]:
         node = event.node

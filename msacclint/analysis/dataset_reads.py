@@ -80,7 +80,7 @@ def _use(node: cst.CSTNode, parents, names: Set[str]):
         targets = [t.target for t in parent.targets]
         if not all(isinstance(t, cst.Name) for t in targets):
             return None
-        names.update(t.value for t in targets)
+        names.update(t.value for t in targets if isinstance(t, cst.Name))
         return "ok"
     while isinstance(parent, cst.Arg) and parent.value is node and parent.keyword is None and not parent.star:
         call = parents.get(parent)
@@ -99,7 +99,7 @@ def _occurrences(root: cst.CSTNode, name: str, parents) -> Optional[List[cst.Nam
     """Every ``Name`` node of ``name`` in the flow's code; None when one sits where the
     flow's parent map does not reach (a nested function or class: a closure)."""
     found: List[cst.Name] = []
-    outside = []
+    outside: List[cst.Name] = []
 
     class Names(cst.CSTVisitor):
         def visit_Name(self, node: cst.Name) -> None:

@@ -62,7 +62,7 @@ class Datasets:
         self.scopes = scopes(ctx)
         for fl in self.scopes.flows:
             for e in fl.calls():
-                if is_dataset_class(e.callee):
+                if e.callee is not None and is_dataset_class(e.callee):
                     self.builds.append(Build(e.node, fl, e.callee, _bound_name(fl, e.node, self.scopes)))
 
     # -- role -----------------------------------------------------------------------
@@ -84,7 +84,7 @@ class Datasets:
         return self._only_read[build.call]
 
     def _role(self, build: Build) -> Optional[str]:
-        evidence = set()
+        evidence: Set[str] = set()
         self._local_evidence(build.flow, build.call, build.name, evidence)
         self._use_evidence(build.flow, build.name, build.call, evidence, depth=0)
         if EVAL in evidence:

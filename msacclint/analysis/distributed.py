@@ -108,7 +108,7 @@ def rank_dependent(ctx, expr: cst.BaseExpression, call: cst.CSTNode, depth: int 
     (``def set_seed(seed, rank=0)``) is not: what its callers pass is unknown."""
     from msacclint.analysis.scopes import scopes
 
-    found = []
+    found: List[cst.CSTNode] = []
 
     class Finder(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:

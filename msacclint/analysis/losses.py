@@ -41,7 +41,7 @@ class LossOptions:
 
 
 def is_builtin_loss(name: Optional[str]) -> bool:
-    return bool(name) and (name == SOFTMAX_CE or (name.startswith("mindspore.nn.") and name.endswith("Loss")))
+    return name is not None and (name == SOFTMAX_CE or (name.startswith("mindspore.nn.") and name.endswith("Loss")))
 
 
 def loss_options(ctx, call: cst.BaseExpression) -> Optional[LossOptions]:

@@ -54,6 +54,13 @@ class Network:
     def name(self) -> str:
         return self.definition.name
 
+    @property
+    def call(self) -> cst.Call:
+        """The call that built the object (``object_at`` makes a Network of nothing else)."""
+        value = self.definition.value
+        assert isinstance(value, cst.Call)
+        return value
+
 
 @dataclass
 class Step:
@@ -177,7 +184,7 @@ class Training:
                 net = self.object_at(fl, e.node.func, e.order)
                 if net is None:
                     continue
-                callee = self.ctx.resolve(net.definition.value.func) or ""
+                callee = self.ctx.resolve(net.call.func) or ""
                 if "Loss" in callee or "loss" in net.name.lower():
                     continue
                 return net
@@ -257,6 +264,8 @@ class Training:
         while changed:
             changed = False
             for fl in self.scopes.flows[1:]:
+                if not isinstance(fl.root, cst.FunctionDef):  # flows[0] alone is the module's
+                    continue
                 fname = fl.root.name.value
                 if fname in out:
                     continue
@@ -328,7 +337,7 @@ def mode_cells_state(ctx, class_name: Optional[str], seen: Optional[Set[str]] = 
     factories, a functional dropout in construct)."""
     seen = seen if seen is not None else set()
     info = cells(ctx).classes.get(class_name) if class_name else None
-    if info is None or class_name in seen:
+    if info is None or not class_name or class_name in seen:
         return None if info is None else False
     seen.add(class_name)
     if holds_mode_cells(ctx, class_name):

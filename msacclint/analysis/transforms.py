@@ -130,7 +130,8 @@ def runs_when_not_training(ctx, fl: FunctionFlow, call: cst.Call) -> bool:
                 holders.add(name)
     for e in fl.method_calls("append") + fl.method_calls("extend") + fl.method_calls("insert"):
         if any(sc.within(fl, a.value, call) for a in e.node.args):
-            receiver = e.node.func.value
+            func = e.node.func  # an Attribute: ``method_calls`` picks ``<receiver>.<method>(...)``
+            receiver = func.value if isinstance(func, cst.Attribute) else None
             if isinstance(receiver, cst.Name):
                 holders.add(receiver.value)
     for _ in range(3):
@@ -174,7 +175,7 @@ def _early_flag_exit(sc, fl: FunctionFlow, call: cst.Call, flags: Set[str]) -> b
 
 
 def _exits(stmt: cst.If) -> bool:
-    found = []
+    found: List[cst.CSTNode] = []
 
     class Exits(cst.CSTVisitor):
         def visit_Return(self, node: cst.Return) -> None:

@@ -164,13 +164,13 @@ def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]],
         reports.extend(guard.rule.reports)
     found = _to_diagnostics(ctx, reports)
     if RULE_CRASHED in ctx.settings.codes_for(ctx.path):
-        for rule, exc in crashed:
-            where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+        for rule, error in crashed:
+            where = traceback.extract_tb(error.__traceback__)[-1:] if error.__traceback__ else []
             at = f" at {where[0].filename.rsplit('/', 1)[-1]}:{where[0].lineno}" if where else ""
             found.append(_engine_diagnostic(
                 RULE_CRASHED, ctx.path,
                 f"internal error in rule {type(rule).code} ({type(rule).name}): "
-                f"{type(exc).__name__}: {exc}{at}; the other rules' findings are unaffected"))
+                f"{type(error).__name__}: {error}{at}; the other rules' findings are unaffected"))
     return found
 
 
