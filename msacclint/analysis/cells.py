@@ -28,6 +28,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.imports import ImportTable
 from msacclint.analysis.walk import walk
 
@@ -270,9 +271,12 @@ def _classes(module: cst.Module):
     return found
 
 
-def cells(ctx) -> CellMap:
+CELLS: Question[CellMap] = Question("cells", lambda ctx: CellMap(ctx.module, ctx.imports))
+
+
+def cells(ctx: FileContext) -> CellMap:
     """The file's CellMap, computed once and shared by every rule."""
-    return ctx.fact("cells", lambda: CellMap(ctx.module, ctx.imports))
+    return ctx.ask(CELLS)
 
 
 def inherited_attr(ctx, info: CellInfo, name: str, depth: int = 0) -> Optional[Attr]:
@@ -315,11 +319,11 @@ def cell_of_call(ctx, call: cst.BaseExpression) -> Optional[CellInfo]:
     return cells(ctx).classes.get(call.func.value)
 
 
-def attribute_of(ctx, call: cst.Call):
+def attribute_of(ctx: FileContext, call: cst.Call) -> Optional[Tuple[CellInfo, str, Optional[int]]]:
     """(CellInfo, attribute name, index in a SequentialCell or None) for a call that
     builds a sub-cell in ``__init__`` (``self.pool = nn.AvgPool2d(7)``, or an element of
     ``self.head = nn.SequentialCell([...])``); None otherwise."""
-    table = ctx.fact("cells.by_value", lambda: _by_value(cells(ctx)))
+    table = ctx.ask(_BY_VALUE)
     return table.get(call)
 
 
@@ -333,6 +337,8 @@ def _by_value(cell_map: CellMap) -> Dict[cst.CSTNode, Tuple[CellInfo, str, Optio
                 found[element] = (info, attr.name, index)
     return found
 
+
+_BY_VALUE = Question("cells.by_value", lambda ctx: _by_value(cells(ctx)))
 
 #: layers that leave the shape alone: the question "what takes the output" looks past them
 PASS_THROUGH = frozenset({"mindspore.nn.Dropout", "mindspore.nn.Identity", "mindspore.nn.ReLU",

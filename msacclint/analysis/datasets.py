@@ -25,6 +25,7 @@ from typing import Dict, Iterable, List, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.calls import literal
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.dataset_reads import only_read_into_python
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import FunctionFlow
@@ -278,5 +279,8 @@ def _returns(function: cst.FunctionDef) -> List[cst.CSTNode]:
     return found
 
 
-def datasets(ctx) -> Datasets:
-    return ctx.fact("datasets", lambda: Datasets(ctx))
+DATASETS: Question[Datasets] = Question("datasets", Datasets)
+
+
+def datasets(ctx: FileContext) -> Datasets:
+    return ctx.ask(DATASETS)

@@ -22,6 +22,7 @@ from typing import List, Optional
 import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
 from msacclint.analysis.walk import walk
 
@@ -147,5 +148,8 @@ def rank_dependent(ctx, expr: cst.BaseExpression, call: cst.CSTNode, depth: int 
     return bool(found)
 
 
-def distributed(ctx) -> Distributed:
-    return ctx.fact("distributed", lambda: Distributed(ctx))
+DISTRIBUTED: Question[Distributed] = Question("distributed", Distributed)
+
+
+def distributed(ctx: FileContext) -> Distributed:
+    return ctx.ask(DISTRIBUTED)

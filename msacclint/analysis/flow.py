@@ -19,6 +19,7 @@ from typing import Dict, FrozenSet, Generic, List, Optional, Tuple, TypeVar, Uni
 
 import libcst as cst
 
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.imports import ImportTable, dotted
 from msacclint.analysis.walk import descendants, walk
 
@@ -257,9 +258,13 @@ def _mentions(expr: cst.CSTNode, name: str) -> bool:
     return name in _named(expr)[2]
 
 
-def flow(ctx, node: Union[cst.FunctionDef, cst.Module]) -> FunctionFlow:
+#: the flows computed so far, by function (or module) node
+_FLOWS: Question[Dict[Union[cst.FunctionDef, cst.Module], FunctionFlow]] = Question("flows", lambda ctx: {})
+
+
+def flow(ctx: FileContext, node: Union[cst.FunctionDef, cst.Module]) -> FunctionFlow:
     """The flow of one function (or the module's top level), computed once per file."""
-    table = ctx.fact("flows", dict)
+    table = ctx.ask(_FLOWS)
     if node not in table:
         table[node] = FunctionFlow(node, ctx.imports)
     return table[node]

@@ -22,6 +22,7 @@ from typing import Callable, Dict, List, Optional, Union
 
 import libcst as cst
 
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.flow import Definition, FunctionFlow, flow
 from msacclint.analysis.walk import walk
 
@@ -78,11 +79,13 @@ def says_scale(name: str) -> bool:
     return "scal" in lowered and "grad_scale" not in lowered
 
 
-def module_functions(ctx) -> Dict[str, cst.FunctionDef]:
+_MODULE_FUNCTIONS: Question[Dict[str, cst.FunctionDef]] = Question(
+    "module_functions", lambda ctx: {s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)})
+
+
+def module_functions(ctx: FileContext) -> Dict[str, cst.FunctionDef]:
     """Top-level functions of the file by name."""
-    def compute() -> Dict[str, cst.FunctionDef]:
-        return {s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)}
-    return ctx.fact("module_functions", compute)
+    return ctx.ask(_MODULE_FUNCTIONS)
 
 
 class GradScaleFlow:
@@ -258,9 +261,12 @@ def cell_scales_loss(ctx, owner) -> bool:
     if "mindspore.nn.TrainOneStepWithLossScaleCell" in owner.bases:
         return True
     # the class's text is part of the file's: a marker the file never writes is in no class
-    if not ctx.fact("loss_scale_markers", lambda: any(m in ctx.source for m in _LOSS_SCALE_MARKERS)):
+    if not ctx.ask(_HAS_MARKERS):
         return False
-    text = ctx.fact("class_text:" + owner.name, lambda: cst.Module([]).code_for_node(owner.node))
+    texts = ctx.ask(_CLASS_TEXTS)
+    text = texts.get(owner.name)
+    if text is None:
+        text = texts[owner.name] = cst.Module([]).code_for_node(owner.node)
     return any(marker in text for marker in _LOSS_SCALE_MARKERS)
 
 
@@ -271,15 +277,23 @@ def _body(func: Union[cst.FunctionDef, cst.Module]):
     return body.body if isinstance(body, cst.IndentedBlock) else ()
 
 
-def file_has_loss_scaling(ctx) -> bool:
+def _has_loss_scaling(ctx: FileContext) -> bool:
+    source = ctx.source
+    if any(word in source for word in ("loss_scale", "LossScale", "scale_sense", "scaling_sens")):
+        return True
+    from msacclint.analysis.facts import facts
+    return facts(ctx).calls_any(*LOSS_SCALING_APIS)
+
+
+_HAS_LOSS_SCALING = Question("has_loss_scaling", _has_loss_scaling)
+_HAS_MARKERS = Question("loss_scale_markers", lambda ctx: any(m in ctx.source for m in _LOSS_SCALE_MARKERS))
+#: each class's source text, by class name, rendered when first needed
+_CLASS_TEXTS: Question[Dict[str, str]] = Question("class_text", lambda ctx: {})
+
+
+def file_has_loss_scaling(ctx: FileContext) -> bool:
     """Any loss-scale API, ``loss_scale``/``scale_sense`` argument or name in the file."""
-    def compute() -> bool:
-        source = ctx.source
-        if any(word in source for word in ("loss_scale", "LossScale", "scale_sense", "scaling_sens")):
-            return True
-        from msacclint.analysis.facts import facts
-        return facts(ctx).calls_any(*LOSS_SCALING_APIS)
-    return ctx.fact("has_loss_scaling", compute)
+    return ctx.ask(_HAS_LOSS_SCALING)
 
 
 def model_argument(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:

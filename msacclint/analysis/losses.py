@@ -18,6 +18,7 @@ from typing import Callable, List, Optional, Union
 import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import flow
 from msacclint.analysis.walk import walk
@@ -81,26 +82,31 @@ def _is_typecast_int(ctx, expr: cst.BaseExpression) -> Optional[bool]:
     return None
 
 
-def dataset_label_kind(ctx) -> Optional[str]:
+def _dataset_label_kind(ctx: FileContext) -> Optional[str]:
+    kinds = set()
+    for call in facts(ctx).method_calls("map"):
+        columns = next((a.value for a in call.args if a.keyword and a.keyword.value == "input_columns"), None)
+        ops_ = next((a.value for a in call.args if a.keyword and a.keyword.value == "operations"), None)
+        if columns is None or ops_ is None:
+            continue
+        value = literal(columns)
+        names = (value,) if isinstance(value, str) else value if isinstance(value, tuple) else ()
+        if not any(isinstance(n, str) and "label" in n.lower() for n in names):
+            continue
+        items = [e.value for e in ops_.elements] if isinstance(ops_, (cst.List, cst.Tuple)) else [ops_]
+        for item in items:
+            verdict = _is_typecast_int(ctx, item)
+            if verdict is not None:
+                kinds.add("int" if verdict else "onehot")
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+_LABEL_KIND = Question("dataset_label_kind", _dataset_label_kind)
+
+
+def dataset_label_kind(ctx: FileContext) -> Optional[str]:
     """"int" / "onehot" from ``.map(operations=..., input_columns="label")`` calls."""
-    def compute() -> Optional[str]:
-        kinds = set()
-        for call in facts(ctx).method_calls("map"):
-            columns = next((a.value for a in call.args if a.keyword and a.keyword.value == "input_columns"), None)
-            ops_ = next((a.value for a in call.args if a.keyword and a.keyword.value == "operations"), None)
-            if columns is None or ops_ is None:
-                continue
-            value = literal(columns)
-            names = (value,) if isinstance(value, str) else value if isinstance(value, tuple) else ()
-            if not any(isinstance(n, str) and "label" in n.lower() for n in names):
-                continue
-            items = [e.value for e in ops_.elements] if isinstance(ops_, (cst.List, cst.Tuple)) else [ops_]
-            for item in items:
-                verdict = _is_typecast_int(ctx, item)
-                if verdict is not None:
-                    kinds.add("int" if verdict else "onehot")
-        return kinds.pop() if len(kinds) == 1 else None
-    return ctx.fact("dataset_label_kind", compute)
+    return ctx.ask(_LABEL_KIND)
 
 
 def label_kind(ctx, scope: Union[cst.FunctionDef, cst.Module], expr: cst.BaseExpression,

@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.flow import Definition, Event, FunctionFlow, flow
 from msacclint.analysis.walk import walk
 
@@ -199,8 +200,11 @@ def _parents(root: cst.CSTNode) -> Dict[cst.CSTNode, cst.CSTNode]:
     return parents
 
 
-def scopes(ctx) -> Scopes:
-    return ctx.fact("scopes", lambda: Scopes(ctx))
+SCOPES: Question[Scopes] = Question("scopes", Scopes)
+
+
+def scopes(ctx: FileContext) -> Scopes:
+    return ctx.ask(SCOPES)
 
 
 _NAMES: Dict[int, Tuple[cst.CSTNode, Set[str]]] = {}

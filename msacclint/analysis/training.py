@@ -20,12 +20,13 @@ wrap).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.cells import cell_of_call, cells
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import Definition, Event, FunctionFlow
 from msacclint.analysis.scopes import Scopes, scopes
@@ -73,8 +74,9 @@ class Step:
 
 
 class Training:
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
+        self._trained_classes: Optional[Set[str]] = None
         self.facts = facts(ctx)
         self.step_classes = self._step_classes()
         self.steps: List[Step] = []
@@ -142,7 +144,7 @@ class Training:
         if step.kind == "cell" or step.kind == "gradop":
             arg = argument(call, "network", ("network",))
             return self.object_at(step.flow, arg.value, order) if arg is not None else None
-        weights = argument(call, "weights", GRAD_BUILDERS[self.ctx.resolve(call.func)])
+        weights = argument(call, "weights", GRAD_BUILDERS[self.ctx.resolve(call.func) or ""])
         if weights is not None:
             net = self._owner_of_weights(step.flow, weights.value, order)
             if net is not None:
@@ -225,7 +227,9 @@ class Training:
                         if name is not None and arg is not None and fl.method_calls("train", receiver=name):
                             out |= self._classes_built(fl, arg.value, e.order)
             return out
-        return self.ctx.fact("training.trained_classes", compute)
+        if self._trained_classes is None:  # one Training per file (``training(ctx)``)
+            self._trained_classes = compute()
+        return self._trained_classes
 
     def _classes_built(self, fl: FunctionFlow, expr: cst.BaseExpression, order, depth: int = 0) -> Set[str]:
         """The file's classes instantiated by ``expr`` (a call, or a name bound to one) and by
@@ -390,10 +394,13 @@ def project_mode_state(ctx, func: cst.BaseExpression) -> Optional[bool]:
     return state
 
 
-def mode_evidence(ctx) -> dict:
+_MODE_EVIDENCE: Question[Dict[str, Any]] = Question("training.mode_evidence", lambda ctx: {})
+
+
+def mode_evidence(ctx: FileContext) -> Dict[str, Any]:
     """name as written -> Evidence (msacclint.project.index) of a mode-dependent layer in
     another file, gathered while the network's classes were resolved."""
-    return ctx.fact("training.mode_evidence", dict)
+    return ctx.ask(_MODE_EVIDENCE)
 
 
 def _on_self(func: cst.BaseExpression) -> bool:
@@ -448,5 +455,8 @@ def _bound_name(fl: FunctionFlow, call: cst.Call) -> Optional[str]:
     return None
 
 
-def training(ctx) -> Training:
-    return ctx.fact("training", lambda: Training(ctx))
+TRAINING: Question[Training] = Question("training", Training)
+
+
+def training(ctx: FileContext) -> Training:
+    return ctx.ask(TRAINING)

@@ -19,6 +19,7 @@ from typing import List, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.calls import literal
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import FunctionFlow
 from msacclint.analysis.imports import dotted
@@ -78,10 +79,13 @@ def uint8_source(ctx) -> bool:
     return False
 
 
-def rescales(ctx) -> bool:
+_HAS_255 = Question("has_255", lambda ctx: _has_255(ctx.source))
+
+
+def rescales(ctx: FileContext) -> bool:
     if vision_calls(ctx, "Rescale", "ToTensor", "NormalizePad", "ToType"):
         return True
-    return ctx.fact("has_255", lambda: _has_255(ctx.source))
+    return ctx.ask(_HAS_255)
 
 
 _PIXEL_SCALE = re.compile(r"(?<![\w.])25[56](?:\.0*)?(?![\w.])")
