@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -117,7 +117,7 @@ def constant(ctx: FileContext, node: cst.BaseExpression) -> Any:
     return table.get(node.value, UNKNOWN)
 
 
-def _module_constants(ctx) -> dict:
+def _module_constants(ctx: FileContext) -> Dict[str, Any]:
     from msacclint.analysis.flow import flow
 
     defs = flow(ctx, ctx.module).defs

@@ -279,7 +279,7 @@ def cells(ctx: FileContext) -> CellMap:
     return ctx.ask(CELLS)
 
 
-def inherited_attr(ctx, info: CellInfo, name: str, depth: int = 0) -> Optional[Attr]:
+def inherited_attr(ctx: FileContext, info: CellInfo, name: str, depth: int = 0) -> Optional[Attr]:
     """``self.<name>`` as the class or, failing that, a base class of the same file sets it
     in ``__init__`` (``self.reduce_mean = ops.ReduceMean()`` in a shared loss base)."""
     if name in info.attrs:
@@ -310,7 +310,7 @@ def calls_of_attr(info: CellInfo, name: str) -> List[cst.Call]:
     return found
 
 
-def cell_of_call(ctx, call: cst.BaseExpression) -> Optional[CellInfo]:
+def cell_of_call(ctx: FileContext, call: cst.BaseExpression) -> Optional[CellInfo]:
     """The file's own class instantiated by ``call`` (``NetWithLoss(net)``), if any."""
     if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
         return None
@@ -361,7 +361,7 @@ def consumers_past_pass_through(info: CellInfo, name: str) -> List[str]:
     return found
 
 
-def next_layers(ctx, call: cst.Call) -> Optional[List[Optional[str]]]:
+def next_layers(ctx: FileContext, call: cst.Call) -> Optional[List[Optional[str]]]:
     """Resolved callees of the layers that take this sub-cell's output in ``construct``
     (or the next element of its SequentialCell), looking past shape-preserving layers such
     as Dropout; None when the call is not a sub-cell."""
@@ -382,7 +382,7 @@ def next_layers(ctx, call: cst.Call) -> Optional[List[Optional[str]]]:
     return found
 
 
-def layer_of(ctx, attr: Attr, depth: int = 0) -> Optional[str]:
+def layer_of(ctx: FileContext, attr: Attr, depth: int = 0) -> Optional[str]:
     """What a sub-cell is as a layer: its resolved callee, or for a Cell class of this file
     the layer its ``construct`` first hands its input to."""
     if attr.callee is None and isinstance(attr.value, cst.Call) and isinstance(attr.value.func, cst.Name):
@@ -390,7 +390,7 @@ def layer_of(ctx, attr: Attr, depth: int = 0) -> Optional[str]:
     return attr.callee
 
 
-def entry_layer(ctx, class_name: str, depth: int = 0) -> Optional[str]:
+def entry_layer(ctx: FileContext, class_name: str, depth: int = 0) -> Optional[str]:
     """For a Cell class of this file, the layer its ``construct`` first hands its input to
     (``Head: x = self.reshape(x, (n, -1)); return self.fc(x)`` -> ``mindspore.ops.Reshape``),
     so that a head written as a class answers "what takes the output" like the layers it
@@ -426,7 +426,7 @@ RESHAPE_OPS = frozenset({"mindspore.ops.Reshape", "mindspore.ops.Flatten", "mind
                          "mindspore.ops.Squeeze"})
 
 
-def _reshaped(ctx, call: cst.Call) -> Optional[cst.BaseExpression]:
+def _reshaped(ctx: FileContext, call: cst.Call) -> Optional[cst.BaseExpression]:
     """The tensor a reshape-like call reshapes (``x.view(n, -1)``, ``x.reshape(s)``,
     ``ops.reshape(x, s)``, ``reshape(x, s)``, ``P.Reshape()(x, s)``), or None."""
     func = call.func
@@ -443,7 +443,7 @@ def _reshaped(ctx, call: cst.Call) -> Optional[cst.BaseExpression]:
     return None
 
 
-def _keeps_values(ctx, info: CellInfo, call: cst.Call, var: str) -> bool:
+def _keeps_values(ctx: FileContext, info: CellInfo, call: cst.Call, var: str) -> bool:
     """``call`` reshapes ``var`` or passes it through a shape-preserving layer."""
     attr = _self_attr(call.func)
     if attr is not None:  # self.drop(x), or self.reshape(x, s) with self.reshape = ops.Reshape()
@@ -455,7 +455,7 @@ def _keeps_values(ctx, info: CellInfo, call: cst.Call, var: str) -> bool:
     return isinstance(data, cst.Name) and data.value == var
 
 
-def _through_reshapes(ctx, info: CellInfo, name: str) -> List[Optional[str]]:
+def _through_reshapes(ctx: FileContext, info: CellInfo, name: str) -> List[Optional[str]]:
     """In ``construct``: ``x = self.<name>(x)`` then, past reshapes of ``x`` and
     shape-preserving layers, the first ``self.<attr>(x)``: [its callee], else []."""
     from msacclint.analysis.flow import flow

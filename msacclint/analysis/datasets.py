@@ -54,7 +54,7 @@ class Build:
 
 
 class Datasets:
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
         self.builds: List[Build] = []
         self._only_read: Dict[cst.Call, bool] = {}

@@ -91,7 +91,8 @@ def module_functions(ctx: FileContext) -> Dict[str, cst.FunctionDef]:
 class GradScaleFlow:
     """Loss-scale questions about one function (a ``construct`` or a training step)."""
 
-    def __init__(self, ctx, func: Union[cst.FunctionDef, cst.Module], attr_callee: Optional[AttrCallee] = None,
+    def __init__(self, ctx: FileContext, func: Union[cst.FunctionDef, cst.Module],
+                 attr_callee: Optional[AttrCallee] = None,
                  nested: Optional[Dict[str, cst.FunctionDef]] = None, scales_loss: bool = False) -> None:
         """``scales_loss``: the owning Cell is a loss-scale training step (see
         ``cell_scales_loss``); only then does a sensitivity named like a scale count."""
@@ -252,7 +253,7 @@ _LOSS_SCALE_MARKERS = ("start_overflow_check", "get_overflow_status", "process_l
                        "all_finite", "loss_scaling_manager", "LossScaleUpdateCell", "LossScaleManager")
 
 
-def cell_scales_loss(ctx, owner) -> bool:
+def cell_scales_loss(ctx: FileContext, owner) -> bool:
     """Whether a Cell (a CellInfo) is a loss-scale training step: it extends
     TrainOneStepWithLossScaleCell, or checks overflow / updates a loss scale itself. A
     "sens" alone is not enough: DETR-style cells feed an upstream gradient as sens."""
@@ -304,7 +305,7 @@ def model_argument(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
     return arg.value if arg is not None else None
 
 
-def defined_value(ctx, scope: Union[cst.FunctionDef, cst.Module, None], expr: Optional[cst.BaseExpression],
+def defined_value(ctx: FileContext, scope: Union[cst.FunctionDef, cst.Module, None], expr: Optional[cst.BaseExpression],
                   before: Optional[int] = None) -> Optional[cst.BaseExpression]:
     """The expression a Name was assigned in ``scope`` (else at module level), only when
     exactly one assignment precedes the use (two assignments may sit in different

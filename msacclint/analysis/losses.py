@@ -45,11 +45,11 @@ def is_builtin_loss(name: Optional[str]) -> bool:
     return name is not None and (name == SOFTMAX_CE or (name.startswith("mindspore.nn.") and name.endswith("Loss")))
 
 
-def loss_options(ctx, call: cst.BaseExpression) -> Optional[LossOptions]:
+def loss_options(ctx: FileContext, call: cst.BaseExpression) -> Optional[LossOptions]:
     if not isinstance(call, cst.Call):
         return None
     api = ctx.resolve(call.func)
-    if not is_builtin_loss(api):
+    if api is None or not is_builtin_loss(api):
         return None
     if api == SOFTMAX_CE:
         sparse = argument(call, "sparse", ("sparse", "reduction"))
@@ -61,11 +61,11 @@ def loss_options(ctx, call: cst.BaseExpression) -> Optional[LossOptions]:
                        None if reduction is None else literal(reduction.value))
 
 
-def _int_dtype(ctx, node: cst.BaseExpression) -> bool:
+def _int_dtype(ctx: FileContext, node: cst.BaseExpression) -> bool:
     return ctx.resolve(node) in INT_TYPES
 
 
-def _is_typecast_int(ctx, expr: cst.BaseExpression) -> Optional[bool]:
+def _is_typecast_int(ctx: FileContext, expr: cst.BaseExpression) -> Optional[bool]:
     """True: TypeCast to int; False: OneHot; None: neither."""
     if isinstance(expr, cst.Name):
         d = flow(ctx, ctx.module).definition(expr.value)
@@ -109,7 +109,7 @@ def dataset_label_kind(ctx: FileContext) -> Optional[str]:
     return ctx.ask(_LABEL_KIND)
 
 
-def label_kind(ctx, scope: Union[cst.FunctionDef, cst.Module], expr: cst.BaseExpression,
+def label_kind(ctx: FileContext, scope: Union[cst.FunctionDef, cst.Module], expr: cst.BaseExpression,
                before: Optional[int]) -> Optional[str]:
     """"int" / "onehot" for a label expression in one function."""
     if isinstance(expr, cst.Name):
@@ -137,7 +137,7 @@ def label_kind(ctx, scope: Union[cst.FunctionDef, cst.Module], expr: cst.BaseExp
 Builder = Callable[[cst.BaseExpression], Optional[cst.BaseExpression]]
 
 
-def unreduced_return(ctx, func: cst.FunctionDef, builder: Builder) -> Optional[cst.CSTNode]:
+def unreduced_return(ctx: FileContext, func: cst.FunctionDef, builder: Builder) -> Optional[cst.CSTNode]:
     """The return statement of ``func`` that gives an element-wise loss, when every
     return does (None otherwise, or when undecidable)."""
     returns: List[cst.Return] = []
@@ -162,7 +162,7 @@ def unreduced_return(ctx, func: cst.FunctionDef, builder: Builder) -> Optional[c
     return returns[0]
 
 
-def _elementwise(ctx, fn_flow, value: cst.BaseExpression, builder: Builder, before: Optional[int],
+def _elementwise(ctx: FileContext, fn_flow, value: cst.BaseExpression, builder: Builder, before: Optional[int],
                  depth: int = 0) -> bool:
     if isinstance(value, cst.Name) and depth < 5:
         defs = fn_flow.defs.get(value.value, ())

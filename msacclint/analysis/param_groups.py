@@ -17,9 +17,10 @@ from typing import FrozenSet, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.calls import literal
+from msacclint.analysis.context import FileContext
 
 
-def group_keys(ctx, call: cst.Call, value: cst.BaseExpression) -> FrozenSet[str]:
+def group_keys(ctx: FileContext, call: cst.Call, value: cst.BaseExpression) -> FrozenSet[str]:
     """The keys set by any group dict of ``value`` (the argument ``call`` passes as its
     parameter list); empty when ``value`` is not a literal list of group dicts."""
     groups = _literal_groups(value)
@@ -52,7 +53,7 @@ def _dict_keys(group: cst.BaseExpression) -> Set[str]:
     return keys
 
 
-def _assigned_value(ctx, call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+def _assigned_value(ctx: FileContext, call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
     """The value of the newest plain assignment ``name = ...`` before ``call``."""
     from msacclint.analysis.scopes import scopes
 

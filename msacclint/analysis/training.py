@@ -335,7 +335,7 @@ class Training:
         return holds_mode_cells(self.ctx, value.func.value)
 
 
-def mode_cells_state(ctx, class_name: Optional[str], seen: Optional[Set[str]] = None) -> Optional[bool]:
+def mode_cells_state(ctx: FileContext, class_name: Optional[str], seen: Optional[Set[str]] = None) -> Optional[bool]:
     """True: the class holds BatchNorm/Dropout; False: every sub-cell is known (MindSpore
     classes or classes of this file) and none is; None: cannot tell (imported classes,
     factories, a functional dropout in construct)."""
@@ -378,7 +378,7 @@ def mode_cells_state(ctx, class_name: Optional[str], seen: Optional[Set[str]] = 
     return None if unknown else False
 
 
-def project_mode_state(ctx, func: cst.BaseExpression) -> Optional[bool]:
+def project_mode_state(ctx: FileContext, func: cst.BaseExpression) -> Optional[bool]:
     """What the project layer knows of a class built in this file but defined in another
     (or behind an import): True/False/None as ``mode_cells_state``. The evidence of a True
     is kept in ``mode_evidence(ctx)`` for the message."""
@@ -409,7 +409,7 @@ def _on_self(func: cst.BaseExpression) -> bool:
     return isinstance(func, cst.Name) and func.value == "self"
 
 
-def holds_mode_cells(ctx, class_name: str, seen: Optional[Set[str]] = None) -> bool:
+def holds_mode_cells(ctx: FileContext, class_name: str, seen: Optional[Set[str]] = None) -> bool:
     seen = seen if seen is not None else set()
     if class_name in seen:
         return False

@@ -43,7 +43,7 @@ def vision_name(callee: Optional[str]) -> Optional[str]:
     return None
 
 
-def vision_calls(ctx, *short_names: str) -> List[cst.Call]:
+def vision_calls(ctx: FileContext, *short_names: str) -> List[cst.Call]:
     wanted = set(short_names)
     out: List[cst.Call] = []
     for callee, calls in facts(ctx).calls.items():
@@ -52,7 +52,7 @@ def vision_calls(ctx, *short_names: str) -> List[cst.Call]:
     return out
 
 
-def is_py_transform(ctx, call: cst.Call) -> bool:
+def is_py_transform(ctx: FileContext, call: cst.Call) -> bool:
     """The raw import path says py_transforms (PIL based; Normalize works on CHW there)."""
     name = dotted(call.func)
     if name is None:
@@ -62,7 +62,7 @@ def is_py_transform(ctx, call: cst.Call) -> bool:
     return "py_transforms" in f"{bound}.{rest}"
 
 
-def uint8_source(ctx) -> bool:
+def uint8_source(ctx: FileContext) -> bool:
     for call in vision_calls(ctx, "Decode"):
         to_pil = next((a for a in call.args if a.keyword is not None and a.keyword.value in ("to_pil", "rgb")), None)
         if (to_pil is None or literal(to_pil.value) is False) and not is_py_transform(ctx, call):
@@ -97,7 +97,7 @@ def _has_255(source: str) -> bool:
 
 
 # -- train/eval flags ------------------------------------------------------------------
-def mode_flags(ctx, fl: FunctionFlow) -> Set[str]:
+def mode_flags(ctx: FileContext, fl: FunctionFlow) -> Set[str]:
     """Parameters of a pipeline function that say train/eval, and names computed from them."""
     sc = scopes(ctx)
     flags = {p for p in sc.params(fl) if says_train(p) or says_eval(p) or p in _FLAG_NAMES}
@@ -114,7 +114,7 @@ def _mentions_flag(node: cst.CSTNode, flags: Set[str]) -> bool:
     return bool(names_in(node) & flags)
 
 
-def runs_when_not_training(ctx, fl: FunctionFlow, call: cst.Call) -> bool:
+def runs_when_not_training(ctx: FileContext, fl: FunctionFlow, call: cst.Call) -> bool:
     """For an operation of a pipeline function with a flag: it is built outside every branch
     on the flag, and the list holding it reaches a ``.map(...)`` that is not chosen by the
     flag either. False whenever any of that is unclear."""

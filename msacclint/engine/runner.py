@@ -61,6 +61,7 @@ def analyse_source(source: Union[str, bytes], path: str, settings: Settings,
     _ensure_recursion_limit()
     module, problem_at = _parse(text)
     if module is None:
+        assert problem_at is not None  # parse gives a problem whenever it gives no module
         message, line, column = problem_at
         return FileResult(_bad_input(path, message, codes, line, column), nothing)
     try:
@@ -272,7 +273,7 @@ def _to_fix(ctx: FileContext, spec, positions) -> Optional[Fix]:
     return Fix(spec.description, spec.applicability, tuple(edits))
 
 
-def severity_counts(diagnostics: Iterable[Diagnostic]) -> dict:
+def severity_counts(diagnostics: Iterable[Diagnostic]) -> Dict[Severity, int]:
     counts = {s: 0 for s in Severity}
     for d in diagnostics:
         counts[d.severity] += 1
