@@ -253,7 +253,7 @@ class CellMap:
         return None
 
 
-def _classes(module: cst.Module):
+def _classes(module: cst.Module) -> List[cst.ClassDef]:
     found: List[cst.ClassDef] = []
 
     class Finder(cst.CSTVisitor):

@@ -29,7 +29,7 @@ from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.dataset_reads import only_read_into_python
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import FunctionFlow
-from msacclint.analysis.scopes import names_in, says_eval, says_train, scopes
+from msacclint.analysis.scopes import Scopes, names_in, says_eval, says_train, scopes
 from msacclint.analysis.training import training
 from msacclint.analysis.walk import walk
 
@@ -203,7 +203,7 @@ class Datasets:
         return any(fl.method_calls("shuffle") for fl in flows)
 
 
-def _bound_name(fl: FunctionFlow, call: cst.Call, sc=None) -> Optional[str]:
+def _bound_name(fl: FunctionFlow, call: cst.Call, sc: Optional[Scopes] = None) -> Optional[str]:
     for defs in fl.defs.values():
         for d in defs:
             if d.value is call and d.index is None:

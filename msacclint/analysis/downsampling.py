@@ -140,7 +140,7 @@ def _signature(callee: str) -> List[str]:
     return ["kernel_size", "stride"]
 
 
-def _numbers(value) -> Iterable[int]:
+def _numbers(value: object) -> Iterable[int]:
     if value is UNKNOWN:
         return
     for v in value if isinstance(value, tuple) else (value,):

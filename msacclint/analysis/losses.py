@@ -20,7 +20,7 @@ import libcst as cst
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
-from msacclint.analysis.flow import flow
+from msacclint.analysis.flow import FunctionFlow, flow
 from msacclint.analysis.walk import walk
 
 INT_TYPES = frozenset("mindspore." + t for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -162,7 +162,8 @@ def unreduced_return(ctx: FileContext, func: cst.FunctionDef, builder: Builder) 
     return returns[0]
 
 
-def _elementwise(ctx: FileContext, fn_flow, value: cst.BaseExpression, builder: Builder, before: Optional[int],
+def _elementwise(ctx: FileContext, fn_flow: FunctionFlow, value: cst.BaseExpression, builder: Builder,
+                 before: Optional[int],
                  depth: int = 0) -> bool:
     if isinstance(value, cst.Name) and depth < 5:
         defs = fn_flow.defs.get(value.value, ())
@@ -170,7 +171,7 @@ def _elementwise(ctx: FileContext, fn_flow, value: cst.BaseExpression, builder: 
             return False
         return _elementwise(ctx, fn_flow, defs[0].value, builder, None, depth + 1)
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Power):
-        return literal(value.right) == 2
+        return bool(literal(value.right) == 2)
     if not isinstance(value, cst.Call):
         return False
     if ctx.resolve(value.func) in ELEMENTWISE:

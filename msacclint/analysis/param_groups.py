@@ -12,7 +12,7 @@ gives the empty set: the option then counts as not given, as before.
 
 from __future__ import annotations
 
-from typing import FrozenSet, Optional, Set
+from typing import FrozenSet, List, Optional, Set
 
 import libcst as cst
 
@@ -34,7 +34,7 @@ def group_keys(ctx: FileContext, call: cst.Call, value: cst.BaseExpression) -> F
     return frozenset(keys)
 
 
-def _literal_groups(value: Optional[cst.BaseExpression]) -> Optional[list]:
+def _literal_groups(value: Optional[cst.BaseExpression]) -> Optional[List[cst.BaseExpression]]:
     if not isinstance(value, (cst.List, cst.Tuple)):
         return None
     return [e.value for e in value.elements if isinstance(e, cst.Element)]

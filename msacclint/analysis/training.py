@@ -20,7 +20,7 @@ wrap).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -81,7 +81,7 @@ class Training:
         self.step_classes = self._step_classes()
         self.steps: List[Step] = []
         self.step_functions: Set[str] = set()
-        self.loops: List[Tuple[FunctionFlow, Event]] = []
+        self.loops: List[Tuple[FunctionFlow, Event[cst.Call]]] = []
         if self.step_classes or self.facts.calls_any(*GRAD_BUILDERS, *STEP_CELLS, GRAD_OPERATION):
             self.steps = self._steps()
             self.step_functions = self._step_functions()
@@ -160,7 +160,7 @@ class Training:
             return None
         return self._called_network(function)
 
-    def _owner_of_weights(self, fl: FunctionFlow, expr: cst.BaseExpression, order) -> Optional[Network]:
+    def _owner_of_weights(self, fl: FunctionFlow, expr: cst.BaseExpression, order: Optional[int]) -> Optional[Network]:
         """``net.trainable_params()`` -> net; ``opt.parameters`` -> the net opt was built on."""
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
             if expr.func.attr.value in ("trainable_params", "get_parameters", "parameters_dict"):
@@ -192,7 +192,8 @@ class Training:
                 return net
         return None
 
-    def object_at(self, fl: FunctionFlow, expr: cst.BaseExpression, order=None) -> Optional[Network]:
+    def object_at(self, fl: FunctionFlow, expr: cst.BaseExpression,
+                  order: Optional[int] = None) -> Optional[Network]:
         """The object a Name refers to when it was built by a call (``net = Net()``); for a
         wrapper built in place (``nn.WithLossCell(net, loss)``), the object it wraps."""
         if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None:
@@ -231,7 +232,8 @@ class Training:
             self._trained_classes = compute()
         return self._trained_classes
 
-    def _classes_built(self, fl: FunctionFlow, expr: cst.BaseExpression, order, depth: int = 0) -> Set[str]:
+    def _classes_built(self, fl: FunctionFlow, expr: cst.BaseExpression, order: Optional[int],
+                       depth: int = 0) -> Set[str]:
         """The file's classes instantiated by ``expr`` (a call, or a name bound to one) and by
         the positional arguments of that call, through this file's classes and MindSpore
         wrappers (a factory of unknown meaning stops the search)."""
@@ -260,7 +262,8 @@ class Training:
         gradop_flows = [s.flow for s in self.steps if s.kind == "gradop"]
         return self._callers_of(step_names, lambda fl: any(f is fl for f in gradop_flows))
 
-    def _callers_of(self, names: Set[str], also=lambda fl: False) -> Set[str]:
+    def _callers_of(self, names: Set[str],
+                    also: Callable[[FunctionFlow], bool] = lambda fl: False) -> Set[str]:
         """The functions of the file that call one of ``names``, directly or through others
         (or for which ``also`` holds)."""
         out: Set[str] = set()
@@ -284,11 +287,11 @@ class Training:
         if step.name is None:
             return False
         callers = {step.name} | self._callers_of({step.name})
-        return any(e.node.func.value in callers for _, e in self.loops)
+        return any(isinstance(e.node.func, cst.Name) and e.node.func.value in callers for _, e in self.loops)
 
-    def _loops(self) -> List[Tuple[FunctionFlow, Event]]:
+    def _loops(self) -> List[Tuple[FunctionFlow, Event[cst.Call]]]:
         step_names = {s.name for s in self.steps if s.name} | self.step_functions
-        out = []
+        out: List[Tuple[FunctionFlow, Event[cst.Call]]] = []
         for fl in self.scopes.flows:
             for e in fl.calls():
                 if e.loop_depth and isinstance(e.node.func, cst.Name) and e.node.func.value in step_names:
@@ -388,6 +391,7 @@ def project_mode_state(ctx: FileContext, func: cst.BaseExpression) -> Optional[b
     name = dotted(func)
     if project is None or name is None:
         return None
+    state: Optional[bool]
     state, evidence = project.mode_dependence_from(ctx, name)
     if state and evidence is not None:
         mode_evidence(ctx).setdefault(name, evidence)

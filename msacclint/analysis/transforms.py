@@ -23,7 +23,7 @@ from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import FunctionFlow
 from msacclint.analysis.imports import dotted
-from msacclint.analysis.scopes import names_in, says_eval, says_train, scopes
+from msacclint.analysis.scopes import Scopes, names_in, says_eval, says_train, scopes
 from msacclint.analysis.walk import walk
 
 VISION = ("mindspore.dataset.vision.", "mindspore.dataset.transforms.")
@@ -155,7 +155,7 @@ def runs_when_not_training(ctx: FileContext, fl: FunctionFlow, call: cst.Call) -
     return False
 
 
-def _in_flag_ifexp(sc, fl: FunctionFlow, call: cst.Call, flags: Set[str]) -> bool:
+def _in_flag_ifexp(sc: Scopes, fl: FunctionFlow, call: cst.Call, flags: Set[str]) -> bool:
     """The call sits in ``a if do_train else b``."""
     parents = sc.parents(fl)
     node = parents.get(call)
@@ -166,7 +166,7 @@ def _in_flag_ifexp(sc, fl: FunctionFlow, call: cst.Call, flags: Set[str]) -> boo
     return False
 
 
-def _early_flag_exit(sc, fl: FunctionFlow, call: cst.Call, flags: Set[str]) -> bool:
+def _early_flag_exit(sc: Scopes, fl: FunctionFlow, call: cst.Call, flags: Set[str]) -> bool:
     """``if not do_train: return eval_pipeline`` before the statement holding the call."""
     function = fl.root
     body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
