@@ -18,12 +18,13 @@ calls of a function.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
+from msacclint.analysis.cells import CellInfo
 from msacclint.analysis.context import FileContext, Question
-from msacclint.analysis.flow import Definition, FunctionFlow, flow
+from msacclint.analysis.flow import Definition, Event, FunctionFlow, flow
 from msacclint.analysis.walk import walk
 
 CLIP_FUNCTIONS = frozenset({
@@ -218,9 +219,9 @@ class GradScaleFlow:
         return None
 
     # -- clipping -------------------------------------------------------------------------
-    def clip_calls(self) -> List[tuple]:
+    def clip_calls(self) -> List[Tuple[Event[cst.Call], str]]:
         """(call event, name of the clipped gradients) for every clip of a Name."""
-        out = []
+        out: List[Tuple[Event[cst.Call], str]] = []
         for event in self.flow.calls():
             call = event.node
             assert isinstance(call, cst.Call)
@@ -253,7 +254,7 @@ _LOSS_SCALE_MARKERS = ("start_overflow_check", "get_overflow_status", "process_l
                        "all_finite", "loss_scaling_manager", "LossScaleUpdateCell", "LossScaleManager")
 
 
-def cell_scales_loss(ctx: FileContext, owner) -> bool:
+def cell_scales_loss(ctx: FileContext, owner: Optional[CellInfo]) -> bool:
     """Whether a Cell (a CellInfo) is a loss-scale training step: it extends
     TrainOneStepWithLossScaleCell, or checks overflow / updates a loss scale itself. A
     "sens" alone is not enough: DETR-style cells feed an upstream gradient as sens."""
@@ -271,7 +272,7 @@ def cell_scales_loss(ctx: FileContext, owner) -> bool:
     return any(marker in text for marker in _LOSS_SCALE_MARKERS)
 
 
-def _body(func: Union[cst.FunctionDef, cst.Module]):
+def _body(func: Union[cst.FunctionDef, cst.Module]) -> Sequence[cst.BaseStatement]:
     if isinstance(func, cst.Module):
         return func.body
     body = func.body

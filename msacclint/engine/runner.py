@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import sys
 import traceback
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type, Union
+from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from msacclint.analysis.context import FileContext
 from msacclint.analysis.edits import replacement
@@ -26,7 +26,7 @@ from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Related, Se
 from msacclint.engine import noqa
 from msacclint.engine.registry import rules_by_code
 from msacclint.project import ProjectIndex
-from msacclint.rules.base import Report, Rule, visitor_names
+from msacclint.rules.base import FixSpec, Report, Rule, visitor_names
 from msacclint.settings import Settings
 
 BAD_INPUT = "MSA001"
@@ -80,7 +80,7 @@ def analyse_source(source: Union[str, bytes], path: str, settings: Settings,
     return FileResult(sorted(found, key=Diagnostic.sort_key), uses.result() if uses is not None else None)
 
 
-def _bad_input(path: str, message: str, codes, line: int = 1, column: int = 1) -> List[Diagnostic]:
+def _bad_input(path: str, message: str, codes: FrozenSet[str], line: int = 1, column: int = 1) -> List[Diagnostic]:
     if BAD_INPUT not in codes:
         return []
     return [_engine_diagnostic(BAD_INPUT, path, message, line, column)]
@@ -261,7 +261,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
     return found
 
 
-def _to_fix(ctx: FileContext, spec, positions) -> Optional[Fix]:
+def _to_fix(ctx: FileContext, spec: FixSpec, positions: Mapping[cst.CSTNode, CodeRange]) -> Optional[Fix]:
     edits = []
     for old, new in spec.replacements:
         where = positions.get(old)
