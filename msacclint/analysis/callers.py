@@ -12,11 +12,12 @@ question across files later, behind the same function.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
 from msacclint.analysis.cells import cells
+from msacclint.analysis.context import FileContext
 
 
 class _Calls(cst.CSTVisitor):
@@ -24,8 +25,8 @@ class _Calls(cst.CSTVisitor):
         #: plain name -> calls ``name(...)``; "self.<m>" -> calls ``self.m(...)``
         self.calls: Dict[str, List[cst.Call]] = {}
         #: names read other than as the callee of a call (passed around as values)
-        self.escaped: set = set()
-        self._callees: set = set()
+        self.escaped: Set[str] = set()
+        self._callees: Set[int] = set()
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -49,22 +50,23 @@ class _Calls(cst.CSTVisitor):
             self.escaped.add(node.value)
 
 
-def _index(ctx) -> _Calls:
+def _index(ctx: FileContext) -> _Calls:
     def build() -> _Calls:
         calls = _Calls()
         ctx.module.visit(calls)
         return calls
-    return ctx.fact("callers.calls", build)
+    calls: _Calls = ctx.fact("callers.calls", build)
+    return calls
 
 
-def _owner_class(ctx, func: cst.FunctionDef) -> Optional[str]:
+def _owner_class(ctx: FileContext, func: cst.FunctionDef) -> Optional[str]:
     for info in cells(ctx).classes.values():
         if info.methods.get(func.name.value) is func:
             return info.name
     return None
 
 
-def argument_values(ctx, func: Optional[cst.CSTNode], param: str) -> Optional[List[cst.BaseExpression]]:
+def argument_values(ctx: FileContext, func: Optional[cst.CSTNode], param: str) -> Optional[List[cst.BaseExpression]]:
     """The values ``param`` of ``func`` receives at its call sites in this file, or None."""
     if not isinstance(func, cst.FunctionDef):
         return None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import libcst as cst
+
+from msacclint.analysis.context import FileContext, Question
 
 #: returned by ``literal`` for anything that is not a plain literal
 UNKNOWN = object()
@@ -101,18 +103,21 @@ def keyword_names(call: cst.Call) -> Tuple[str, ...]:
     return tuple(arg.keyword.value for arg in call.args if arg.keyword is not None)
 
 
-def constant(ctx, node: cst.BaseExpression) -> Any:
+_CONSTANTS = Question("calls.constants", lambda ctx: _module_constants(ctx))
+
+
+def constant(ctx: FileContext, node: cst.BaseExpression) -> Any:
     """``literal(node)``, and for a name the literal of its one module-level assignment
     (``FROZEN = False`` ... ``use_batch_statistics=FROZEN``) when nothing else in the file
     assigns it; UNKNOWN otherwise."""
     value = literal(node)
     if value is not UNKNOWN or not isinstance(node, cst.Name):
         return value
-    table = ctx.fact("calls.constants", lambda: _module_constants(ctx))
+    table = ctx.ask(_CONSTANTS)
     return table.get(node.value, UNKNOWN)
 
 
-def _module_constants(ctx) -> dict:
+def _module_constants(ctx: FileContext) -> Dict[str, Any]:
     from msacclint.analysis.flow import flow
 
     defs = flow(ctx, ctx.module).defs

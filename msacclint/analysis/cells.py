@@ -28,6 +28,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.imports import ImportTable
 from msacclint.analysis.walk import walk
 
@@ -252,7 +253,7 @@ class CellMap:
         return None
 
 
-def _classes(module: cst.Module):
+def _classes(module: cst.Module) -> List[cst.ClassDef]:
     found: List[cst.ClassDef] = []
 
     class Finder(cst.CSTVisitor):
@@ -270,12 +271,15 @@ def _classes(module: cst.Module):
     return found
 
 
-def cells(ctx) -> CellMap:
+CELLS: Question[CellMap] = Question("cells", lambda ctx: CellMap(ctx.module, ctx.imports))
+
+
+def cells(ctx: FileContext) -> CellMap:
     """The file's CellMap, computed once and shared by every rule."""
-    return ctx.fact("cells", lambda: CellMap(ctx.module, ctx.imports))
+    return ctx.ask(CELLS)
 
 
-def inherited_attr(ctx, info: CellInfo, name: str, depth: int = 0) -> Optional[Attr]:
+def inherited_attr(ctx: FileContext, info: CellInfo, name: str, depth: int = 0) -> Optional[Attr]:
     """``self.<name>`` as the class or, failing that, a base class of the same file sets it
     in ``__init__`` (``self.reduce_mean = ops.ReduceMean()`` in a shared loss base)."""
     if name in info.attrs:
@@ -306,7 +310,7 @@ def calls_of_attr(info: CellInfo, name: str) -> List[cst.Call]:
     return found
 
 
-def cell_of_call(ctx, call: cst.BaseExpression) -> Optional[CellInfo]:
+def cell_of_call(ctx: FileContext, call: cst.BaseExpression) -> Optional[CellInfo]:
     """The file's own class instantiated by ``call`` (``NetWithLoss(net)``), if any."""
     if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
         return None
@@ -315,16 +319,16 @@ def cell_of_call(ctx, call: cst.BaseExpression) -> Optional[CellInfo]:
     return cells(ctx).classes.get(call.func.value)
 
 
-def attribute_of(ctx, call: cst.Call):
+def attribute_of(ctx: FileContext, call: cst.Call) -> Optional[Tuple[CellInfo, str, Optional[int]]]:
     """(CellInfo, attribute name, index in a SequentialCell or None) for a call that
     builds a sub-cell in ``__init__`` (``self.pool = nn.AvgPool2d(7)``, or an element of
     ``self.head = nn.SequentialCell([...])``); None otherwise."""
-    table = ctx.fact("cells.by_value", lambda: _by_value(cells(ctx)))
+    table = ctx.ask(_BY_VALUE)
     return table.get(call)
 
 
-def _by_value(cell_map: CellMap):
-    found = {}
+def _by_value(cell_map: CellMap) -> Dict[cst.CSTNode, Tuple[CellInfo, str, Optional[int]]]:
+    found: Dict[cst.CSTNode, Tuple[CellInfo, str, Optional[int]]] = {}
     for info in cell_map.classes.values():
         for name, value in info.assigned:  # an attribute built one way or another (if/else)
             found[value] = (info, name, None)
@@ -333,6 +337,8 @@ def _by_value(cell_map: CellMap):
                 found[element] = (info, attr.name, index)
     return found
 
+
+_BY_VALUE = Question("cells.by_value", lambda ctx: _by_value(cells(ctx)))
 
 #: layers that leave the shape alone: the question "what takes the output" looks past them
 PASS_THROUGH = frozenset({"mindspore.nn.Dropout", "mindspore.nn.Identity", "mindspore.nn.ReLU",
@@ -355,7 +361,7 @@ def consumers_past_pass_through(info: CellInfo, name: str) -> List[str]:
     return found
 
 
-def next_layers(ctx, call: cst.Call) -> Optional[List[Optional[str]]]:
+def next_layers(ctx: FileContext, call: cst.Call) -> Optional[List[Optional[str]]]:
     """Resolved callees of the layers that take this sub-cell's output in ``construct``
     (or the next element of its SequentialCell), looking past shape-preserving layers such
     as Dropout; None when the call is not a sub-cell."""
@@ -376,7 +382,7 @@ def next_layers(ctx, call: cst.Call) -> Optional[List[Optional[str]]]:
     return found
 
 
-def layer_of(ctx, attr: Attr, depth: int = 0) -> Optional[str]:
+def layer_of(ctx: FileContext, attr: Attr, depth: int = 0) -> Optional[str]:
     """What a sub-cell is as a layer: its resolved callee, or for a Cell class of this file
     the layer its ``construct`` first hands its input to."""
     if attr.callee is None and isinstance(attr.value, cst.Call) and isinstance(attr.value.func, cst.Name):
@@ -384,7 +390,7 @@ def layer_of(ctx, attr: Attr, depth: int = 0) -> Optional[str]:
     return attr.callee
 
 
-def entry_layer(ctx, class_name: str, depth: int = 0) -> Optional[str]:
+def entry_layer(ctx: FileContext, class_name: str, depth: int = 0) -> Optional[str]:
     """For a Cell class of this file, the layer its ``construct`` first hands its input to
     (``Head: x = self.reshape(x, (n, -1)); return self.fc(x)`` -> ``mindspore.ops.Reshape``),
     so that a head written as a class answers "what takes the output" like the layers it
@@ -393,7 +399,9 @@ def entry_layer(ctx, class_name: str, depth: int = 0) -> Optional[str]:
         return None
     info = cells(ctx).classes.get(class_name)
     construct = info.construct if info is not None else None
-    params = [p.name.value for p in construct.params.params] if construct is not None else []
+    if info is None or construct is None:
+        return None
+    params = [p.name.value for p in construct.params.params]
     if len(params) < 2:
         return None
     from msacclint.analysis.flow import flow
@@ -418,7 +426,7 @@ RESHAPE_OPS = frozenset({"mindspore.ops.Reshape", "mindspore.ops.Flatten", "mind
                          "mindspore.ops.Squeeze"})
 
 
-def _reshaped(ctx, call: cst.Call) -> Optional[cst.BaseExpression]:
+def _reshaped(ctx: FileContext, call: cst.Call) -> Optional[cst.BaseExpression]:
     """The tensor a reshape-like call reshapes (``x.view(n, -1)``, ``x.reshape(s)``,
     ``ops.reshape(x, s)``, ``reshape(x, s)``, ``P.Reshape()(x, s)``), or None."""
     func = call.func
@@ -435,7 +443,7 @@ def _reshaped(ctx, call: cst.Call) -> Optional[cst.BaseExpression]:
     return None
 
 
-def _keeps_values(ctx, info: CellInfo, call: cst.Call, var: str) -> bool:
+def _keeps_values(ctx: FileContext, info: CellInfo, call: cst.Call, var: str) -> bool:
     """``call`` reshapes ``var`` or passes it through a shape-preserving layer."""
     attr = _self_attr(call.func)
     if attr is not None:  # self.drop(x), or self.reshape(x, s) with self.reshape = ops.Reshape()
@@ -447,19 +455,22 @@ def _keeps_values(ctx, info: CellInfo, call: cst.Call, var: str) -> bool:
     return isinstance(data, cst.Name) and data.value == var
 
 
-def _through_reshapes(ctx, info: CellInfo, name: str) -> List[Optional[str]]:
+def _through_reshapes(ctx: FileContext, info: CellInfo, name: str) -> List[Optional[str]]:
     """In ``construct``: ``x = self.<name>(x)`` then, past reshapes of ``x`` and
     shape-preserving layers, the first ``self.<attr>(x)``: [its callee], else []."""
     from msacclint.analysis.flow import flow
 
+    if info.construct is None:
+        return []
     fl = flow(ctx, info.construct)
-    var, start = None, None
+    var: Optional[str] = None
+    start: Optional[int] = None
     for definitions in fl.defs.values():
         for d in definitions:
             if d.index is None and isinstance(d.value, cst.Call) and _self_attr(d.value.func) == name:
                 var, start = d.name, d.order
                 break
-    if var is None:
+    if var is None or start is None:
         return []
     for event in fl.events[start + 1:]:
         node = event.node

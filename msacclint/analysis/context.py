@@ -3,12 +3,30 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Generic, Optional, Tuple, TypeVar
 
 import libcst as cst
 
 from msacclint.analysis.imports import ImportTable
 from msacclint.settings import Settings
+
+T = TypeVar("T")
+
+
+class Question(Generic[T]):
+    """A per-file analysis, answered once per file and memoised on the FileContext:
+    ``CELLS = Question("cells", lambda ctx: CellMap(ctx.module, ctx.imports))`` at module
+    level, asked as ``ctx.ask(CELLS)`` (typed: the answer has the compute function's type).
+    The question object itself is the memo key; ``name`` only names it in reprs."""
+
+    __slots__ = ("name", "compute")
+
+    def __init__(self, name: str, compute: Callable[[FileContext], T]) -> None:
+        self.name = name
+        self.compute = compute
+
+    def __repr__(self) -> str:
+        return f"Question({self.name!r})"
 
 
 @dataclass
@@ -19,7 +37,7 @@ class FileContext:
     imports: ImportTable
     settings: Settings
     #: shared per-file analysis results, computed once on first use (see msacclint.analysis)
-    facts: Dict[str, Any] = field(default_factory=dict)
+    facts: Dict[object, Any] = field(default_factory=dict)
     #: the repository's project index (msacclint.project.ProjectIndex) when the run has
     #: one; rules ask it what other files define (None: one file alone)
     project: Any = None
@@ -49,8 +67,18 @@ class FileContext:
     def mindspore_version(self) -> Optional[str]:
         return self.settings.mindspore_version
 
-    def fact(self, key: str, compute: Any) -> Any:
-        """Memoise a per-file analysis: ``ctx.fact("cells", lambda: CellMap(...))``."""
+    def ask(self, question: Question[T]) -> T:
+        """The answer to a per-file question, computed on first use."""
+        try:
+            answer: T = self.facts[question]
+        except KeyError:
+            answer = self.facts[question] = question.compute(self)
+        return answer
+
+    def fact(self, key: str, compute: Callable[[], T]) -> T:
+        """Memoise by a string key (kept for code written before ``Question``; new code
+        declares a ``Question`` and calls ``ask``)."""
         if key not in self.facts:
             self.facts[key] = compute()
-        return self.facts[key]
+        answer: T = self.facts[key]
+        return answer

@@ -15,11 +15,12 @@ dataset object goes somewhere the analysis does not follow: the answer is False.
 
 from __future__ import annotations
 
-from typing import List, Optional, Set
+from typing import Dict, List, Optional, Set, Union
 
 import libcst as cst
 
 from msacclint.analysis.flow import FunctionFlow
+from msacclint.analysis.scopes import Scopes
 from msacclint.analysis.walk import walk
 
 ITERATORS = frozenset({"create_dict_iterator", "create_tuple_iterator"})
@@ -38,7 +39,7 @@ COLLECT_BUILTINS = frozenset({"list", "tuple", "dict", "int", "float", "str", "l
 KEEPS = frozenset({"append", "extend", "asnumpy", "tolist", "numpy"})
 
 
-def only_read_into_python(sc, fl: FunctionFlow, build_call: cst.Call) -> bool:
+def only_read_into_python(sc: Scopes, fl: FunctionFlow, build_call: cst.Call) -> bool:
     parents = sc.parents(fl)
     if build_call not in parents:
         return False
@@ -51,7 +52,7 @@ def only_read_into_python(sc, fl: FunctionFlow, build_call: cst.Call) -> bool:
         outcome = _use(node, parents, names)
         if outcome is None:
             return False
-        if outcome != "ok":
+        if not isinstance(outcome, str):  # the only string is "ok"
             reads.append(outcome)
         for name in names - seen_names:
             seen_names.add(name)
@@ -62,7 +63,8 @@ def only_read_into_python(sc, fl: FunctionFlow, build_call: cst.Call) -> bool:
     return bool(reads) and all(_collects_only(sc, fl, loop) for loop in reads)
 
 
-def _use(node: cst.CSTNode, parents, names: Set[str]):
+def _use(node: cst.CSTNode, parents: Dict[cst.CSTNode, cst.CSTNode],
+         names: Set[str]) -> Union[str, cst.CSTNode, None]:
     """"ok", the loop/comprehension/``list(...)`` that iterates the dataset, or None (it
     escapes). Names the dataset (or an iterator of it) gets bound to are added to ``names``."""
     parent = parents.get(node)
@@ -80,11 +82,13 @@ def _use(node: cst.CSTNode, parents, names: Set[str]):
         targets = [t.target for t in parent.targets]
         if not all(isinstance(t, cst.Name) for t in targets):
             return None
-        names.update(t.value for t in targets)
+        names.update(t.value for t in targets if isinstance(t, cst.Name))
         return "ok"
     while isinstance(parent, cst.Arg) and parent.value is node and parent.keyword is None and not parent.star:
         call = parents.get(parent)
-        wrapper = call.func.value if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) else ""
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+            return None  # not a call of a wrapper
+        wrapper = call.func.value
         if wrapper in ("list", "tuple") and len(call.args) == 1:
             return call
         if wrapper not in WRAPPERS or call.args[0] is not parent:
@@ -95,11 +99,11 @@ def _use(node: cst.CSTNode, parents, names: Set[str]):
     return None
 
 
-def _occurrences(root: cst.CSTNode, name: str, parents) -> Optional[List[cst.Name]]:
+def _occurrences(root: cst.CSTNode, name: str, parents: Dict[cst.CSTNode, cst.CSTNode]) -> Optional[List[cst.Name]]:
     """Every ``Name`` node of ``name`` in the flow's code; None when one sits where the
     flow's parent map does not reach (a nested function or class: a closure)."""
     found: List[cst.Name] = []
-    outside = []
+    outside: List[cst.Name] = []
 
     class Names(cst.CSTVisitor):
         def visit_Name(self, node: cst.Name) -> None:
@@ -110,14 +114,14 @@ def _occurrences(root: cst.CSTNode, name: str, parents) -> Optional[List[cst.Nam
     return None if outside else found
 
 
-def _not_a_reference(node: cst.Name, parents) -> bool:
+def _not_a_reference(node: cst.Name, parents: Dict[cst.CSTNode, cst.CSTNode]) -> bool:
     """``x.name`` and ``f(name=...)`` spell the name without referring to the variable."""
     parent = parents.get(node)
     return (isinstance(parent, cst.Attribute) and parent.attr is node) or \
         (isinstance(parent, cst.Arg) and parent.keyword is node)
 
 
-def _collects_only(sc, fl: FunctionFlow, loop: cst.CSTNode) -> bool:
+def _collects_only(sc: Scopes, fl: FunctionFlow, loop: cst.CSTNode) -> bool:
     """The loop (or comprehension, or ``list(...)``) only copies values into Python."""
     if isinstance(loop, cst.For):
         body: cst.CSTNode = loop.body

@@ -25,10 +25,11 @@ from typing import Dict, Iterable, List, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.calls import literal
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.dataset_reads import only_read_into_python
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import FunctionFlow
-from msacclint.analysis.scopes import names_in, says_eval, says_train, scopes
+from msacclint.analysis.scopes import Scopes, names_in, says_eval, says_train, scopes
 from msacclint.analysis.training import training
 from msacclint.analysis.walk import walk
 
@@ -53,7 +54,7 @@ class Build:
 
 
 class Datasets:
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
         self.builds: List[Build] = []
         self._only_read: Dict[cst.Call, bool] = {}
@@ -62,7 +63,7 @@ class Datasets:
         self.scopes = scopes(ctx)
         for fl in self.scopes.flows:
             for e in fl.calls():
-                if is_dataset_class(e.callee):
+                if e.callee is not None and is_dataset_class(e.callee):
                     self.builds.append(Build(e.node, fl, e.callee, _bound_name(fl, e.node, self.scopes)))
 
     # -- role -----------------------------------------------------------------------
@@ -84,7 +85,7 @@ class Datasets:
         return self._only_read[build.call]
 
     def _role(self, build: Build) -> Optional[str]:
-        evidence = set()
+        evidence: Set[str] = set()
         self._local_evidence(build.flow, build.call, build.name, evidence)
         self._use_evidence(build.flow, build.name, build.call, evidence, depth=0)
         if EVAL in evidence:
@@ -202,7 +203,7 @@ class Datasets:
         return any(fl.method_calls("shuffle") for fl in flows)
 
 
-def _bound_name(fl: FunctionFlow, call: cst.Call, sc=None) -> Optional[str]:
+def _bound_name(fl: FunctionFlow, call: cst.Call, sc: Optional[Scopes] = None) -> Optional[str]:
     for defs in fl.defs.values():
         for d in defs:
             if d.value is call and d.index is None:
@@ -278,5 +279,8 @@ def _returns(function: cst.FunctionDef) -> List[cst.CSTNode]:
     return found
 
 
-def datasets(ctx) -> Datasets:
-    return ctx.fact("datasets", lambda: Datasets(ctx))
+DATASETS: Question[Datasets] = Question("datasets", Datasets)
+
+
+def datasets(ctx: FileContext) -> Datasets:
+    return ctx.ask(DATASETS)

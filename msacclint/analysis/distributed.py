@@ -22,6 +22,7 @@ from typing import List, Optional
 import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
 from msacclint.analysis.walk import walk
 
@@ -36,7 +37,7 @@ def _code(node: cst.CSTNode) -> str:
 
 
 class Distributed:
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         f = facts(ctx)
         self.ctx = ctx
         self.init_calls: List[cst.Call] = f.called(INIT)
@@ -86,7 +87,7 @@ class Distributed:
         return self.parallel_mode == "data"
 
 
-def plain_name_calls(ctx, word: str) -> List[cst.Call]:
+def plain_name_calls(ctx: FileContext, word: str) -> List[cst.Call]:
     """Calls of functions that do not resolve from the imports (local helpers, methods)
     whose name contains ``word``."""
     return [c for name, calls in facts(ctx).unresolved.items() if word in name.lower() for c in calls]
@@ -100,7 +101,7 @@ def _says_rank(name: str) -> bool:
     return any(w in name.lower() for w in _RANK_WORDS)
 
 
-def rank_dependent(ctx, expr: cst.BaseExpression, call: cst.CSTNode, depth: int = 0) -> bool:
+def rank_dependent(ctx: FileContext, expr: cst.BaseExpression, call: cst.CSTNode, depth: int = 0) -> bool:
     """Whether a value (a seed argument of ``call``) depends on the device's rank: it calls
     ``get_rank()``/``get_local_rank()``, reads ``RANK``/``DEVICE_ID`` from the environment,
     reads an attribute named for the rank (``args.rank_id``, set from the rank at run time),
@@ -108,7 +109,7 @@ def rank_dependent(ctx, expr: cst.BaseExpression, call: cst.CSTNode, depth: int 
     (``def set_seed(seed, rank=0)``) is not: what its callers pass is unknown."""
     from msacclint.analysis.scopes import scopes
 
-    found = []
+    found: List[cst.CSTNode] = []
 
     class Finder(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:
@@ -147,5 +148,8 @@ def rank_dependent(ctx, expr: cst.BaseExpression, call: cst.CSTNode, depth: int 
     return bool(found)
 
 
-def distributed(ctx) -> Distributed:
-    return ctx.fact("distributed", lambda: Distributed(ctx))
+DISTRIBUTED: Question[Distributed] = Question("distributed", Distributed)
+
+
+def distributed(ctx: FileContext) -> Distributed:
+    return ctx.ask(DISTRIBUTED)

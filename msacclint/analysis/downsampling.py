@@ -31,6 +31,7 @@ from msacclint.analysis.cells import (
     cell_of_call,
     consumers_past_pass_through,
 )
+from msacclint.analysis.context import FileContext
 
 #: strided layers and the position of ``stride`` in their signature
 _STRIDE_AT = {
@@ -41,7 +42,7 @@ _STRIDE_AT = {
 _SPLITS = frozenset({"chunk", "split", "tensor_split"})
 
 
-def next_downsamples(ctx, call: cst.Call) -> bool:
+def next_downsamples(ctx: FileContext, call: cst.Call) -> bool:
     where = attribute_of(ctx, call)
     if where is None:
         return False
@@ -67,7 +68,7 @@ def _split_of(call: cst.Call) -> Optional[str]:
     return first.value if isinstance(first, cst.Name) else None
 
 
-def _consumers_past_splits(ctx, info: CellInfo, name: str) -> Set[str]:
+def _consumers_past_splits(ctx: FileContext, info: CellInfo, name: str) -> Set[str]:
     """In ``construct``: ``x = self.<name>(x)``, then the ``self.<attr>(v)`` calls whose
     ``v`` is ``x`` or a piece split from it."""
     from msacclint.analysis.flow import flow
@@ -105,13 +106,13 @@ def _target_names(node: cst.Assign) -> List[str]:
     return out
 
 
-def _downsamples(ctx, value: cst.BaseExpression, depth: int = 0) -> bool:
+def _downsamples(ctx: FileContext, value: cst.BaseExpression, depth: int = 0) -> bool:
     if not isinstance(value, cst.Call):
         return False
     return any(s > 1 for s in _strides(ctx, value, {}, depth))
 
 
-def _strides(ctx, call: cst.Call, bound: Dict[str, cst.BaseExpression], depth: int) -> Iterable[int]:
+def _strides(ctx: FileContext, call: cst.Call, bound: Dict[str, cst.BaseExpression], depth: int) -> Iterable[int]:
     """Literal strides of the strided layers ``call`` builds. ``bound`` maps the names of
     the enclosing ``__init__``'s parameters to what the caller passed."""
     callee = ctx.imports.resolve(call.func)
@@ -139,7 +140,7 @@ def _signature(callee: str) -> List[str]:
     return ["kernel_size", "stride"]
 
 
-def _numbers(value) -> Iterable[int]:
+def _numbers(value: object) -> Iterable[int]:
     if value is UNKNOWN:
         return
     for v in value if isinstance(value, tuple) else (value,):

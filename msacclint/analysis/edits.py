@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -29,8 +29,13 @@ def keyword_arg(name: str, value: Union[str, cst.BaseExpression]) -> cst.Arg:
 def _line_start_before(call: cst.Call, index: int) -> Optional[cst.ParenthesizedWhitespace]:
     """The line break (with its indentation) in front of argument ``index`` when that
     argument starts a line of its own."""
-    ws = call.args[index - 1].comma.whitespace_after if index > 0 and isinstance(
-        call.args[index - 1].comma, cst.Comma) else call.whitespace_before_args if index == 0 else None
+    ws: Optional[cst.BaseParenthesizableWhitespace] = None
+    if index == 0:
+        ws = call.whitespace_before_args
+    elif index > 0:
+        comma = call.args[index - 1].comma
+        if isinstance(comma, cst.Comma):
+            ws = comma.whitespace_after
     return ws if isinstance(ws, cst.ParenthesizedWhitespace) else None
 
 
@@ -100,7 +105,7 @@ class _Spans:
     """Where the position-recording code generator keeps the ranges it computes."""
 
     def __init__(self) -> None:
-        self._computed: dict = {}
+        self._computed: Dict[cst.CSTNode, Any] = {}
 
 
 def _render(module: cst.Module, node: cst.CSTNode, indent: List[str]) -> Tuple[str, int, int]:
@@ -110,7 +115,9 @@ def _render(module: cst.Module, node: cst.CSTNode, indent: List[str]) -> Tuple[s
 
     spans = _Spans()
     state = PositionProvidingCodegenState(default_indent=module.default_indent,
-                                          default_newline=module.default_newline, provider=spans,
+                                          default_newline=module.default_newline,
+                                          # duck-typed: the generator only writes to ``_computed``
+                                          provider=spans,  # type: ignore[arg-type]
                                           indent_tokens=list(indent))
     node._codegen(state)
     text = "".join(state.tokens)

@@ -15,18 +15,22 @@ following ``x = g(x)``), ``calls_to(*qualnames)``, ``method_calls(method, receiv
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Tuple, Union
+from typing import Dict, FrozenSet, Generic, List, Optional, Tuple, TypeVar, Union, cast
 
 import libcst as cst
 
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.imports import ImportTable, dotted
 from msacclint.analysis.walk import descendants, walk
 
+#: the node type of an event (``Event[cst.Call]`` for the events of calls)
+N = TypeVar("N", bound=cst.CSTNode, covariant=True)
+
 
 @dataclass
-class Event:
+class Event(Generic[N]):
     order: int
-    node: cst.CSTNode
+    node: N
     #: resolved callee for calls (None when unknown or not a call)
     callee: Optional[str] = None
     loop_depth: int = 0
@@ -41,6 +45,8 @@ class Event:
 class Definition:
     order: int
     name: str
+    #: the assigned expression; NOTE for an augmented assignment (``x += 1``) this is the
+    #: AugAssign statement itself (see ``leave_AugAssign``)
     value: cst.BaseExpression
     node: cst.CSTNode
     #: the position of this name in a tuple target (``loss, grads = f()`` -> 1), else None
@@ -51,7 +57,7 @@ def target_names(target: cst.BaseExpression) -> List[Tuple[str, Optional[int]]]:
     if isinstance(target, cst.Name):
         return [(target.value, None)]
     if isinstance(target, (cst.Tuple, cst.List)):
-        out = []
+        out: List[Tuple[str, Optional[int]]] = []
         for i, element in enumerate(target.elements):
             if isinstance(element.value, cst.Name):
                 out.append((element.value.value, i))
@@ -64,7 +70,7 @@ class FunctionFlow(cst.CSTVisitor):
         super().__init__()
         self.root = node
         self.imports = imports
-        self.events: List[Event] = []
+        self.events: List[Event[cst.CSTNode]] = []
         self.defs: Dict[str, List[Definition]] = {}
         self.order_of: Dict[cst.CSTNode, int] = {}
         self._loop = 0
@@ -140,7 +146,10 @@ class FunctionFlow(cst.CSTVisitor):
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
         order = self._add(node)
         for name, index in target_names(node.target):
-            self.defs.setdefault(name, []).append(Definition(order, name, node, node, index))
+            # kept as it always was: the AugAssign statement stands for the value (its
+            # target and operand both feed it); callers only look for names and calls in it
+            value = cast(cst.BaseExpression, node)
+            self.defs.setdefault(name, []).append(Definition(order, name, value, node, index))
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is None:
@@ -173,20 +182,21 @@ class FunctionFlow(cst.CSTVisitor):
             current = self.definition(name, current.order)
         return out
 
-    def calls_to(self, *qualnames: str) -> List[Event]:
+    def calls_to(self, *qualnames: str) -> List[Event[cst.Call]]:
         wanted = set(qualnames)
-        return [e for e in self.events if e.callee in wanted]
+        # only a call's event carries a callee
+        return [cast("Event[cst.Call]", e) for e in self.events if e.callee in wanted]
 
-    def calls(self) -> List[Event]:
-        return [e for e in self.events if isinstance(e.node, cst.Call)]
+    def calls(self) -> List[Event[cst.Call]]:
+        return [cast("Event[cst.Call]", e) for e in self.events if isinstance(e.node, cst.Call)]
 
-    def method_calls(self, method: str, receiver: Optional[str] = None) -> List[Event]:
-        out = []
+    def method_calls(self, method: str, receiver: Optional[str] = None) -> List[Event[cst.Call]]:
+        out: List[Event[cst.Call]] = []
         for e in self.events:
             node = e.node
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == method:
                 if receiver is None or dotted(node.func.value) == receiver:
-                    out.append(e)
+                    out.append(cast("Event[cst.Call]", e))
         return out
 
     def names_in(self, expr: cst.CSTNode) -> List[str]:
@@ -248,9 +258,13 @@ def _mentions(expr: cst.CSTNode, name: str) -> bool:
     return name in _named(expr)[2]
 
 
-def flow(ctx, node: Union[cst.FunctionDef, cst.Module]) -> FunctionFlow:
+#: the flows computed so far, by function (or module) node
+_FLOWS: Question[Dict[Union[cst.FunctionDef, cst.Module], FunctionFlow]] = Question("flows", lambda ctx: {})
+
+
+def flow(ctx: FileContext, node: Union[cst.FunctionDef, cst.Module]) -> FunctionFlow:
     """The flow of one function (or the module's top level), computed once per file."""
-    table = ctx.fact("flows", dict)
+    table = ctx.ask(_FLOWS)
     if node not in table:
         table[node] = FunctionFlow(node, ctx.imports)
     return table[node]

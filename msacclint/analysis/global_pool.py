@@ -23,6 +23,7 @@ from typing import Optional, Set
 import libcst as cst
 
 from msacclint.analysis.cells import PASS_THROUGH, RESHAPE_OPS, CellInfo, attribute_of, layer_of
+from msacclint.analysis.context import FileContext
 from msacclint.analysis.liveness import forward_methods
 
 DENSE = "mindspore.nn.Dense"
@@ -41,7 +42,7 @@ def _self_attr(node: cst.BaseExpression) -> Optional[str]:
 
 
 class _Walk(cst.CSTVisitor):
-    def __init__(self, ctx, info: CellInfo, attr: str) -> None:
+    def __init__(self, ctx: FileContext, info: CellInfo, attr: str) -> None:
         self.ctx = ctx
         self.info = info
         self.attr = attr
@@ -90,7 +91,7 @@ class _Walk(cst.CSTVisitor):
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in _SQUEEZES:
             functional = first is not None and self.ctx.resolve(func) is not None  # ops.squeeze(x)
-            if self.carries(func.value) or (functional and self.carries(first)):
+            if self.carries(func.value) or (functional and first is not None and self.carries(first)):
                 self.global_use = True
 
     def leave_Assign(self, node: cst.Assign) -> None:
@@ -102,7 +103,7 @@ class _Walk(cst.CSTVisitor):
                 (self.tainted.add if carried else self.tainted.discard)(name.value)
 
 
-def pooled_to_one(ctx, call: cst.Call) -> bool:
+def pooled_to_one(ctx: FileContext, call: cst.Call) -> bool:
     """Whether the sub-cell built by ``call`` has its output squeezed or fed to a Dense
     (past reshapes, concatenation and shape-keeping layers) in its Cell's forward pass."""
     where = attribute_of(ctx, call)

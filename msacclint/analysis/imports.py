@@ -22,7 +22,7 @@ import libcst as cst
 #: Private module paths that MindSpore re-exports under a public namespace, most
 #: specific first. After a rewrite, one more lower-case module level is dropped when a
 #: member follows it (``mindspore.nn.layer.basic.Dropout`` -> ``mindspore.nn.Dropout``).
-_CANONICAL_PREFIXES: Sequence = (
+_CANONICAL_PREFIXES: Sequence[Tuple[str, str]] = (
     ("mindspore.nn.layer.", "mindspore.nn."),
     ("mindspore.nn.loss.", "mindspore.nn."),
     ("mindspore.nn.optim.", "mindspore.nn."),

@@ -14,6 +14,7 @@ from typing import Dict, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.cells import CellInfo, cells
+from msacclint.analysis.context import FileContext
 
 
 def _self_attr(node: cst.BaseExpression) -> Optional[str]:
@@ -42,7 +43,7 @@ def forward_methods(info: CellInfo) -> Dict[str, cst.FunctionDef]:
     return found
 
 
-def _forward_functions(ctx) -> Dict[cst.FunctionDef, CellInfo]:
+def _forward_functions(ctx: FileContext) -> Dict[cst.FunctionDef, CellInfo]:
     table: Dict[cst.FunctionDef, CellInfo] = {}
     for info in cells(ctx).classes.values():
         for fn in forward_methods(info).values():
@@ -50,14 +51,15 @@ def _forward_functions(ctx) -> Dict[cst.FunctionDef, CellInfo]:
     return table
 
 
-def forward_owner(ctx, func: Optional[cst.CSTNode]) -> Optional[CellInfo]:
+def forward_owner(ctx: FileContext, func: Optional[cst.CSTNode]) -> Optional[CellInfo]:
     """The Cell whose forward pass ``func`` (a FunctionDef) belongs to, else None."""
     if not isinstance(func, cst.FunctionDef):
         return None
-    return ctx.fact("liveness.forward", lambda: _forward_functions(ctx)).get(func)
+    functions: Dict[cst.FunctionDef, CellInfo] = ctx.fact("liveness.forward", lambda: _forward_functions(ctx))
+    return functions.get(func)
 
 
-def assigned_to_self(ctx, func: cst.FunctionDef) -> Set[int]:
+def assigned_to_self(ctx: FileContext, func: cst.FunctionDef) -> Set[int]:
     """ids of the values of ``self.x = ...`` statements in ``func``."""
     found: Set[int] = set()
 

@@ -18,11 +18,13 @@ calls of a function.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from msacclint.analysis.flow import Definition, FunctionFlow, flow
+from msacclint.analysis.cells import CellInfo
+from msacclint.analysis.context import FileContext, Question
+from msacclint.analysis.flow import Definition, Event, FunctionFlow, flow
 from msacclint.analysis.walk import walk
 
 CLIP_FUNCTIONS = frozenset({
@@ -78,17 +80,20 @@ def says_scale(name: str) -> bool:
     return "scal" in lowered and "grad_scale" not in lowered
 
 
-def module_functions(ctx) -> Dict[str, cst.FunctionDef]:
+_MODULE_FUNCTIONS: Question[Dict[str, cst.FunctionDef]] = Question(
+    "module_functions", lambda ctx: {s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)})
+
+
+def module_functions(ctx: FileContext) -> Dict[str, cst.FunctionDef]:
     """Top-level functions of the file by name."""
-    def compute() -> Dict[str, cst.FunctionDef]:
-        return {s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)}
-    return ctx.fact("module_functions", compute)
+    return ctx.ask(_MODULE_FUNCTIONS)
 
 
 class GradScaleFlow:
     """Loss-scale questions about one function (a ``construct`` or a training step)."""
 
-    def __init__(self, ctx, func: Union[cst.FunctionDef, cst.Module], attr_callee: Optional[AttrCallee] = None,
+    def __init__(self, ctx: FileContext, func: Union[cst.FunctionDef, cst.Module],
+                 attr_callee: Optional[AttrCallee] = None,
                  nested: Optional[Dict[str, cst.FunctionDef]] = None, scales_loss: bool = False) -> None:
         """``scales_loss``: the owning Cell is a loss-scale training step (see
         ``cell_scales_loss``); only then does a sensitivity named like a scale count."""
@@ -214,9 +219,9 @@ class GradScaleFlow:
         return None
 
     # -- clipping -------------------------------------------------------------------------
-    def clip_calls(self) -> List[tuple]:
+    def clip_calls(self) -> List[Tuple[Event[cst.Call], str]]:
         """(call event, name of the clipped gradients) for every clip of a Name."""
-        out = []
+        out: List[Tuple[Event[cst.Call], str]] = []
         for event in self.flow.calls():
             call = event.node
             assert isinstance(call, cst.Call)
@@ -249,7 +254,7 @@ _LOSS_SCALE_MARKERS = ("start_overflow_check", "get_overflow_status", "process_l
                        "all_finite", "loss_scaling_manager", "LossScaleUpdateCell", "LossScaleManager")
 
 
-def cell_scales_loss(ctx, owner) -> bool:
+def cell_scales_loss(ctx: FileContext, owner: Optional[CellInfo]) -> bool:
     """Whether a Cell (a CellInfo) is a loss-scale training step: it extends
     TrainOneStepWithLossScaleCell, or checks overflow / updates a loss scale itself. A
     "sens" alone is not enough: DETR-style cells feed an upstream gradient as sens."""
@@ -258,28 +263,39 @@ def cell_scales_loss(ctx, owner) -> bool:
     if "mindspore.nn.TrainOneStepWithLossScaleCell" in owner.bases:
         return True
     # the class's text is part of the file's: a marker the file never writes is in no class
-    if not ctx.fact("loss_scale_markers", lambda: any(m in ctx.source for m in _LOSS_SCALE_MARKERS)):
+    if not ctx.ask(_HAS_MARKERS):
         return False
-    text = ctx.fact("class_text:" + owner.name, lambda: cst.Module([]).code_for_node(owner.node))
+    texts = ctx.ask(_CLASS_TEXTS)
+    text = texts.get(owner.name)
+    if text is None:
+        text = texts[owner.name] = cst.Module([]).code_for_node(owner.node)
     return any(marker in text for marker in _LOSS_SCALE_MARKERS)
 
 
-def _body(func: Union[cst.FunctionDef, cst.Module]):
+def _body(func: Union[cst.FunctionDef, cst.Module]) -> Sequence[cst.BaseStatement]:
     if isinstance(func, cst.Module):
         return func.body
     body = func.body
     return body.body if isinstance(body, cst.IndentedBlock) else ()
 
 
-def file_has_loss_scaling(ctx) -> bool:
+def _has_loss_scaling(ctx: FileContext) -> bool:
+    source = ctx.source
+    if any(word in source for word in ("loss_scale", "LossScale", "scale_sense", "scaling_sens")):
+        return True
+    from msacclint.analysis.facts import facts
+    return facts(ctx).calls_any(*LOSS_SCALING_APIS)
+
+
+_HAS_LOSS_SCALING = Question("has_loss_scaling", _has_loss_scaling)
+_HAS_MARKERS = Question("loss_scale_markers", lambda ctx: any(m in ctx.source for m in _LOSS_SCALE_MARKERS))
+#: each class's source text, by class name, rendered when first needed
+_CLASS_TEXTS: Question[Dict[str, str]] = Question("class_text", lambda ctx: {})
+
+
+def file_has_loss_scaling(ctx: FileContext) -> bool:
     """Any loss-scale API, ``loss_scale``/``scale_sense`` argument or name in the file."""
-    def compute() -> bool:
-        source = ctx.source
-        if any(word in source for word in ("loss_scale", "LossScale", "scale_sense", "scaling_sens")):
-            return True
-        from msacclint.analysis.facts import facts
-        return facts(ctx).calls_any(*LOSS_SCALING_APIS)
-    return ctx.fact("has_loss_scaling", compute)
+    return ctx.ask(_HAS_LOSS_SCALING)
 
 
 def model_argument(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
@@ -290,7 +306,7 @@ def model_argument(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
     return arg.value if arg is not None else None
 
 
-def defined_value(ctx, scope: Union[cst.FunctionDef, cst.Module, None], expr: Optional[cst.BaseExpression],
+def defined_value(ctx: FileContext, scope: Union[cst.FunctionDef, cst.Module, None], expr: Optional[cst.BaseExpression],
                   before: Optional[int] = None) -> Optional[cst.BaseExpression]:
     """The expression a Name was assigned in ``scope`` (else at module level), only when
     exactly one assignment precedes the use (two assignments may sit in different

@@ -23,6 +23,7 @@ from typing import Dict, List, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.cells import CellInfo, _self_attr, cells, inherited_attr
+from msacclint.analysis.context import FileContext
 from msacclint.analysis.flow import flow
 from msacclint.analysis.walk import walk
 
@@ -36,7 +37,7 @@ def _last(qualname: Optional[str]) -> Optional[str]:
     return qualname.rsplit(".", 1)[-1]
 
 
-def _op_name(ctx, info: CellInfo, call: cst.Call) -> Optional[str]:
+def _op_name(ctx: FileContext, info: CellInfo, call: cst.Call) -> Optional[str]:
     """The last part of the MindSpore op a call runs: ``ops.ReduceSum()(x)``,
     ``ops.reduce_sum(x)``, ``self.sum(x)`` with ``self.sum = ops.ReduceSum()``."""
     func = call.func
@@ -57,7 +58,7 @@ _LOSS_BASES = frozenset({"mindspore.nn.LossBase", "mindspore.nn._Loss"})
 _LOSS_BASE_OPS = {"reduce_mean": "ReduceMean", "reduce_sum": "ReduceSum", "get_loss": "reduce_mean"}
 
 
-def _framework_loss(ctx, info: CellInfo, depth: int = 0) -> bool:
+def _framework_loss(ctx: FileContext, info: CellInfo, depth: int = 0) -> bool:
     """The class derives, directly or through classes of the file, from MindSpore's loss
     base, and does not ask it for reduction='none'."""
     if depth > 3 or "'none'" in cst.Module([]).code_for_node(info.node) \
@@ -72,7 +73,7 @@ def _framework_loss(ctx, info: CellInfo, depth: int = 0) -> bool:
     return False
 
 
-def _is_reduction(ctx, info: CellInfo, call: cst.Call) -> bool:
+def _is_reduction(ctx: FileContext, info: CellInfo, call: cst.Call) -> bool:
     if _op_name(ctx, info, call) in _REDUCTIONS:
         return True
     func = call.func
@@ -80,7 +81,7 @@ def _is_reduction(ctx, info: CellInfo, call: cst.Call) -> bool:
             and _self_attr(func) is None)
 
 
-def _is_onehot(ctx, info: CellInfo, expr: cst.BaseExpression) -> bool:
+def _is_onehot(ctx: FileContext, info: CellInfo, expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Call) and _op_name(ctx, info, expr) in _ONEHOTS
 
 
@@ -98,7 +99,7 @@ def _mentions(expr: cst.CSTNode, names: Set[str], nodes: Set[int]) -> bool:
     return bool(found)
 
 
-def _contains_onehot(ctx, info: CellInfo, expr: cst.CSTNode) -> bool:
+def _contains_onehot(ctx: FileContext, info: CellInfo, expr: cst.CSTNode) -> bool:
     found = []
 
     class Finder(cst.CSTVisitor):
@@ -111,7 +112,7 @@ def _contains_onehot(ctx, info: CellInfo, expr: cst.CSTNode) -> bool:
     return bool(found)
 
 
-def _reshape_target(ctx, info: CellInfo, expr: cst.BaseExpression) -> Optional[str]:
+def _reshape_target(ctx: FileContext, info: CellInfo, expr: cst.BaseExpression) -> Optional[str]:
     """The code of the shape a reshape call gives its tensor (``ops.reshape(x, s)``,
     ``self.reshape(x, s)`` with ``self.reshape = ops.Reshape()``, ``x.reshape(s)``/``x.view(s)``)."""
     if not isinstance(expr, cst.Call):
@@ -127,7 +128,7 @@ def _reshape_target(ctx, info: CellInfo, expr: cst.BaseExpression) -> Optional[s
     return cst.Module([]).code_for_node(shape)
 
 
-def _dense_like_logits(ctx, info: CellInfo, use: cst.Call, labels: cst.BaseExpression) -> bool:
+def _dense_like_logits(ctx: FileContext, info: CellInfo, use: cst.Call, labels: cst.BaseExpression) -> bool:
     positional = [a.value for a in use.args if a.keyword is None and not a.star]
     if not positional:
         return False
@@ -145,7 +146,7 @@ def _labels(call: cst.Call) -> Optional[cst.BaseExpression]:
     return None
 
 
-def handling(ctx, call: cst.Call) -> Optional[Dict[str, bool]]:
+def handling(ctx: FileContext, call: cst.Call) -> Optional[Dict[str, bool]]:
     """{"onehot_labels": ..., "reduced": ...} for a loss built as ``self.x = <call>`` in a
     Cell's ``__init__`` and called in its ``construct``; None otherwise."""
     for info in cells(ctx).classes.values():
@@ -155,7 +156,7 @@ def handling(ctx, call: cst.Call) -> Optional[Dict[str, bool]]:
     return None
 
 
-def _handling(ctx, info: CellInfo, name: str) -> Optional[Dict[str, bool]]:
+def _handling(ctx: FileContext, info: CellInfo, name: str) -> Optional[Dict[str, bool]]:
     construct = info.construct
     if construct is None:
         return None

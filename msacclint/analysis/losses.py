@@ -18,8 +18,9 @@ from typing import Callable, List, Optional, Union
 import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
-from msacclint.analysis.flow import flow
+from msacclint.analysis.flow import FunctionFlow, flow
 from msacclint.analysis.walk import walk
 
 INT_TYPES = frozenset("mindspore." + t for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -41,14 +42,14 @@ class LossOptions:
 
 
 def is_builtin_loss(name: Optional[str]) -> bool:
-    return bool(name) and (name == SOFTMAX_CE or (name.startswith("mindspore.nn.") and name.endswith("Loss")))
+    return name is not None and (name == SOFTMAX_CE or (name.startswith("mindspore.nn.") and name.endswith("Loss")))
 
 
-def loss_options(ctx, call: cst.BaseExpression) -> Optional[LossOptions]:
+def loss_options(ctx: FileContext, call: cst.BaseExpression) -> Optional[LossOptions]:
     if not isinstance(call, cst.Call):
         return None
     api = ctx.resolve(call.func)
-    if not is_builtin_loss(api):
+    if api is None or not is_builtin_loss(api):
         return None
     if api == SOFTMAX_CE:
         sparse = argument(call, "sparse", ("sparse", "reduction"))
@@ -60,11 +61,11 @@ def loss_options(ctx, call: cst.BaseExpression) -> Optional[LossOptions]:
                        None if reduction is None else literal(reduction.value))
 
 
-def _int_dtype(ctx, node: cst.BaseExpression) -> bool:
+def _int_dtype(ctx: FileContext, node: cst.BaseExpression) -> bool:
     return ctx.resolve(node) in INT_TYPES
 
 
-def _is_typecast_int(ctx, expr: cst.BaseExpression) -> Optional[bool]:
+def _is_typecast_int(ctx: FileContext, expr: cst.BaseExpression) -> Optional[bool]:
     """True: TypeCast to int; False: OneHot; None: neither."""
     if isinstance(expr, cst.Name):
         d = flow(ctx, ctx.module).definition(expr.value)
@@ -81,29 +82,34 @@ def _is_typecast_int(ctx, expr: cst.BaseExpression) -> Optional[bool]:
     return None
 
 
-def dataset_label_kind(ctx) -> Optional[str]:
+def _dataset_label_kind(ctx: FileContext) -> Optional[str]:
+    kinds = set()
+    for call in facts(ctx).method_calls("map"):
+        columns = next((a.value for a in call.args if a.keyword and a.keyword.value == "input_columns"), None)
+        ops_ = next((a.value for a in call.args if a.keyword and a.keyword.value == "operations"), None)
+        if columns is None or ops_ is None:
+            continue
+        value = literal(columns)
+        names = (value,) if isinstance(value, str) else value if isinstance(value, tuple) else ()
+        if not any(isinstance(n, str) and "label" in n.lower() for n in names):
+            continue
+        items = [e.value for e in ops_.elements] if isinstance(ops_, (cst.List, cst.Tuple)) else [ops_]
+        for item in items:
+            verdict = _is_typecast_int(ctx, item)
+            if verdict is not None:
+                kinds.add("int" if verdict else "onehot")
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+_LABEL_KIND = Question("dataset_label_kind", _dataset_label_kind)
+
+
+def dataset_label_kind(ctx: FileContext) -> Optional[str]:
     """"int" / "onehot" from ``.map(operations=..., input_columns="label")`` calls."""
-    def compute() -> Optional[str]:
-        kinds = set()
-        for call in facts(ctx).method_calls("map"):
-            columns = next((a.value for a in call.args if a.keyword and a.keyword.value == "input_columns"), None)
-            ops_ = next((a.value for a in call.args if a.keyword and a.keyword.value == "operations"), None)
-            if columns is None or ops_ is None:
-                continue
-            value = literal(columns)
-            names = (value,) if isinstance(value, str) else value if isinstance(value, tuple) else ()
-            if not any(isinstance(n, str) and "label" in n.lower() for n in names):
-                continue
-            items = [e.value for e in ops_.elements] if isinstance(ops_, (cst.List, cst.Tuple)) else [ops_]
-            for item in items:
-                verdict = _is_typecast_int(ctx, item)
-                if verdict is not None:
-                    kinds.add("int" if verdict else "onehot")
-        return kinds.pop() if len(kinds) == 1 else None
-    return ctx.fact("dataset_label_kind", compute)
+    return ctx.ask(_LABEL_KIND)
 
 
-def label_kind(ctx, scope: Union[cst.FunctionDef, cst.Module], expr: cst.BaseExpression,
+def label_kind(ctx: FileContext, scope: Union[cst.FunctionDef, cst.Module], expr: cst.BaseExpression,
                before: Optional[int]) -> Optional[str]:
     """"int" / "onehot" for a label expression in one function."""
     if isinstance(expr, cst.Name):
@@ -131,7 +137,7 @@ def label_kind(ctx, scope: Union[cst.FunctionDef, cst.Module], expr: cst.BaseExp
 Builder = Callable[[cst.BaseExpression], Optional[cst.BaseExpression]]
 
 
-def unreduced_return(ctx, func: cst.FunctionDef, builder: Builder) -> Optional[cst.CSTNode]:
+def unreduced_return(ctx: FileContext, func: cst.FunctionDef, builder: Builder) -> Optional[cst.CSTNode]:
     """The return statement of ``func`` that gives an element-wise loss, when every
     return does (None otherwise, or when undecidable)."""
     returns: List[cst.Return] = []
@@ -156,7 +162,8 @@ def unreduced_return(ctx, func: cst.FunctionDef, builder: Builder) -> Optional[c
     return returns[0]
 
 
-def _elementwise(ctx, fn_flow, value: cst.BaseExpression, builder: Builder, before: Optional[int],
+def _elementwise(ctx: FileContext, fn_flow: FunctionFlow, value: cst.BaseExpression, builder: Builder,
+                 before: Optional[int],
                  depth: int = 0) -> bool:
     if isinstance(value, cst.Name) and depth < 5:
         defs = fn_flow.defs.get(value.value, ())
@@ -164,7 +171,7 @@ def _elementwise(ctx, fn_flow, value: cst.BaseExpression, builder: Builder, befo
             return False
         return _elementwise(ctx, fn_flow, defs[0].value, builder, None, depth + 1)
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Power):
-        return literal(value.right) == 2
+        return bool(literal(value.right) == 2)
     if not isinstance(value, cst.Call):
         return False
     if ctx.resolve(value.func) in ELEMENTWISE:

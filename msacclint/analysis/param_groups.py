@@ -12,14 +12,15 @@ gives the empty set: the option then counts as not given, as before.
 
 from __future__ import annotations
 
-from typing import FrozenSet, Optional, Set
+from typing import FrozenSet, List, Optional, Set
 
 import libcst as cst
 
 from msacclint.analysis.calls import literal
+from msacclint.analysis.context import FileContext
 
 
-def group_keys(ctx, call: cst.Call, value: cst.BaseExpression) -> FrozenSet[str]:
+def group_keys(ctx: FileContext, call: cst.Call, value: cst.BaseExpression) -> FrozenSet[str]:
     """The keys set by any group dict of ``value`` (the argument ``call`` passes as its
     parameter list); empty when ``value`` is not a literal list of group dicts."""
     groups = _literal_groups(value)
@@ -33,7 +34,7 @@ def group_keys(ctx, call: cst.Call, value: cst.BaseExpression) -> FrozenSet[str]
     return frozenset(keys)
 
 
-def _literal_groups(value: Optional[cst.BaseExpression]) -> Optional[list]:
+def _literal_groups(value: Optional[cst.BaseExpression]) -> Optional[List[cst.BaseExpression]]:
     if not isinstance(value, (cst.List, cst.Tuple)):
         return None
     return [e.value for e in value.elements if isinstance(e, cst.Element)]
@@ -52,7 +53,7 @@ def _dict_keys(group: cst.BaseExpression) -> Set[str]:
     return keys
 
 
-def _assigned_value(ctx, call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+def _assigned_value(ctx: FileContext, call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
     """The value of the newest plain assignment ``name = ...`` before ``call``."""
     from msacclint.analysis.scopes import scopes
 

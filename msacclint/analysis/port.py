@@ -17,6 +17,8 @@ from typing import Optional
 
 import libcst as cst
 
+from msacclint.analysis.context import FileContext, Question
+
 _MODULE = re.compile(r"(^|[._])(\w*_torch|torch2\w*|\w*2ms|pth2\w*|convert\w*|\w*_convert\w*)$", re.IGNORECASE)
 _NAME = re.compile(r"(^\w*_torch$|^torch2|^pth2|2ms$|_torch_)", re.IGNORECASE)
 _CKPT = re.compile(r"\.pth?\b|torch", re.IGNORECASE)
@@ -56,12 +58,16 @@ class _Finder(cst.CSTVisitor):
                 self._hit(node)
 
 
-def port_evidence(ctx) -> Optional[cst.CSTNode]:
-    def compute():
-        if "torch" not in ctx.source and "convert" not in ctx.source.lower() and "2ms" not in ctx.source:
-            return None
-        finder = _Finder()
-        ctx.module.visit(finder)
-        return finder.found
+def _port_evidence(ctx: FileContext) -> Optional[cst.CSTNode]:
+    if "torch" not in ctx.source and "convert" not in ctx.source.lower() and "2ms" not in ctx.source:
+        return None
+    finder = _Finder()
+    ctx.module.visit(finder)
+    return finder.found
 
-    return ctx.fact("port.evidence", compute)
+
+_PORT_EVIDENCE = Question("port.evidence", _port_evidence)
+
+
+def port_evidence(ctx: FileContext) -> Optional[cst.CSTNode]:
+    return ctx.ask(_PORT_EVIDENCE)

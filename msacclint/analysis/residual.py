@@ -24,6 +24,7 @@ from typing import Callable, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.cells import CellInfo
+from msacclint.analysis.context import FileContext
 from msacclint.analysis.liveness import forward_methods
 
 _ADD_TAILS = frozenset({"add", "Add", "TensorAdd"})
@@ -42,7 +43,7 @@ def _is_number(node: cst.BaseExpression) -> bool:
 
 
 class _Walk(cst.CSTVisitor):
-    def __init__(self, ctx, info: CellInfo, attr: str, weighted: Callable[[str], bool],
+    def __init__(self, ctx: FileContext, info: CellInfo, attr: str, weighted: Callable[[str], bool],
                  carrying_methods: Set[str]) -> None:
         self.ctx = ctx
         self.info = info
@@ -124,7 +125,7 @@ class _Walk(cst.CSTVisitor):
             self.returns_taint = True
 
 
-def ends_residual(ctx, info: CellInfo, attr: str, weighted: Callable[[str], bool]) -> bool:
+def ends_residual(ctx: FileContext, info: CellInfo, attr: str, weighted: Callable[[str], bool]) -> bool:
     """Whether ``self.<attr>``'s output is added to a tensor that does not come from it
     before it passes another layer with weights (see the module docstring)."""
     methods = forward_methods(info)

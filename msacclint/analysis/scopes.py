@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.flow import Definition, Event, FunctionFlow, flow
 from msacclint.analysis.walk import walk
 
@@ -72,7 +73,7 @@ class _Nesting(cst.CSTVisitor):
 
 
 class Scopes:
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
         _NAMES.clear()  # a new file: the previous file's nodes need not stay alive
         nesting = _Nesting()
@@ -95,7 +96,7 @@ class Scopes:
     def owner(self, node: cst.CSTNode) -> Optional[FunctionFlow]:
         return self._owner.get(node)
 
-    def event(self, node: cst.CSTNode) -> Optional[Event]:
+    def event(self, node: cst.CSTNode) -> Optional[Event[cst.CSTNode]]:
         fl = self.owner(node)
         if fl is None:
             return None
@@ -141,14 +142,13 @@ class Scopes:
     def functions_named(self, name: str) -> List[cst.FunctionDef]:
         return self.by_name.get(name, [])
 
-    def callers(self, function: cst.FunctionDef) -> List[Tuple[FunctionFlow, Event]]:
+    def callers(self, function: cst.FunctionDef) -> List[Tuple[FunctionFlow, Event[cst.Call]]]:
         """Call events ``name(...)`` anywhere in the file that call this function by name."""
         name = function.name.value
-        out = []
+        out: List[Tuple[FunctionFlow, Event[cst.Call]]] = []
         for fl in self.flows:
-            for e in fl.events:
-                node = e.node
-                if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == name:
+            for e in fl.calls():
+                if isinstance(e.node.func, cst.Name) and e.node.func.value == name:
                     out.append((fl, e))
         return out
 
@@ -199,8 +199,11 @@ def _parents(root: cst.CSTNode) -> Dict[cst.CSTNode, cst.CSTNode]:
     return parents
 
 
-def scopes(ctx) -> Scopes:
-    return ctx.fact("scopes", lambda: Scopes(ctx))
+SCOPES: Question[Scopes] = Question("scopes", Scopes)
+
+
+def scopes(ctx: FileContext) -> Scopes:
+    return ctx.ask(SCOPES)
 
 
 _NAMES: Dict[int, Tuple[cst.CSTNode, Set[str]]] = {}

@@ -14,7 +14,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 from msacclint.analysis.versions import parse
 from msacclint.data import data_dir
@@ -115,7 +115,7 @@ def shipped(version: Optional[str], backend: str = "CPU") -> Optional[Path]:
     return None
 
 
-def _release(version: str) -> tuple:
+def _release(version: str) -> Tuple[Any, ...]:
     """2.7.1.post1 is its own release (it ships different wheels); 2.10 == 2.10.0."""
     numbers = parse(version)
     numbers = numbers + (0,) * (3 - len(numbers))

@@ -9,7 +9,7 @@ import ast
 import io
 import re
 import tokenize
-from typing import Optional, Tuple
+from typing import Optional, Tuple, Union
 
 import libcst as cst
 
@@ -87,7 +87,7 @@ def _too_deep(text: str) -> Optional[Tuple[str, int, int]]:
     return None
 
 
-def parse(text: str):
+def parse(text: str) -> Union[Tuple[cst.Module, None], Tuple[None, Tuple[str, int, int]]]:
     deep = _too_deep(text)
     if deep is not None:
         return None, deep

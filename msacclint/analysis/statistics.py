@@ -16,6 +16,7 @@ from typing import List, Optional
 
 import libcst as cst
 
+from msacclint.analysis.context import FileContext
 from msacclint.analysis.scopes import scopes
 
 
@@ -55,7 +56,7 @@ class _Ops(cst.CSTVisitor):
                 self.factors.append(node.value.value)
 
 
-def ddof_cancels(ctx, call: cst.Call) -> bool:
+def ddof_cancels(ctx: FileContext, call: cst.Call) -> bool:
     api = ctx.resolve(call.func)
     fl = scopes(ctx).owner(call)
     if api is None or fl is None:

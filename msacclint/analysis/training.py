@@ -20,12 +20,13 @@ wrap).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.cells import cell_of_call, cells
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import Definition, Event, FunctionFlow
 from msacclint.analysis.scopes import Scopes, scopes
@@ -54,6 +55,13 @@ class Network:
     def name(self) -> str:
         return self.definition.name
 
+    @property
+    def call(self) -> cst.Call:
+        """The call that built the object (``object_at`` makes a Network of nothing else)."""
+        value = self.definition.value
+        assert isinstance(value, cst.Call)
+        return value
+
 
 @dataclass
 class Step:
@@ -66,13 +74,14 @@ class Step:
 
 
 class Training:
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
+        self._trained_classes: Optional[Set[str]] = None
         self.facts = facts(ctx)
         self.step_classes = self._step_classes()
         self.steps: List[Step] = []
         self.step_functions: Set[str] = set()
-        self.loops: List[Tuple[FunctionFlow, Event]] = []
+        self.loops: List[Tuple[FunctionFlow, Event[cst.Call]]] = []
         if self.step_classes or self.facts.calls_any(*GRAD_BUILDERS, *STEP_CELLS, GRAD_OPERATION):
             self.steps = self._steps()
             self.step_functions = self._step_functions()
@@ -135,7 +144,7 @@ class Training:
         if step.kind == "cell" or step.kind == "gradop":
             arg = argument(call, "network", ("network",))
             return self.object_at(step.flow, arg.value, order) if arg is not None else None
-        weights = argument(call, "weights", GRAD_BUILDERS[self.ctx.resolve(call.func)])
+        weights = argument(call, "weights", GRAD_BUILDERS[self.ctx.resolve(call.func) or ""])
         if weights is not None:
             net = self._owner_of_weights(step.flow, weights.value, order)
             if net is not None:
@@ -151,7 +160,7 @@ class Training:
             return None
         return self._called_network(function)
 
-    def _owner_of_weights(self, fl: FunctionFlow, expr: cst.BaseExpression, order) -> Optional[Network]:
+    def _owner_of_weights(self, fl: FunctionFlow, expr: cst.BaseExpression, order: Optional[int]) -> Optional[Network]:
         """``net.trainable_params()`` -> net; ``opt.parameters`` -> the net opt was built on."""
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
             if expr.func.attr.value in ("trainable_params", "get_parameters", "parameters_dict"):
@@ -177,13 +186,14 @@ class Training:
                 net = self.object_at(fl, e.node.func, e.order)
                 if net is None:
                     continue
-                callee = self.ctx.resolve(net.definition.value.func) or ""
+                callee = self.ctx.resolve(net.call.func) or ""
                 if "Loss" in callee or "loss" in net.name.lower():
                     continue
                 return net
         return None
 
-    def object_at(self, fl: FunctionFlow, expr: cst.BaseExpression, order=None) -> Optional[Network]:
+    def object_at(self, fl: FunctionFlow, expr: cst.BaseExpression,
+                  order: Optional[int] = None) -> Optional[Network]:
         """The object a Name refers to when it was built by a call (``net = Net()``); for a
         wrapper built in place (``nn.WithLossCell(net, loss)``), the object it wraps."""
         if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None:
@@ -218,9 +228,12 @@ class Training:
                         if name is not None and arg is not None and fl.method_calls("train", receiver=name):
                             out |= self._classes_built(fl, arg.value, e.order)
             return out
-        return self.ctx.fact("training.trained_classes", compute)
+        if self._trained_classes is None:  # one Training per file (``training(ctx)``)
+            self._trained_classes = compute()
+        return self._trained_classes
 
-    def _classes_built(self, fl: FunctionFlow, expr: cst.BaseExpression, order, depth: int = 0) -> Set[str]:
+    def _classes_built(self, fl: FunctionFlow, expr: cst.BaseExpression, order: Optional[int],
+                       depth: int = 0) -> Set[str]:
         """The file's classes instantiated by ``expr`` (a call, or a name bound to one) and by
         the positional arguments of that call, through this file's classes and MindSpore
         wrappers (a factory of unknown meaning stops the search)."""
@@ -249,7 +262,8 @@ class Training:
         gradop_flows = [s.flow for s in self.steps if s.kind == "gradop"]
         return self._callers_of(step_names, lambda fl: any(f is fl for f in gradop_flows))
 
-    def _callers_of(self, names: Set[str], also=lambda fl: False) -> Set[str]:
+    def _callers_of(self, names: Set[str],
+                    also: Callable[[FunctionFlow], bool] = lambda fl: False) -> Set[str]:
         """The functions of the file that call one of ``names``, directly or through others
         (or for which ``also`` holds)."""
         out: Set[str] = set()
@@ -257,6 +271,8 @@ class Training:
         while changed:
             changed = False
             for fl in self.scopes.flows[1:]:
+                if not isinstance(fl.root, cst.FunctionDef):  # flows[0] alone is the module's
+                    continue
                 fname = fl.root.name.value
                 if fname in out:
                     continue
@@ -271,11 +287,11 @@ class Training:
         if step.name is None:
             return False
         callers = {step.name} | self._callers_of({step.name})
-        return any(e.node.func.value in callers for _, e in self.loops)
+        return any(isinstance(e.node.func, cst.Name) and e.node.func.value in callers for _, e in self.loops)
 
-    def _loops(self) -> List[Tuple[FunctionFlow, Event]]:
+    def _loops(self) -> List[Tuple[FunctionFlow, Event[cst.Call]]]:
         step_names = {s.name for s in self.steps if s.name} | self.step_functions
-        out = []
+        out: List[Tuple[FunctionFlow, Event[cst.Call]]] = []
         for fl in self.scopes.flows:
             for e in fl.calls():
                 if e.loop_depth and isinstance(e.node.func, cst.Name) and e.node.func.value in step_names:
@@ -322,13 +338,13 @@ class Training:
         return holds_mode_cells(self.ctx, value.func.value)
 
 
-def mode_cells_state(ctx, class_name: Optional[str], seen: Optional[Set[str]] = None) -> Optional[bool]:
+def mode_cells_state(ctx: FileContext, class_name: Optional[str], seen: Optional[Set[str]] = None) -> Optional[bool]:
     """True: the class holds BatchNorm/Dropout; False: every sub-cell is known (MindSpore
     classes or classes of this file) and none is; None: cannot tell (imported classes,
     factories, a functional dropout in construct)."""
     seen = seen if seen is not None else set()
     info = cells(ctx).classes.get(class_name) if class_name else None
-    if info is None or class_name in seen:
+    if info is None or not class_name or class_name in seen:
         return None if info is None else False
     seen.add(class_name)
     if holds_mode_cells(ctx, class_name):
@@ -365,7 +381,7 @@ def mode_cells_state(ctx, class_name: Optional[str], seen: Optional[Set[str]] = 
     return None if unknown else False
 
 
-def project_mode_state(ctx, func: cst.BaseExpression) -> Optional[bool]:
+def project_mode_state(ctx: FileContext, func: cst.BaseExpression) -> Optional[bool]:
     """What the project layer knows of a class built in this file but defined in another
     (or behind an import): True/False/None as ``mode_cells_state``. The evidence of a True
     is kept in ``mode_evidence(ctx)`` for the message."""
@@ -375,16 +391,20 @@ def project_mode_state(ctx, func: cst.BaseExpression) -> Optional[bool]:
     name = dotted(func)
     if project is None or name is None:
         return None
+    state: Optional[bool]
     state, evidence = project.mode_dependence_from(ctx, name)
     if state and evidence is not None:
         mode_evidence(ctx).setdefault(name, evidence)
     return state
 
 
-def mode_evidence(ctx) -> dict:
+_MODE_EVIDENCE: Question[Dict[str, Any]] = Question("training.mode_evidence", lambda ctx: {})
+
+
+def mode_evidence(ctx: FileContext) -> Dict[str, Any]:
     """name as written -> Evidence (msacclint.project.index) of a mode-dependent layer in
     another file, gathered while the network's classes were resolved."""
-    return ctx.fact("training.mode_evidence", dict)
+    return ctx.ask(_MODE_EVIDENCE)
 
 
 def _on_self(func: cst.BaseExpression) -> bool:
@@ -393,7 +413,7 @@ def _on_self(func: cst.BaseExpression) -> bool:
     return isinstance(func, cst.Name) and func.value == "self"
 
 
-def holds_mode_cells(ctx, class_name: str, seen: Optional[Set[str]] = None) -> bool:
+def holds_mode_cells(ctx: FileContext, class_name: str, seen: Optional[Set[str]] = None) -> bool:
     seen = seen if seen is not None else set()
     if class_name in seen:
         return False
@@ -439,5 +459,8 @@ def _bound_name(fl: FunctionFlow, call: cst.Call) -> Optional[str]:
     return None
 
 
-def training(ctx) -> Training:
-    return ctx.fact("training", lambda: Training(ctx))
+TRAINING: Question[Training] = Question("training", Training)
+
+
+def training(ctx: FileContext) -> Training:
+    return ctx.ask(TRAINING)

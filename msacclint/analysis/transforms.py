@@ -19,10 +19,11 @@ from typing import List, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.calls import literal
+from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import FunctionFlow
 from msacclint.analysis.imports import dotted
-from msacclint.analysis.scopes import names_in, says_eval, says_train, scopes
+from msacclint.analysis.scopes import Scopes, names_in, says_eval, says_train, scopes
 from msacclint.analysis.walk import walk
 
 VISION = ("mindspore.dataset.vision.", "mindspore.dataset.transforms.")
@@ -42,7 +43,7 @@ def vision_name(callee: Optional[str]) -> Optional[str]:
     return None
 
 
-def vision_calls(ctx, *short_names: str) -> List[cst.Call]:
+def vision_calls(ctx: FileContext, *short_names: str) -> List[cst.Call]:
     wanted = set(short_names)
     out: List[cst.Call] = []
     for callee, calls in facts(ctx).calls.items():
@@ -51,7 +52,7 @@ def vision_calls(ctx, *short_names: str) -> List[cst.Call]:
     return out
 
 
-def is_py_transform(ctx, call: cst.Call) -> bool:
+def is_py_transform(ctx: FileContext, call: cst.Call) -> bool:
     """The raw import path says py_transforms (PIL based; Normalize works on CHW there)."""
     name = dotted(call.func)
     if name is None:
@@ -61,7 +62,7 @@ def is_py_transform(ctx, call: cst.Call) -> bool:
     return "py_transforms" in f"{bound}.{rest}"
 
 
-def uint8_source(ctx) -> bool:
+def uint8_source(ctx: FileContext) -> bool:
     for call in vision_calls(ctx, "Decode"):
         to_pil = next((a for a in call.args if a.keyword is not None and a.keyword.value in ("to_pil", "rgb")), None)
         if (to_pil is None or literal(to_pil.value) is False) and not is_py_transform(ctx, call):
@@ -78,10 +79,13 @@ def uint8_source(ctx) -> bool:
     return False
 
 
-def rescales(ctx) -> bool:
+_HAS_255 = Question("has_255", lambda ctx: _has_255(ctx.source))
+
+
+def rescales(ctx: FileContext) -> bool:
     if vision_calls(ctx, "Rescale", "ToTensor", "NormalizePad", "ToType"):
         return True
-    return ctx.fact("has_255", lambda: _has_255(ctx.source))
+    return ctx.ask(_HAS_255)
 
 
 _PIXEL_SCALE = re.compile(r"(?<![\w.])25[56](?:\.0*)?(?![\w.])")
@@ -93,7 +97,7 @@ def _has_255(source: str) -> bool:
 
 
 # -- train/eval flags ------------------------------------------------------------------
-def mode_flags(ctx, fl: FunctionFlow) -> Set[str]:
+def mode_flags(ctx: FileContext, fl: FunctionFlow) -> Set[str]:
     """Parameters of a pipeline function that say train/eval, and names computed from them."""
     sc = scopes(ctx)
     flags = {p for p in sc.params(fl) if says_train(p) or says_eval(p) or p in _FLAG_NAMES}
@@ -110,7 +114,7 @@ def _mentions_flag(node: cst.CSTNode, flags: Set[str]) -> bool:
     return bool(names_in(node) & flags)
 
 
-def runs_when_not_training(ctx, fl: FunctionFlow, call: cst.Call) -> bool:
+def runs_when_not_training(ctx: FileContext, fl: FunctionFlow, call: cst.Call) -> bool:
     """For an operation of a pipeline function with a flag: it is built outside every branch
     on the flag, and the list holding it reaches a ``.map(...)`` that is not chosen by the
     flag either. False whenever any of that is unclear."""
@@ -130,7 +134,8 @@ def runs_when_not_training(ctx, fl: FunctionFlow, call: cst.Call) -> bool:
                 holders.add(name)
     for e in fl.method_calls("append") + fl.method_calls("extend") + fl.method_calls("insert"):
         if any(sc.within(fl, a.value, call) for a in e.node.args):
-            receiver = e.node.func.value
+            func = e.node.func  # an Attribute: ``method_calls`` picks ``<receiver>.<method>(...)``
+            receiver = func.value if isinstance(func, cst.Attribute) else None
             if isinstance(receiver, cst.Name):
                 holders.add(receiver.value)
     for _ in range(3):
@@ -150,7 +155,7 @@ def runs_when_not_training(ctx, fl: FunctionFlow, call: cst.Call) -> bool:
     return False
 
 
-def _in_flag_ifexp(sc, fl: FunctionFlow, call: cst.Call, flags: Set[str]) -> bool:
+def _in_flag_ifexp(sc: Scopes, fl: FunctionFlow, call: cst.Call, flags: Set[str]) -> bool:
     """The call sits in ``a if do_train else b``."""
     parents = sc.parents(fl)
     node = parents.get(call)
@@ -161,7 +166,7 @@ def _in_flag_ifexp(sc, fl: FunctionFlow, call: cst.Call, flags: Set[str]) -> boo
     return False
 
 
-def _early_flag_exit(sc, fl: FunctionFlow, call: cst.Call, flags: Set[str]) -> bool:
+def _early_flag_exit(sc: Scopes, fl: FunctionFlow, call: cst.Call, flags: Set[str]) -> bool:
     """``if not do_train: return eval_pipeline`` before the statement holding the call."""
     function = fl.root
     body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
@@ -174,7 +179,7 @@ def _early_flag_exit(sc, fl: FunctionFlow, call: cst.Call, flags: Set[str]) -> b
 
 
 def _exits(stmt: cst.If) -> bool:
-    found = []
+    found: List[cst.CSTNode] = []
 
     class Exits(cst.CSTVisitor):
         def visit_Return(self, node: cst.Return) -> None:

@@ -35,6 +35,7 @@ from typing import (
     Iterable,
     Iterator,
     List,
+    Mapping,
     Optional,
     Protocol,
     Sequence,
@@ -316,7 +317,7 @@ class Traversal:
         self._leave: Dict[str, List[NodeCallback]] = {}
         self._trivia = False
 
-    def add(self, visitors: Dict[str, NodeCallback]) -> None:
+    def add(self, visitors: Mapping[str, NodeCallback]) -> None:
         """Register ``{"visit_Call": f, "leave_ClassDef": g, ...}``."""
         for name, func in visitors.items():
             kind, _, cls = name.partition("_")

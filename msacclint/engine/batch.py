@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from msacclint.diagnostics import Diagnostic, FileResult, Severity
 from msacclint.engine.cache import Cache
@@ -45,7 +45,7 @@ def analyse_file(path: str, settings: Settings, cache: Optional[Cache] = None,
                  project: Optional[ProjectIndex] = None) -> FileResult:
     """One file from disk, from the cache when its content (and every other file its
     project-level answers read) was checked before."""
-    nothing = frozenset() if settings.collect_uses else None
+    nothing: Optional[FrozenSet[str]] = frozenset() if settings.collect_uses else None
     data, problem = read(path)
     if data is None:
         return FileResult(_bad_input(path, problem or "", settings.codes_for(path)), nothing)

@@ -126,7 +126,7 @@ class Cache:
             pass  # a cache that cannot be written only costs time
 
     # -- objects of the project layer (file summaries), by content hash -------------
-    def load_object(self, kind: str, key: str):
+    def load_object(self, kind: str, key: str) -> Any:
         """A JSON object this cache stored under ``kind`` (a file summary); None when absent
         or unreadable. JSON, not pickle: a cache folder may come with a repository."""
         try:
@@ -136,7 +136,7 @@ class Cache:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
-    def store_object(self, kind: str, key: str, value) -> None:
+    def store_object(self, kind: str, key: str, value: Any) -> None:
         if not self._prepare():
             return
         try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable, Iterator, List, Sequence
+from typing import Any, Iterable, Iterator, List, Sequence
 
 import pathspec
 
@@ -27,7 +27,7 @@ class MissingPath(Exception):
     """A path named on the command line does not exist."""
 
 
-def _skip_folder(entry: os.DirEntry) -> bool:
+def _skip_folder(entry: os.DirEntry[str]) -> bool:
     name = entry.name
     if name.startswith(".") or name in SKIPPED_FOLDERS or name.endswith(".egg-info"):
         return True
@@ -76,7 +76,7 @@ def discover(paths: Sequence[str], exclude: Iterable[str] = (), root: str = ".")
     return found
 
 
-def _excluded(spec: pathspec.PathSpec, path: str, root: Path) -> bool:
+def _excluded(spec: pathspec.PathSpec[Any], path: str, root: Path) -> bool:
     absolute = Path(path).resolve()
     try:
         relative = absolute.relative_to(root).as_posix()

@@ -11,6 +11,7 @@ import ast
 import os
 import re
 import stat
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -40,10 +41,10 @@ def _index(starts: List[int], line: int, column: int) -> int:
 def configured_line_length(path: str) -> Optional[int]:
     """``line-length`` of the nearest pyproject.toml above ``path``: ``[tool.msacclint]``,
     else ``[tool.ruff]``, else ``[tool.black]``; None when none of them sets it."""
-    try:
-        import tomllib  # type: ignore[import-not-found]
-    except ImportError:  # Python < 3.11
-        import tomli as tomllib  # type: ignore[no-redef]
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # tomli is a dependency on Python < 3.11 only: absent where mypy runs on a newer one
+        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
     folder = os.path.dirname(os.path.abspath(path))
     while True:
         candidate = os.path.join(folder, "pyproject.toml")

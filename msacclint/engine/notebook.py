@@ -38,6 +38,7 @@ from msacclint.diagnostics import Diagnostic
 from msacclint.engine.atomic import replace_file
 from msacclint.engine.fixes import FileFix, configured_line_length, fix_file, fix_source
 from msacclint.engine.runner import _bad_input, check_source
+from msacclint.settings import Settings
 
 SUFFIX = ".ipynb"
 #: the comment line in front of each code cell in the joined Python text
@@ -165,7 +166,7 @@ def to_cells(nb: Notebook, diagnostics: Sequence[Diagnostic]) -> List[Diagnostic
     return out
 
 
-def check_notebook(data: bytes, path: str, settings) -> List[Diagnostic]:
+def check_notebook(data: bytes, path: str, settings: Settings) -> List[Diagnostic]:
     """All diagnostics of a notebook file's bytes (an unreadable notebook is MSA001)."""
     try:
         nb = load(data)
@@ -228,7 +229,7 @@ class NotebookFix:
         return self.applied > 0 and self.fixed != self.original
 
 
-def fix_notebook(path: str, settings, unsafe: bool, explicit: bool = False) -> Optional[NotebookFix]:
+def fix_notebook(path: str, settings: Settings, unsafe: bool, explicit: bool = False) -> Optional[NotebookFix]:
     """The notebook with its fixes applied, in memory; None when it cannot be read or its
     Python does not parse (such a notebook is left alone; ``check`` reports why)."""
     try:
@@ -266,7 +267,7 @@ def fix_notebook(path: str, settings, unsafe: bool, explicit: bool = False) -> O
     return NotebookFix(path, data, fixed, applied, remaining)
 
 
-def fix_path(path: str, settings, unsafe: bool, explicit: bool = False) -> Optional[FileFix]:
+def fix_path(path: str, settings: Settings, unsafe: bool, explicit: bool = False) -> Optional[FileFix]:
     """A file fixed in memory, Python source or notebook; None when it cannot be read,
     decoded or parsed. A notebook's code cells are fixed in place and its FileFix holds
     the notebook's JSON text, written back like any file."""
@@ -285,7 +286,7 @@ def write(result: NotebookFix) -> None:
     replace_file(os.path.realpath(result.path), result.fixed, mode=mode, durable=True)
 
 
-def fix_notebooks(paths: Sequence[str], settings, unsafe: bool, explicit: bool = False,
+def fix_notebooks(paths: Sequence[str], settings: Settings, unsafe: bool, explicit: bool = False,
                   write_files: bool = True) -> List[NotebookFix]:
     """Fix and (unless ``write_files`` is false) write each notebook that changes."""
     out = []

@@ -13,7 +13,7 @@ which range wins); tests/test_positions.py compares them on every node of real f
 """
 import re
 from contextlib import contextmanager, nullcontext
-from typing import Dict, Iterable, Iterator, List, Optional, Set
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Set
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -73,13 +73,14 @@ class _TargetedState(CodegenState):
                 raise _AllFound
 
     def record_syntactic_position(self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None,
-                                  end_node: Optional[cst.CSTNode] = None):
+                                  end_node: Optional[cst.CSTNode] = None) -> Any:
         if not self.inside:
             return _NULL
         return self._record(node, start_node, end_node)
 
     @contextmanager
-    def _record(self, node, start_node, end_node) -> Iterator[None]:
+    def _record(self, node: cst.CSTNode, start_node: Optional[cst.CSTNode],
+                end_node: Optional[cst.CSTNode]) -> Iterator[None]:
         start = self.position()
         try:
             yield

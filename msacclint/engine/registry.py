@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
-from typing import Dict, Iterable, List, Tuple, Type
+from typing import Dict, FrozenSet, Iterable, List, Tuple, Type
 
 from msacclint.rules.base import Rule
 
@@ -45,7 +45,7 @@ def all_codes() -> Tuple[str, ...]:
     return tuple(rules_by_code())
 
 
-def default_codes() -> frozenset:
+def default_codes() -> FrozenSet[str]:
     return frozenset(rule.code for rule in all_rules() if rule.enabled_by_default())
 
 

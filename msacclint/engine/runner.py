@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import sys
 import traceback
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type, Union
+from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 import libcst as cst
+from libcst.metadata import CodeRange
 
 from msacclint.analysis.context import FileContext
 from msacclint.analysis.edits import replacement
@@ -26,7 +27,7 @@ from msacclint.engine import noqa
 from msacclint.engine.positions import node_positions
 from msacclint.engine.registry import rules_by_code
 from msacclint.project import ProjectIndex
-from msacclint.rules.base import Report, Rule, visitor_names
+from msacclint.rules.base import FixSpec, Report, Rule, visitor_names
 from msacclint.settings import Settings
 
 BAD_INPUT = "MSA001"
@@ -61,6 +62,7 @@ def analyse_source(source: Union[str, bytes], path: str, settings: Settings,
     _ensure_recursion_limit()
     module, problem_at = _parse(text)
     if module is None:
+        assert problem_at is not None  # parse gives a problem whenever it gives no module
         message, line, column = problem_at
         return FileResult(_bad_input(path, message, codes, line, column), nothing)
     try:
@@ -79,7 +81,7 @@ def analyse_source(source: Union[str, bytes], path: str, settings: Settings,
     return FileResult(sorted(found, key=Diagnostic.sort_key), uses.result() if uses is not None else None)
 
 
-def _bad_input(path: str, message: str, codes, line: int = 1, column: int = 1) -> List[Diagnostic]:
+def _bad_input(path: str, message: str, codes: FrozenSet[str], line: int = 1, column: int = 1) -> List[Diagnostic]:
     if BAD_INPUT not in codes:
         return []
     return [_engine_diagnostic(BAD_INPUT, path, message, line, column)]
@@ -164,13 +166,13 @@ def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]],
         reports.extend(guard.rule.reports)
     found = _to_diagnostics(ctx, reports)
     if RULE_CRASHED in ctx.settings.codes_for(ctx.path):
-        for rule, exc in crashed:
-            where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+        for rule, error in crashed:
+            where = traceback.extract_tb(error.__traceback__)[-1:] if error.__traceback__ else []
             at = f" at {where[0].filename.rsplit('/', 1)[-1]}:{where[0].lineno}" if where else ""
             found.append(_engine_diagnostic(
                 RULE_CRASHED, ctx.path,
                 f"internal error in rule {type(rule).code} ({type(rule).name}): "
-                f"{type(exc).__name__}: {exc}{at}; the other rules' findings are unaffected"))
+                f"{type(error).__name__}: {error}{at}; the other rules' findings are unaffected"))
     return found
 
 
@@ -260,7 +262,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
     return found
 
 
-def _to_fix(ctx: FileContext, spec, positions) -> Optional[Fix]:
+def _to_fix(ctx: FileContext, spec: FixSpec, positions: Mapping[cst.CSTNode, CodeRange]) -> Optional[Fix]:
     edits = []
     for old, new in spec.replacements:
         where = positions.get(old)
@@ -272,7 +274,7 @@ def _to_fix(ctx: FileContext, spec, positions) -> Optional[Fix]:
     return Fix(spec.description, spec.applicability, tuple(edits))
 
 
-def severity_counts(diagnostics: Iterable[Diagnostic]) -> dict:
+def severity_counts(diagnostics: Iterable[Diagnostic]) -> Dict[Severity, int]:
     counts = {s: 0 for s in Severity}
     for d in diagnostics:
         counts[d.severity] += 1

@@ -148,7 +148,7 @@ class ProjectIndex:
         """Start recording which files the answers use (one checked file)."""
         self._used = {}
 
-    def new_problems(self) -> List[Tuple[str, int, str]]:
+    def new_problems(self) -> List[Tuple[str, int, str, bool]]:
         """(path, line, message, is_note) of the problems met since the last call, once each."""
         out = []
         for path, (line, message) in sorted(self.problems.items()):
