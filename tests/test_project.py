@@ -364,6 +364,31 @@ def test_evidence_in_another_file_is_named_and_is_a_sarif_related_location(tmp_p
     assert related["physicalLocation"]["region"]["startLine"] == 2
 
 
+def test_json_carries_the_related_locations(tmp_path, msacclint):
+    _write(tmp_path, CASES["msa101-bug-yaml"])
+    (finding,) = json.loads(msacclint("check", "--no-cache", "--select", "MSA101", "--format", "json", ".").stdout)
+    assert list(finding)[-1] == "related"
+    (related,) = finding["related"]
+    assert (related["path"], related["line"]) == ("default_config.yaml", 2)
+    assert isinstance(related["message"], str) and related["message"]
+    # a finding without evidence elsewhere has no related key
+    _write(tmp_path, {"alone.py": "import mindspore.nn as nn\nd = nn.Dropout(0.1)\n"})
+    plain = json.loads(msacclint("check", "--no-cache", "--select", "MSA101", "--format", "json", "alone.py").stdout)
+    assert plain and all("related" not in f for f in plain)
+
+
+def test_no_project_checks_each_file_on_its_own(tmp_path, msacclint):
+    expected = _write(tmp_path, CASES["msa201-bug"])
+    assert any(code == "MSA201" for _, _, code in expected)
+    with_project = msacclint("check", "--select", CODES, "--format", "json", ".")
+    assert _found(with_project) == expected
+    assert any(r["path"] == "src/model.py" for d in json.loads(with_project.stdout) for r in d.get("related", ()))
+    # the cache of the project run is not used: no evidence from src/model.py any more
+    alone = json.loads(msacclint("check", "--no-project", "--select", CODES, "--format", "json", ".").stdout)
+    assert all("related" not in d and "src/model.py" not in d["message"] for d in alone)
+    assert _found(msacclint("check", "--select", CODES, "--format", "json", ".")) == expected
+
+
 def test_sarif_with_related_locations_is_valid(tmp_path, msacclint, root):
     import jsonschema
 
