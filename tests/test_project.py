@@ -1,9 +1,8 @@
 """The project layer (msacclint/project): multi-file examples run through the front ends.
 
 Each case is a small repository written to tmp_path; an expected finding is marked by a
-trailing ``# MSA201`` comment on its line (as in the rules' own examples). Every case is
-checked as ``msacclint check .`` and as ``msacclint check <file>`` for each file (the
-pre-commit shape: the root is found from the file); some through flake8 too.
+trailing ``# MSA201`` comment on its line (as in the rules' own examples, which hold the
+same cases and are run through every front end by tests/test_multifile_frontends.py).
 """
 
 import json
@@ -340,17 +339,9 @@ def _found(result):
     return {(d["path"], d["line"], d["code"]) for d in json.loads(result.stdout)}
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_multi_file_case_folder_and_single_files(name, tmp_path, msacclint):
-    files = CASES[name]
-    expected = _write(tmp_path, files)
-    whole = msacclint("check", "--no-cache", "--select", CODES, "--format", "json", ".")
-    assert _found(whole) == expected, whole.stdout
-    # the pre-commit shape: each file alone, the root found from it, cold then warm
-    for relative in sorted(f for f in files if f.endswith(".py")):
-        for _ in ("cold", "warm"):
-            alone = msacclint("check", "--select", CODES, "--format", "json", relative)
-            assert _found(alone) == {e for e in expected if e[0] == relative}, (relative, alone.stdout)
+# The cases above are also the rules' own multi-file examples (VALID/INVALID with files=...),
+# which tests/test_multifile_frontends.py runs through the CLI (folder and single file),
+# flake8 and the editor server; the tests below use them for what the examples cannot say.
 
 
 def test_evidence_in_another_file_is_named_and_is_a_sarif_related_location(tmp_path, msacclint):
