@@ -11,8 +11,6 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
-
 MARK = re.compile(r"#\s*((?:MSA\d{3}\s*)+)\s*$")
 
 NET_WITH_DROPOUT = """\
