@@ -59,6 +59,8 @@ class LintOptions(Options):
     jobs: Optional[int] = None
     #: read and write ``.msacclint_cache``
     use_cache: bool = True
+    #: let the rules see the whole project each file belongs to (False: one file at a time)
+    use_project: bool = True
 
 
 @dataclass(frozen=True)
@@ -146,7 +148,8 @@ def _prepare(paths: Sequence[str], options: LintOptions, collect_uses: bool = Fa
 
 
 def _analyse(prepared: _Prepared, options: LintOptions) -> Dict[str, FileResult]:
-    return analyse_files(prepared.files, prepared.settings, jobs=options.jobs, use_cache=options.use_cache)
+    return analyse_files(prepared.files, prepared.settings, jobs=options.jobs, use_cache=options.use_cache,
+                         project=options.use_project)
 
 
 def lint_paths(paths: Sequence[str], options: LintOptions = LintOptions()) -> LintRun:

@@ -24,6 +24,9 @@ def check_tree(root, files, codes=None, **kw):
     from msacclint.engine.batch import check_files
 
     paths = []
+    marker = Path(root, "pyproject.toml")  # one project root for every file, as a repository has
+    if not marker.exists() and "pyproject.toml" not in files:
+        marker.write_text("", encoding="utf-8")
     for rel, text in files.items():
         target = Path(root, rel)
         target.parent.mkdir(parents=True, exist_ok=True)

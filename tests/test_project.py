@@ -1,9 +1,8 @@
 """The project layer (msacclint/project): multi-file examples run through the front ends.
 
 Each case is a small repository written to tmp_path; an expected finding is marked by a
-trailing ``# MSA201`` comment on its line (as in the rules' own examples). Every case is
-checked as ``msacclint check .`` and as ``msacclint check <file>`` for each file (the
-pre-commit shape: the root is found from the file); some through flake8 too.
+trailing ``# MSA201`` comment on its line (as in the rules' own examples, which hold the
+same cases and are run through every front end by tests/test_multifile_frontends.py).
 """
 
 import json
@@ -11,8 +10,6 @@ import re
 import subprocess
 import sys
 import textwrap
-
-import pytest
 
 MARK = re.compile(r"#\s*((?:MSA\d{3}\s*)+)\s*$")
 
@@ -340,17 +337,9 @@ def _found(result):
     return {(d["path"], d["line"], d["code"]) for d in json.loads(result.stdout)}
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_multi_file_case_folder_and_single_files(name, tmp_path, msacclint):
-    files = CASES[name]
-    expected = _write(tmp_path, files)
-    whole = msacclint("check", "--no-cache", "--select", CODES, "--format", "json", ".")
-    assert _found(whole) == expected, whole.stdout
-    # the pre-commit shape: each file alone, the root found from it, cold then warm
-    for relative in sorted(f for f in files if f.endswith(".py")):
-        for _ in ("cold", "warm"):
-            alone = msacclint("check", "--select", CODES, "--format", "json", relative)
-            assert _found(alone) == {e for e in expected if e[0] == relative}, (relative, alone.stdout)
+# The cases above are also the rules' own multi-file examples (VALID/INVALID with files=...),
+# which tests/test_multifile_frontends.py runs through the CLI (folder and single file),
+# flake8 and the editor server; the tests below use them for what the examples cannot say.
 
 
 def test_evidence_in_another_file_is_named_and_is_a_sarif_related_location(tmp_path, msacclint):
@@ -362,6 +351,31 @@ def test_evidence_in_another_file_is_named_and_is_a_sarif_related_location(tmp_p
     (related,) = result["relatedLocations"]
     assert related["physicalLocation"]["artifactLocation"]["uri"] == "default_config.yaml"
     assert related["physicalLocation"]["region"]["startLine"] == 2
+
+
+def test_json_carries_the_related_locations(tmp_path, msacclint):
+    _write(tmp_path, CASES["msa101-bug-yaml"])
+    (finding,) = json.loads(msacclint("check", "--no-cache", "--select", "MSA101", "--format", "json", ".").stdout)
+    assert list(finding)[-1] == "related"
+    (related,) = finding["related"]
+    assert (related["path"], related["line"]) == ("default_config.yaml", 2)
+    assert isinstance(related["message"], str) and related["message"]
+    # a finding without evidence elsewhere has no related key
+    _write(tmp_path, {"alone.py": "import mindspore.nn as nn\nd = nn.Dropout(0.1)\n"})
+    plain = json.loads(msacclint("check", "--no-cache", "--select", "MSA101", "--format", "json", "alone.py").stdout)
+    assert plain and all("related" not in f for f in plain)
+
+
+def test_no_project_checks_each_file_on_its_own(tmp_path, msacclint):
+    expected = _write(tmp_path, CASES["msa201-bug"])
+    assert any(code == "MSA201" for _, _, code in expected)
+    with_project = msacclint("check", "--select", CODES, "--format", "json", ".")
+    assert _found(with_project) == expected
+    assert any(r["path"] == "src/model.py" for d in json.loads(with_project.stdout) for r in d.get("related", ()))
+    # the cache of the project run is not used: no evidence from src/model.py any more
+    alone = json.loads(msacclint("check", "--no-project", "--select", CODES, "--format", "json", ".").stdout)
+    assert all("related" not in d and "src/model.py" not in d["message"] for d in alone)
+    assert _found(msacclint("check", "--select", CODES, "--format", "json", ".")) == expected
 
 
 def test_sarif_with_related_locations_is_valid(tmp_path, msacclint, root):

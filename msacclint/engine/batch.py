@@ -137,8 +137,10 @@ def _from_cache(paths: Sequence[str], settings: Settings,
 def analyse_files(paths: Sequence[str], settings: Settings, jobs: Optional[int] = None,
                   use_cache: bool = True, project: bool = True) -> Dict[str, FileResult]:
     """Each file's result, keyed by path, in the order of ``paths``. With ``project`` the
-    rules see the whole repository each file belongs to (msacclint.project)."""
+    rules see the whole repository each file belongs to (msacclint.project); without it
+    the cache is left alone (its entries hold the answers of project runs)."""
     jobs = jobs or os.cpu_count() or 1
+    use_cache = use_cache and project
     found: Dict[str, FileResult] = {}
     todo = list(paths)
     if use_cache:

@@ -35,4 +35,5 @@ def options_from(args: argparse.Namespace) -> api.LintOptions:
     return api.LintOptions(select=args.select, extend_select=args.extend_select, ignore=args.ignore,
                            exclude=args.exclude, mindspore_version=args.mindspore_version,
                            defaults=args.defaults, config=args.config,
-                           jobs=getattr(args, "jobs", None), use_cache=not args.no_cache)
+                           jobs=getattr(args, "jobs", None), use_cache=not args.no_cache,
+                           use_project=not getattr(args, "no_project", False))

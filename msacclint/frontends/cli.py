@@ -62,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-o", "--output-file", default=None, metavar="FILE", help="write the report here")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when something was found")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write .msacclint_cache")
+    check.add_argument("--no-project", action="store_true",
+                       help="check each file on its own, without the project index (faster, fewer findings)")
     check.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                        help="worker processes (default: all cores; few files run in-process)")
     check.add_argument("--statistics", action="store_true", help="print a count per code after the findings")

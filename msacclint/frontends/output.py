@@ -32,7 +32,16 @@ def text(diagnostics: Sequence[Diagnostic]) -> str:
 
 
 def json_format(diagnostics: Sequence[Diagnostic]) -> str:
-    return json.dumps([d.to_json() for d in diagnostics], indent=2) + "\n"
+    return json.dumps([_json_finding(d) for d in diagnostics], indent=2) + "\n"
+
+
+def _json_finding(d: Diagnostic) -> Dict[str, object]:
+    """A finding's JSON object; ``related`` (evidence in other places) only when there is some."""
+    data: Dict[str, object] = d.to_json()
+    if d.related:
+        data["related"] = [{"path": r.path, "line": r.line, "message": r.message or "evidence"}
+                           for r in d.related]
+    return data
 
 
 _GITHUB_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}

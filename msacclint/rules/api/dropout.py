@@ -449,6 +449,74 @@ class DropoutWrongProbability(_DropoutRule):
             import mindspore.nn as nn
             drop = nn.Dropout(p=1 - config.transformer_dropout_rate)
         """, note="how the keep_prob -> p migration wrote a keep probability; the name alone cannot tell"),
+        Valid(files={
+            "src/__init__.py": "",
+            "src/head.py": """
+                import mindspore.nn as nn
+
+                class Head(nn.Cell):
+                    def __init__(self, c, drop_rate):
+                        super().__init__()
+                        self.drop = nn.Dropout(p=drop_rate)
+            """,
+            "src/net.py": """
+                import mindspore.nn as nn
+                from src.head import Head
+
+                class Net(nn.Cell):
+                    def __init__(self):
+                        super().__init__()
+                        self.head = Head(4, 0.2)
+            """,
+        }, note="multi-file: correct call site"),
+        Valid(files={
+            "src/__init__.py": "",
+            "src/head.py": """
+                import mindspore.nn as nn
+
+                class Head(nn.Cell):
+                    def __init__(self, c, drop_rate):
+                        super().__init__()
+                        self.drop = nn.Dropout(keep_prob=drop_rate)
+            """,
+            "src/net.py": """
+                import mindspore.nn as nn
+                from src.head import Head
+
+                class Net(nn.Cell):
+                    def __init__(self):
+                        super().__init__()
+                        self.head = Head(4, 0.9)
+            """,
+        }, note="multi-file: lookalike keep value"),
+        Valid(files={
+            "default_config.yaml": """
+                batch_size: 32
+                ratio: 0.9
+            """,
+            "src/__init__.py": "",
+            "src/model_utils/__init__.py": "",
+            "src/model_utils/config.py": """
+                import os
+                import yaml
+
+                def get_config():
+                    here = os.path.dirname(os.path.abspath(__file__))
+                    with open(os.path.join(here, "../../default_config.yaml")) as f:
+                        return yaml.safe_load(f)
+
+                config = get_config()
+            """,
+            "src/model.py": """
+                import mindspore.nn as nn
+                from src.model_utils.config import config
+
+                class Net(nn.Cell):
+                    def __init__(self):
+                        super().__init__()
+                        self.drop = nn.Dropout(keep_prob=config.ratio)
+            """,
+        }, note="multi-file: lookalike yaml keep"),
     )
     INVALID = (
         Invalid("""
@@ -547,6 +615,70 @@ class DropoutWrongProbability(_DropoutRule):
                     super().__init__()
                     self.attn_drop = nn.Dropout(attn_drop)  # MSA101
         """),
+        Invalid(files={
+            "src/__init__.py": "",
+            "src/head.py": """
+                import mindspore.nn as nn
+
+                class Head(nn.Cell):
+                    def __init__(self, c, drop_rate):
+                        super().__init__()
+                        self.fc = nn.Dense(c, 2)
+                        self.drop = nn.Dropout(keep_prob=drop_rate)  # MSA101
+            """,
+            "src/net.py": """
+                import mindspore.nn as nn
+                from src.head import Head
+
+                class Net(nn.Cell):
+                    def __init__(self):
+                        super().__init__()
+                        self.head = Head(4, 0.2)
+            """,
+        }, note="multi-file: bug call site"),
+        Invalid(files={
+            "src/__init__.py": "",
+            "src/config.py": """
+                RATE = 0.1
+            """,
+            "src/model.py": """
+                import mindspore.nn as nn
+                from src import config
+
+                class Net(nn.Cell):
+                    def __init__(self):
+                        super().__init__()
+                        self.drop = nn.Dropout(keep_prob=config.RATE)  # MSA101
+            """,
+        }, note="multi-file: bug constant module"),
+        Invalid(files={
+            "default_config.yaml": """
+                batch_size: 32
+                ratio: 0.1
+            """,
+            "src/__init__.py": "",
+            "src/model_utils/__init__.py": "",
+            "src/model_utils/config.py": """
+                import os
+                import yaml
+
+                def get_config():
+                    here = os.path.dirname(os.path.abspath(__file__))
+                    with open(os.path.join(here, "../../default_config.yaml")) as f:
+                        return yaml.safe_load(f)
+
+                config = get_config()
+            """,
+            "src/model.py": """
+                import mindspore.nn as nn
+                from src.model_utils.config import config
+
+                class Net(nn.Cell):
+                    def __init__(self):
+                        super().__init__()
+                        self.drop = nn.Dropout(keep_prob=config.ratio)  # MSA101
+            """,
+        }, note="multi-file: bug yaml"),
     )
 
     def check(self, call, keep, p, by_position):

@@ -324,6 +324,88 @@ class TrainLoopWithoutSetTrain(Rule):
                     loss, grads = grad_fn(x, y)
                     opt(grads)
         """, note="no BatchNorm or Dropout: the mode changes nothing"),
+        Valid(files={
+        "src/__init__.py": "",
+        "src/model.py": """
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self, rate=0.1):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.drop = nn.Dropout(p=rate)
+
+                def construct(self, x):
+                    return self.drop(self.fc(x))
+        """,
+        "train.py": """
+            import mindspore as ms
+            from mindspore import nn
+            from src.model import Net
+
+            net = Net()
+            opt = nn.Adam(net.trainable_params())
+            def forward(x, y):
+                return nn.MSELoss()(net(x), y)
+            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+            net.set_train()
+            for x, y in ds:
+                grad_fn(x, y)
+        """,
+        }, note="multi-file: set_train() in the entry script"),
+        Valid(files={
+        "src/__init__.py": "",
+        "src/model.py": """
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self, rate=0.0):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.drop = nn.Dropout(p=rate)
+
+                def construct(self, x):
+                    return self.drop(self.fc(x))
+        """,
+        "train.py": """
+            import mindspore as ms
+            from mindspore import nn
+            from src.model import Net
+
+            net = Net()
+            opt = nn.Adam(net.trainable_params())
+            def forward(x, y):
+                return nn.MSELoss()(net(x), y)
+            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+            for x, y in ds:
+                grad_fn(x, y)
+        """,
+        }, note="look-alike, multi-file: the Dropout's rate is 0.0 at the only construction"),
+        Valid(files={
+            "src/__init__.py": "",
+            "src/model.py": """
+                import mindspore.nn as nn
+
+                class Net(nn.Cell):
+                    def __init__(self):
+                        super().__init__()
+                        self.bn = nn.BatchNorm2d(8, use_batch_statistics=True)
+            """,
+            "train.py": """
+                import mindspore as ms
+                from mindspore import nn
+                from src.model import Net
+
+                net = Net()
+                opt = nn.Adam(net.trainable_params())
+                def forward(x, y):
+                    return nn.MSELoss()(net(x), y)
+                grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+
+                for x, y in ds:
+                    grad_fn(x, y)
+            """,
+        }, note="multi-file: batch statistics only"),
     )
     INVALID = (
         Invalid("""
@@ -409,6 +491,69 @@ class TrainLoopWithoutSetTrain(Rule):
             for x, y in ds:
                 grad_fn(x, y)  # MSA201
         """, note="a network from a model factory: its BatchNorm cannot be seen, the mistake still can"),
+        Invalid(files={
+        "src/__init__.py": "",
+        "src/model.py": """
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self, rate=0.1):
+                    super().__init__()
+                    self.fc = nn.Dense(4, 2)
+                    self.drop = nn.Dropout(p=rate)
+
+                def construct(self, x):
+                    return self.drop(self.fc(x))
+        """,
+        "train.py": """
+            import mindspore as ms
+            from mindspore import nn
+            from src.model import Net
+
+            net = Net()
+            opt = nn.Adam(net.trainable_params())
+            def forward(x, y):
+                return nn.MSELoss()(net(x), y)
+            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+            for x, y in ds:
+                grad_fn(x, y)  # MSA201
+        """,
+        }, note="the network's class, with its Dropout, is in src/model.py (multi-file)"),
+        Invalid(files={
+            "src/__init__.py": "",
+            "src/blocks.py": """
+                import mindspore.nn as nn
+
+                class ConvBn(nn.Cell):
+                    def __init__(self, c):
+                        super().__init__()
+                        self.conv = nn.Conv2d(c, c, 3)
+                        self.bn = nn.BatchNorm2d(c)
+            """,
+            "src/model.py": """
+                import mindspore.nn as nn
+                from .blocks import ConvBn
+
+                class Net(nn.Cell):
+                    def __init__(self):
+                        super().__init__()
+                        self.body = ConvBn(8)
+            """,
+            "train.py": """
+                import mindspore as ms
+                from mindspore import nn
+                from src.model import Net
+
+                net = Net()
+                opt = nn.Adam(net.trainable_params())
+                def forward(x, y):
+                    return nn.MSELoss()(net(x), y)
+                grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+
+                for x, y in ds:
+                    grad_fn(x, y)  # MSA201
+            """,
+        }, note="multi-file: bn in a block of a third file"),
     )
 
     def finish(self) -> None:

@@ -125,6 +125,51 @@ class DatasetNotSharded(Rule):
             net.set_train(False)
             features = [net(image) for image, _ in gallery.create_tuple_iterator()]
         """, path="extract_features.py", note="a distributed feature-extraction script: nothing is trained"),
+        Valid(files={
+            "src/__init__.py": "",
+            "src/dataset.py": """
+                import mindspore.dataset as ds
+                from mindspore.communication import get_rank, get_group_size
+
+                def create_dataset(path, batch_size=32):
+                    data = ds.ImageFolderDataset(path, shuffle=True, num_shards=get_group_size(), shard_id=get_rank())
+                    return data.batch(batch_size)
+            """,
+            "train.py": """
+                import mindspore as ms
+                from mindspore import nn
+                from mindspore.communication import init, get_rank, get_group_size
+                from src.dataset import create_dataset
+
+                init()
+                ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+                data = create_dataset("/data/train", 32)
+                model = ms.Model(net, nn.CrossEntropyLoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+                model.train(90, data)
+            """,
+        }, note="multi-file: correct"),
+        Valid(files={
+            "src/__init__.py": "",
+            "src/dataset.py": """
+                import mindspore.dataset as ds
+
+                def create_dataset(path, batch_size=32, rank_size=1):
+                    data = ds.ImageFolderDataset(path, shuffle=True)
+                    return data.batch(batch_size)
+            """,
+            "train.py": """
+                import mindspore as ms
+                from mindspore import nn
+                from mindspore.communication import init, get_rank, get_group_size
+                from src.dataset import create_dataset
+
+                init()
+                ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+                data = create_dataset("/data/train", 32, rank_size=get_group_size())
+                model = ms.Model(net, nn.CrossEntropyLoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+                model.train(90, data)
+            """,
+        }, note="multi-file: lookalike builder told the rank"),
     )
     INVALID = (
         Invalid("""
@@ -144,6 +189,28 @@ class DatasetNotSharded(Rule):
             ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
             data = ds.MindDataset(train_file, num_shards=get_group_size())  # MSA307
         """, message_contains="only num_shards"),
+        Invalid(files={
+            "src/__init__.py": "",
+            "src/dataset.py": """
+                import mindspore.dataset as ds
+
+                def create_dataset(path, batch_size=32):
+                    data = ds.ImageFolderDataset(path, shuffle=True)
+                    return data.batch(batch_size)
+            """,
+            "train.py": """
+                import mindspore as ms
+                from mindspore import nn
+                from mindspore.communication import init, get_rank, get_group_size
+                from src.dataset import create_dataset
+
+                init()
+                ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+                data = create_dataset("/data/train", 32)  # MSA307
+                model = ms.Model(net, nn.CrossEntropyLoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+                model.train(90, data)
+            """,
+        }, note="multi-file: bug"),
     )
 
     def finish(self) -> None:

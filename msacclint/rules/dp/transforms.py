@@ -107,6 +107,52 @@ class RandomAugmentationInEval(Rule):
             def build(train):
                 return T.Compose([T.RandomCrop(224), T.ToTensor()])
         """, note="torchvision"),
+        Valid(files={
+            "src/__init__.py": "",
+            "src/dataset.py": """
+                import mindspore.dataset as ds
+                import mindspore.dataset.vision as vision
+
+                def create_dataset(path, batch_size=32, do_train=True):
+                    data = ds.ImageFolderDataset(path, shuffle=do_train)
+                    if do_train:
+                        trans = [vision.Decode(), vision.RandomCrop(224)]
+                    else:
+                        trans = [vision.Decode(), vision.CenterCrop(224)]
+                    return data.map(operations=trans, input_columns="image").batch(batch_size)
+            """,
+            "eval.py": """
+                import mindspore as ms
+                from src.dataset import create_dataset
+
+                def evaluate(net):
+                    data = create_dataset("/data/val", 32, do_train=False)
+                    return ms.Model(net).eval(data)
+            """,
+        }, note="multi-file: correct"),
+        Valid(files={
+            "src/__init__.py": "",
+            "src/dataset.py": """
+                import mindspore.dataset as ds
+                import mindspore.dataset.vision as vision
+
+                def create_dataset(path, batch_size=32, do_train=False):
+                    data = ds.ImageFolderDataset(path, shuffle=do_train)
+                    if do_train:
+                        trans = [vision.Decode(), vision.RandomCrop(224)]
+                    else:
+                        trans = [vision.Decode(), vision.CenterCrop(224)]
+                    return data.map(operations=trans, input_columns="image").batch(batch_size)
+            """,
+            "eval.py": """
+                import mindspore as ms
+                from src.dataset import create_dataset
+
+                def evaluate(net):
+                    data = create_dataset("/data/val", 32)
+                    return ms.Model(net).eval(data)
+            """,
+        }, note="multi-file: lookalike eval default"),
     )
     INVALID = (
         Invalid("""
@@ -128,6 +174,29 @@ class RandomAugmentationInEval(Rule):
                 ops += [vision.Rescale(1 / 255, 0), vision.HWC2CHW()]
                 return data.map(operations=ops, input_columns='image')
         """),
+        Invalid(files={
+            "src/__init__.py": "",
+            "src/dataset.py": """
+                import mindspore.dataset as ds
+                import mindspore.dataset.vision as vision
+
+                def create_dataset(path, batch_size=32, do_train=True):
+                    data = ds.ImageFolderDataset(path, shuffle=do_train)
+                    if do_train:
+                        trans = [vision.Decode(), vision.RandomCrop(224)]
+                    else:
+                        trans = [vision.Decode(), vision.CenterCrop(224)]
+                    return data.map(operations=trans, input_columns="image").batch(batch_size)
+            """,
+            "eval.py": """
+                import mindspore as ms
+                from src.dataset import create_dataset
+
+                def evaluate(net):
+                    data = create_dataset("/data/val", 32)  # MSA303
+                    return ms.Model(net).eval(data)
+            """,
+        }, note="multi-file: bug"),
     )
 
     def finish(self) -> None:

@@ -1,0 +1,108 @@
+"""Every multi-file example of every rule (``files={...}`` in VALID/INVALID), run through
+each front end: ``msacclint check folder``, ``msacclint check one.py`` for each file (the
+pre-commit shape: the project root is found from the file), flake8 as a subprocess, and the
+editor server driven by a real LSP client. Each must find exactly the marked (path, line, code)
+of the example's rule - the same answer everywhere.
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from msacclint.engine import registry
+from msacclint.rules import examples
+
+CASES = [(rule.code, kind, i, ex)
+         for rule in registry.all_rules()
+         for kind, group in (("valid", rule.VALID), ("invalid", rule.INVALID))
+         for i, ex in enumerate(group) if ex.files]
+IDS = [f"{code}-{kind}-{i}" for code, kind, i, _ in CASES]
+
+
+def test_there_are_multi_file_examples():
+    assert {kind for _, kind, _, _ in CASES} == {"valid", "invalid"}, IDS
+
+
+def _write(root, example):
+    root.mkdir(parents=True, exist_ok=True)
+    if "pyproject.toml" not in example.sources:
+        (root / "pyproject.toml").write_text("")  # one repository: its root
+    for relative, text in example.sources.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return sorted(p for p in example.sources if p.endswith(".py"))
+
+
+def _expected(example, code):
+    return {e for e in examples.expected(example.sources) if e[2] == code}
+
+
+@pytest.mark.parametrize("code,kind,index,example", CASES, ids=IDS)
+def test_cli_folder_and_single_files(code, kind, index, example, tmp_path, msacclint):
+    python_files = _write(tmp_path, example)
+    expected = _expected(example, code)
+    assert (kind == "invalid") == bool(expected), "an INVALID example marks its findings, a VALID one none"
+
+    def found(*paths, cache=False):
+        run = msacclint("check", *(() if cache else ("--no-cache",)), "--select", code, "--format", "json", *paths)
+        return {(d["path"], d["line"], d["code"]) for d in json.loads(run.stdout)}
+
+    assert found(".") == expected
+    for relative in python_files:
+        mine = {e for e in expected if e[0] == relative}
+        assert found(relative) == mine, relative
+        for _ in ("cold", "warm"):  # the index built, then read from the cache
+            assert found(relative, cache=True) == mine, relative
+
+
+@pytest.mark.parametrize("code,kind,index,example", CASES, ids=IDS)
+def test_flake8(code, kind, index, example, tmp_path):
+    python_files = _write(tmp_path, example)
+    run = subprocess.run([sys.executable, "-m", "flake8", "--select", code, *python_files],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode in (0, 1), run.stderr
+    found = set()
+    for line in run.stdout.splitlines():
+        path, number, _column, rest = line.split(":", 3)
+        found.add((path.removeprefix("./"), int(number), rest.split()[0]))
+    assert found == _expected(example, code), run.stdout + run.stderr
+
+
+# -- the editor server: one for the module, each example in its own folder ------------------
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    return tmp_path_factory.mktemp("multifile")
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "msacclint", "lsp"]),
+                    scope="module")
+async def client(lsp_client: LanguageClient, workspace):
+    params = types.InitializeParams(capabilities=client_capabilities("visual-studio-code"),
+                                    root_uri=workspace.as_uri(),
+                                    workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="m")])
+    await lsp_client.initialize_session(params)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("code,kind,index,example", CASES, ids=IDS)
+async def test_lsp(code, kind, index, example, client: LanguageClient, workspace):
+    root = workspace / f"{code}-{kind}-{index}"
+    python_files = _write(root, example)
+    found = set()
+    for relative in python_files:
+        path = root / relative
+        uri = path.as_uri()
+        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri=uri, language_id="python", version=1, text=path.read_text(encoding="utf-8"))))
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        found |= {(relative, d.range.start.line + 1, d.code) for d in client.diagnostics.get(uri, ())
+                  if d.code == code}
+    assert found == _expected(example, code)
