@@ -189,7 +189,7 @@ class TrainLoopWithoutSetTrain(Rule):
                     opt(grads)
         """, note="no BatchNorm or Dropout: the mode changes nothing"),
     )
-    VALID = (
+    VALID = VALID + (
         Valid("""
             import mindspore as ms
             from mindspore import nn
