@@ -17,7 +17,8 @@ from typing import Dict, List, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.cells import cells
-from msacclint.analysis.context import FileContext
+from msacclint.analysis.context import FileContext, Question
+from msacclint.analysis.walk import walk
 
 
 class _Calls(cst.CSTVisitor):
@@ -50,13 +51,17 @@ class _Calls(cst.CSTVisitor):
             self.escaped.add(node.value)
 
 
-def _index(ctx: FileContext) -> _Calls:
-    def build() -> _Calls:
-        calls = _Calls()
-        ctx.module.visit(calls)
-        return calls
-    calls: _Calls = ctx.fact("callers.calls", build)
+def _build(ctx: FileContext) -> _Calls:
+    calls = _Calls()
+    walk(ctx.module, calls)
     return calls
+
+
+_CALLS: Question[_Calls] = Question("callers.calls", _build)
+
+
+def _index(ctx: FileContext) -> _Calls:
+    return ctx.ask(_CALLS)
 
 
 def _owner_class(ctx: FileContext, func: cst.FunctionDef) -> Optional[str]:

@@ -14,7 +14,8 @@ from typing import Dict, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.cells import CellInfo, cells
-from msacclint.analysis.context import FileContext
+from msacclint.analysis.context import FileContext, Question
+from msacclint.analysis.walk import walk
 
 
 def _self_attr(node: cst.BaseExpression) -> Optional[str]:
@@ -39,7 +40,7 @@ def forward_methods(info: CellInfo) -> Dict[str, cst.FunctionDef]:
                 if attr is not None and attr in info.methods:
                     pending.append(attr)
 
-        found[name].body.visit(Calls())
+        walk(found[name].body, Calls())
     return found
 
 
@@ -51,12 +52,14 @@ def _forward_functions(ctx: FileContext) -> Dict[cst.FunctionDef, CellInfo]:
     return table
 
 
+_FORWARD: Question[Dict[cst.FunctionDef, CellInfo]] = Question("liveness.forward", _forward_functions)
+
+
 def forward_owner(ctx: FileContext, func: Optional[cst.CSTNode]) -> Optional[CellInfo]:
     """The Cell whose forward pass ``func`` (a FunctionDef) belongs to, else None."""
     if not isinstance(func, cst.FunctionDef):
         return None
-    functions: Dict[cst.FunctionDef, CellInfo] = ctx.fact("liveness.forward", lambda: _forward_functions(ctx))
-    return functions.get(func)
+    return ctx.ask(_FORWARD).get(func)
 
 
 def assigned_to_self(ctx: FileContext, func: cst.FunctionDef) -> Set[int]:

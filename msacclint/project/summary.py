@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 import libcst as cst
+from libcst import visit_batched
 
 from msacclint.analysis.calls import UNKNOWN, literal
 from msacclint.analysis.imports import canonical, dotted
@@ -479,8 +480,6 @@ def summarize(module: cst.Module, path: str, module_name: str, is_package: bool 
     """The summary of a parsed module (``text``: its source, for line numbers). The one
     place a second walk over a file happens; it goes once the engine's traversal accepts
     extra collectors."""
-    from libcst._batched_visitor import visit_batched
-
     collector = SummaryCollector(path, module_name, is_package, line_table(text) if text is not None else None)
     visit_batched(module, [collector])
     return collector.finish()
