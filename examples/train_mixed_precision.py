@@ -65,3 +65,15 @@ def train(dataset, epochs):
     for _ in range(epochs):
         for data, label in dataset.create_tuple_iterator():
             train_step(data, label)
+
+
+
+if __name__ == "__main__":
+    import numpy as np
+    from mindspore.dataset import NumpySlicesDataset
+
+    images = np.random.rand(512, 784).astype(np.float32)
+    labels = np.random.randint(0, 10, (512,)).astype(np.int32)
+    dataset = NumpySlicesDataset((images, labels), ["data", "label"], shuffle=True).batch(32)
+    train(dataset, epochs=2)
+    train_with_model(dataset, epochs=2)

@@ -19,6 +19,7 @@ from msacclint import __version__
 from msacclint.data import data_dir
 from msacclint.diagnostics import Diagnostic, FileResult
 from msacclint.engine.atomic import replace_file
+from msacclint.project.index import LISTING, listing_digest
 from msacclint.settings import Settings
 
 FOLDER = ".msacclint_cache"
@@ -149,6 +150,10 @@ class Cache:
 
 def _dependencies_unchanged(deps: Dict[str, str]) -> bool:
     for path, digest in deps.items():
+        if path.startswith(LISTING):  # which files the project holds
+            if listing_digest(path[len(LISTING):]) != digest:
+                return False
+            continue
         try:
             with open(path, "rb") as handle:
                 current = hashlib.sha256(handle.read()).hexdigest()

@@ -23,7 +23,7 @@ from msacclint.analysis.source import parse as _parse
 from msacclint.analysis.uses import NameUses
 from msacclint.analysis.walk import Collector, NodeCallback, Traversal
 from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Related, Severity
-from msacclint.engine import noqa
+from msacclint.engine import dormant, noqa
 from msacclint.engine.positions import node_positions
 from msacclint.engine.registry import rules_by_code
 from msacclint.project import ProjectIndex
@@ -231,9 +231,14 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
     reports = list(reports)
     if not reports:
         return []
+    # errors in a top-level definition that nothing in the project refers to are dormant
+    # (engine/dormant.py): the definitions' ranges are needed only then
+    definitions = dormant.candidates(ctx.module) if ctx.project is not None and any(
+        (r.severity or type(r.rule).severity) is Severity.ERROR for r in reports) else []
     # ranges of the reported nodes and of the nodes their fixes replace, nothing else
     positions = node_positions(ctx.module, [r.node for r in reports] + [
-        old for r in reports for spec in r.fixes for old, _ in spec.replacements])
+        old for r in reports for spec in r.fixes for old, _ in spec.replacements] + list(definitions))
+    notes: Dict[int, Optional[str]] = {}
     found = []
     seen = set()
     for report in reports:
@@ -242,16 +247,23 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
             continue
         rule = type(report.rule)
         fixes = tuple(f for f in (_to_fix(ctx, spec, positions) for spec in report.fixes) if f is not None)
+        severity, message = report.severity or rule.severity, report.message
+        if severity is Severity.ERROR and definitions:
+            definition = dormant.enclosing(where.start.line, definitions, positions)
+            if definition is not None:
+                if id(definition) not in notes:
+                    notes[id(definition)] = dormant.dormant_note(ctx.project, ctx.path, definition)
+                severity, message = dormant.adjust(severity, message, notes[id(definition)])
         diag = Diagnostic(
             code=rule.code,
             checklist=rule.checklist,
-            severity=report.severity or rule.severity,
+            severity=severity,
             path=ctx.path,
             line=where.start.line,
             column=where.start.column + 1,
             end_line=where.end.line,
             end_column=where.end.column + 1,
-            message=report.message,
+            message=message,
             fixes=fixes,
             related=tuple(Related(p, line, text) for p, line, text in report.related),
         )

@@ -39,6 +39,7 @@ NEUTRAL_MODULES = frozenset({"numpy", "math", "os", "sys", "logging", "copy", "f
                              "typing", "itertools", "re", "json", "random", "warnings", "builtins", "time",
                              "operator", "abc", "dataclasses", "inspect", "pathlib", "enum", "scipy"})
 BUILTINS = frozenset(dir(__import__("builtins")))
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 DROPOUTS = ("mindspore.nn.Dropout", "mindspore.nn.Dropout1d", "mindspore.nn.Dropout2d", "mindspore.nn.Dropout3d",
             "mindspore.mint.nn.Dropout")
 BATCH_NORMS = ("mindspore.nn.BatchNorm1d", "mindspore.nn.BatchNorm2d", "mindspore.nn.BatchNorm3d",
@@ -135,11 +136,13 @@ class ProjectIndex:
         self._texts: Dict[str, Optional[bytes]] = {}
         self._used: Dict[str, str] = {}
         self._module_cache: Dict[Tuple[str, str], Optional[str]] = {}
+        #: path -> the words of its text (``referrers``), built on first use
+        self._words: Optional[Dict[str, frozenset]] = None
 
     # -- pickling: workers get the file list, not the summaries ----------------------
     def __getstate__(self):
         state = self.__dict__.copy()
-        state.update(_summaries={}, _texts={}, _used={}, _module_cache={}, _reported=set())
+        state.update(_summaries={}, _texts={}, _used={}, _module_cache={}, _reported=set(), _words=None)
         state["configs"] = configs_mod.ConfigStore(self.configs.paths)
         return state
 
@@ -188,6 +191,7 @@ class ProjectIndex:
         path = os.path.normpath(os.path.abspath(path))
         self._texts.pop(path, None)
         self._summaries.pop(path, None)
+        self._words = None
         if path.endswith(".py"):
             known = path in self.files
             if os.path.exists(path):
@@ -751,6 +755,33 @@ class ProjectIndex:
                 return True
         return False
 
+    def referrers(self, path: str, name: str) -> Optional[str]:
+        """A file of the project whose text names ``name`` (defined in ``path``) other than
+        its definition: ``path`` itself when it names it more than once, another Python or
+        config file, or None when nothing does. Whole words are counted in the files' text,
+        comments and strings included, so registries, ``__all__`` lists, ``getattr`` names
+        and YAML model names count as uses (a None answer is the conservative one)."""
+        path = os.path.normpath(os.path.abspath(path))
+        word = name.encode()
+        if self._words is None:
+            self._words = {}
+            for other in sorted(self.files) + sorted(self.configs.paths):
+                data = self._bytes(other)
+                if data:
+                    self._words[other] = frozenset(_WORD.findall(data))
+        own = len(re.findall(rb"\b" + re.escape(word) + rb"\b", self._bytes(path) or b""))
+        if own > 1:
+            return path
+        for other, words in self._words.items():
+            if other != path and word in words:
+                self._depend(other)
+                return other
+        for other in self._words:  # nothing names it: any file that starts to changes the answer,
+            self._depend(other)
+        # and so does a new file
+        self._used[LISTING + self.root] = _listing_digest(list(self.files) + list(self.configs.paths))
+        return None
+
     # -- entry scripts --------------------------------------------------------------
     def builders(self, path: str, name: str) -> Optional[Tuple[str, FunctionSummary]]:
         found = self.lookup(path, name)
@@ -824,13 +855,32 @@ def load_index(root: str, settings=None, cache=None) -> ProjectIndex:
     file listing now, summaries on first use, from ``cache`` (an engine Cache) when the
     files are unchanged."""
     root = os.path.abspath(root)
-    if any(os.path.exists(os.path.join(root, m)) for m in ROOT_MARKERS):
-        py, other, truncated = _walk(root, MAX_FILES)
-    else:
-        # no repository marker: a loose folder (a home directory, /tmp); look only nearby
-        py, other, _ = _walk(root, UNMARKED_MAX_FILES, UNMARKED_DEPTH)
-        truncated = False
+    py, other, truncated = _listing(root)
     return ProjectIndex(root, py, other, cache=cache, truncated=truncated)
+
+
+def _listing(root: str) -> Tuple[List[str], List[str], bool]:
+    if any(os.path.exists(os.path.join(root, m)) for m in ROOT_MARKERS):
+        return _walk(root, MAX_FILES)
+    # no repository marker: a loose folder (a home directory, /tmp); look only nearby
+    py, other, _ = _walk(root, UNMARKED_MAX_FILES, UNMARKED_DEPTH)
+    return py, other, False
+
+
+#: a dependency on which files a project holds (not on their text): ``LISTING + root``
+LISTING = "listing:"
+
+
+def _listing_digest(paths) -> str:
+    return hashlib.sha256("\0".join(sorted(os.path.normpath(os.path.abspath(p)) for p in paths))
+                          .encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def listing_digest(root: str) -> str:
+    """The digest ``ProjectIndex.referrers`` records for an answer that a new or removed
+    file could change (the cache compares it to today's listing)."""
+    py, other, _ = _listing(os.path.abspath(root))
+    return _listing_digest(list(py) + list(other))
 
 
 class Projects:
