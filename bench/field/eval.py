@@ -113,6 +113,54 @@ def check_source_files(source: Source, version: Optional[str], jobs: int, defaul
             "seconds": time.perf_counter() - started}
 
 
+def check_project_tree(source: Source, version: Optional[str], jobs: int) -> dict:
+    """The source checked as a user checks a clone: its files written to a folder marked as
+    a repository, and ``msacclint check`` run on it with every rule and the project layer
+    (each file sees the rest of the repository). The same result shape as
+    ``check_source_files``; the default selection is the ALL run restricted to default codes."""
+    from msacclint.engine.discovery import discover
+
+    default_codes = registry.default_codes()
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="msacclint-field-") as tmp:
+        if source.is_git:
+            write_project(source.path, source.commit, source.subdir, tmp)
+            folder = tmp
+            os.makedirs(os.path.join(tmp, ".git"), exist_ok=True)  # a clone's root marker
+        else:
+            folder = source.path
+        target = source.subdir.strip("/") or "."
+        if not os.path.isdir(os.path.join(folder, target)):
+            return {"source": source, "results": [], "unreadable": [], "seconds": 0.0}
+        found = run_msacclint_on(folder, target, version, jobs)
+        here = os.getcwd()
+        try:
+            os.chdir(folder)
+            checked = discover([target])
+        finally:
+            os.chdir(here)
+        by_path: Dict[str, List[dict]] = defaultdict(list)
+        for diag in found:
+            by_path[os.path.normpath(diag["path"])].append(diag)
+        results = []
+        for path in checked:
+            key = os.path.normpath(path)
+            try:
+                with open(os.path.join(folder, path), "rb") as handle:
+                    mentions = b"mindspore" in handle.read()
+            except OSError:
+                mentions = False
+            diags = by_path.pop(key, [])
+            results.append({"path": key, "mindspore": mentions, "seconds": 0.0, "exception": None,
+                            "default_checked": True, "all": diags,
+                            "default": [d for d in diags if d["code"] in default_codes]})
+        for key, diags in sorted(by_path.items()):  # a finding in a file discover did not list
+            results.append({"path": key, "mindspore": True, "seconds": 0.0, "exception": None,
+                            "default_checked": True, "all": diags,
+                            "default": [d for d in diags if d["code"] in default_codes]})
+    return {"source": source, "results": results, "unreadable": [], "seconds": time.perf_counter() - started}
+
+
 # ---------------------------------------------------------------- aggregation
 
 def aggregate(runs: List[dict], sample_size: int, seed: int) -> dict:
@@ -463,6 +511,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--frozen", action="store_true",
                         help="a frozen (held-out) run: record the msacclint commit used; refuse to run "
                              "when msacclint/ has uncommitted changes")
+    parser.add_argument("--project", action="store_true",
+                        help="check each source as a user checks a clone (msacclint check on the written tree, "
+                             "project layer included) instead of file by file")
     args = parser.parse_args(argv)
     if not args.source and not args.history and not args.rescore:
         parser.error("give at least one --source")
@@ -479,9 +530,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         with open(args.rescore, encoding="utf-8") as handle:
             report = json.load(handle)
     else:
-        runs = [check_source_files(src, args.mindspore_version, args.jobs, args.default_every) for src in sources]
+        if args.project:
+            runs = [check_project_tree(src, args.mindspore_version, args.jobs) for src in sources]
+        else:
+            runs = [check_source_files(src, args.mindspore_version, args.jobs, args.default_every)
+                    for src in sources]
         report = aggregate(runs, args.sample, args.seed)
         report["mindspore_version"] = args.mindspore_version
+    report["project_layer"] = bool(args.project)
     if frozen is not None:
         report["frozen"] = dict(frozen, half=args.half, history=args.history)
     if args.triage:

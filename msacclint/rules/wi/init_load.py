@@ -404,6 +404,7 @@ def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
 
 LOAD_INTO_NET = "mindspore.load_param_into_net"
 LOAD_CHECKPOINT = "mindspore.load_checkpoint"
+SAVE_CHECKPOINT = "mindspore.save_checkpoint"
 
 
 class UncheckedCheckpointLoad(InFunctionRule):
@@ -508,73 +509,22 @@ class UncheckedCheckpointLoad(InFunctionRule):
             model = ms.Model(net, loss_fn, opt)
             model.train(1, ds)
         """, note="an export helper of a training script"),
-    )
-    VALID = (
         Valid("""
             import mindspore as ms
 
-            param_dict = ms.load_checkpoint('resnet50.ckpt')
-            param_not_load, ckpt_not_load = ms.load_param_into_net(net, param_dict)
-            assert not param_not_load, param_not_load
-        """, note="idiomatic"),
-        Valid("""
-            import mindspore as ms
-
-            def load(net, path):
-                not_loaded, _ = ms.load_param_into_net(net, ms.load_checkpoint(path))
-                if not_loaded:
-                    print('not loaded:', not_loaded)
-        """, note="reported to the user"),
-        Valid("""
-            import mindspore as ms
-
-            def load(net, path):
-                return ms.load_param_into_net(net, ms.load_checkpoint(path))
-        """, note="returned to the caller"),
-        Valid("""
-            import mindspore as ms
-
-            param_dict = ms.load_checkpoint('resnet50.ckpt')
-        """, note="no network given"),
-        Valid("""
-            import mindspore as ms
-
-            ms.load_param_into_net(net, ms.load_checkpoint(args.ckpt))
-            model = ms.Model(net)
-            print(model.eval(eval_dataset))
-        """, note="an evaluation script: no training starts from it"),
-        Valid("""
-            import torch
-            model.load_state_dict(torch.load('model.pt'))
-        """, note="PyTorch raises by default"),
-        Valid("""
-            import mindspore as ms
-
-            def swap_in_ema(net):
-                ema = {}
-                for p in net.get_parameters():
-                    ema[p.name[4:]] = p.data
-                ms.load_param_into_net(net, ema)
-        """, note="a dict built here from the network's own names"),
-        Valid("""
-            import mindspore as ms
-
-            def do_eval(path):
-                net = Net()
-                ms.load_param_into_net(net, ms.load_checkpoint(path))
-                return ms.Model(net).eval(eval_ds)
+            class Trainer:
+                def fit(self, epochs):
+                    best = float('inf')
+                    for epoch in range(epochs):
+                        loss = self.train_net(self.x, self.y)
+                        if loss < best:
+                            best = loss
+                            ms.save_checkpoint(self.model, 'best_model.ckpt')
+                    param_dict = ms.load_checkpoint('best_model.ckpt')
+                    ms.load_param_into_net(self.model, param_dict)
             model = ms.Model(net, loss_fn, opt)
             model.train(1, ds)
-        """, note="the evaluation half of a train-and-evaluate script loads the checkpoint it just saved"),
-        Valid("""
-            import mindspore as ms
-
-            def frozen_to_air(net, ckpt, path):
-                ms.load_param_into_net(net, ms.load_checkpoint(ckpt))
-                ms.export(net, example_input, file_name=path, file_format='AIR')
-            model = ms.Model(net, loss_fn, opt)
-            model.train(1, ds)
-        """, note="an export helper of a training script"),
+        """, note="early stopping reloads the best weights this function saved from the same network"),
     )
     INVALID = (
         Invalid("""
@@ -600,6 +550,19 @@ class UncheckedCheckpointLoad(InFunctionRule):
             model = ms.Model(net, loss_fn, opt)
             model.train(1, ds)
         """),
+        Invalid("""
+            import mindspore as ms
+
+            class Trainer:
+                def fit(self, epochs, pretrained):
+                    for epoch in range(epochs):
+                        loss = self.train_net(self.x, self.y)
+                        ms.save_checkpoint(self.model, 'last.ckpt')
+                    param_dict = ms.load_checkpoint(pretrained)
+                    ms.load_param_into_net(self.model, param_dict)  # MSA506
+            model = ms.Model(net, loss_fn, opt)
+            model.train(1, ds)
+        """, note="the nearest look-alike: the file loaded is not the one this function saved"),
         Invalid("""
             import mindspore as ms
 
@@ -654,7 +617,38 @@ class UncheckedCheckpointLoad(InFunctionRule):
         if not (isinstance(value, cst.Call) and self.ctx.resolve(value.func) == LOAD_INTO_NET):
             return False
         params = argument(value, "parameter_dict", ("net", "parameter_dict"))
+        if params is not None and self._reloads_own_save(value, params.value):
+            return False
         return params is None or not self._built_here(params.value)
+
+    def _reloads_own_save(self, load: cst.Call, params: cst.BaseExpression) -> bool:
+        """The dict is read back from a file that this function saved from the same network
+        earlier (``save_checkpoint(self.model, 'best.ckpt')`` on a validation improvement, then
+        ``load_param_into_net(self.model, load_checkpoint('best.ckpt'))`` after the loop): the
+        names match by construction."""
+        net = argument(load, "net", ("net", "parameter_dict"))
+        if net is None or not self._functions:
+            return False
+        fl = flow(self.ctx, self._functions[-1])
+        source = params
+        if isinstance(params, cst.Name):
+            found = fl.definition(params.value, fl.order(load))
+            source = found.value if found is not None else params
+        if not (isinstance(source, cst.Call) and self.ctx.resolve(source.func) == LOAD_CHECKPOINT):
+            return False
+        path = argument(source, "ckpt_file_name", ("ckpt_file_name",))
+        if path is None:
+            return False
+        before = fl.order(load)
+        for event in fl.calls_to(SAVE_CHECKPOINT):
+            if before is not None and event.order >= before:
+                continue
+            saved = argument(event.node, "save_obj", ("save_obj", "ckpt_file_name"))
+            saved_to = argument(event.node, "ckpt_file_name", ("save_obj", "ckpt_file_name"))
+            if saved is not None and saved_to is not None and saved.value.deep_equals(net.value) and \
+                    saved_to.value.deep_equals(path.value):
+                return True
+        return False
 
     def _built_here(self, expr: cst.BaseExpression) -> bool:
         """A dict filled in this function (``d = {}`` / ``dict()`` / a comprehension), e.g. from
