@@ -375,7 +375,7 @@ def write_project(git_dir: str, rev: str, scope: str, into: str) -> int:
             continue
         meta, _, name = entry.partition("\t")
         mode, kind, _sha, size = meta.split()
-        if kind == "blob" and mode != "120000" and size != "-" and int(size) <= PROJECT_FILE_LIMIT:
+        if kind == "blob" and mode != "120000" and size.isdigit() and int(size) <= PROJECT_FILE_LIMIT:
             entries.append(name)
     written = 0
     for name, data in blobs(git_dir, [f"{rev}:{n}" for n in entries]):

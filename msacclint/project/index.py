@@ -741,6 +741,33 @@ class ProjectIndex:
                         continue
                 yield other, summary, call, owner_cls, owner_func
 
+    def argument_classes(self, path: str, target: str, param: str) -> Optional[List[Tuple[str, str, int]]]:
+        """What every call of the class ``target`` (defined in ``path``) passes for its
+        constructor parameter ``param``, when each passes a name assigned only from
+        constructor calls (``net = MMoE(cfg)`` ... ``EvalCallBack(net, ds)``, locally or at
+        module level): (file, callee as written there, line of the call). None when some call
+        passes anything else, or nothing in the project calls ``target``."""
+        found = self.resolve_class(path, target)
+        if found is None:
+            return None
+        names = [name for name, _ in found[1].params]
+        position = names.index(param) if param in names else None
+        out: List[Tuple[str, str, int]] = []
+        for other, summary, call, _cls, func in self.call_sites(found[0], target):
+            if param in call.kwargs:
+                expr = call.kwargs[param]
+            elif position is not None and position < len(call.args):
+                expr = call.args[position]
+            else:
+                return None
+            if expr[0] != "name" or "." in expr[1]:
+                return None
+            builds = (func.builds.get(expr[1]) if func is not None else None) or summary.builds.get(expr[1])
+            if not builds or "?" in builds:
+                return None
+            out.extend((other, callee, call.line) for callee in builds)
+        return out or None
+
     def is_used(self, path: str, name: str) -> bool:
         """Whether anything in the project names ``name`` (defined in ``path``) besides its
         definition: conservative (a mention in a comment counts)."""

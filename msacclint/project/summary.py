@@ -26,7 +26,7 @@ from msacclint.analysis.calls import UNKNOWN, literal
 from msacclint.analysis.imports import canonical, dotted
 
 #: bump when the shape of a summary changes: cached summaries of another format are ignored
-FORMAT = 3
+FORMAT = 4
 
 Expr = Tuple[Any, ...]
 UNKNOWN_EXPR: Expr = ("?",)
@@ -69,6 +69,9 @@ class FunctionSummary:
     returns_attr: Optional[str] = None
     #: random augmentations (``vision.Random*``) it builds: (name, line)
     random_ops: List[Tuple[str, int]] = field(default_factory=list)
+    #: local NAME = Callee(...) assignments: name -> the callee as written, "?" for any other
+    #: assigned value (several entries: several alternatives)
+    builds: Dict[str, List[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -111,6 +114,8 @@ class FileSummary:
     names: frozenset = frozenset()
     #: yaml/json files the code opens by a literal name: (name, line)
     config_files: List[Tuple[str, int]] = field(default_factory=list)
+    #: module-level NAME = Callee(...) assignments, as ``FunctionSummary.builds``
+    builds: Dict[str, List[str]] = field(default_factory=dict)
 
 
 def resolve_relative(module: str, is_package: bool, level: int, target: Optional[str]) -> Optional[str]:
@@ -354,6 +359,10 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         if len(node.targets) != 1:
             return
         target = node.targets[0].target
+        if isinstance(target, cst.Name) and (self._functions or not self._classes):
+            callee = dotted(node.value.func) if isinstance(node.value, cst.Call) else None
+            builds = self._functions[-1].builds if self._functions else self.summary.builds
+            builds.setdefault(target.value, []).append(callee or "?")
         if not self._functions and not self._classes:
             if isinstance(target, cst.Name):
                 self._module_value(target.value, node.value, line)
@@ -532,7 +541,8 @@ def from_json(data: Dict[str, Any]) -> FileSummary:
             returns=[_expr_in(r) for r in f["returns"]], calls=[_call_in(x) for x in f["calls"]],
             selector=(selector[0], _expr_in(selector[1]) if selector[1] is not None else None) if selector else None,
             builds_dataset=bool(f["builds_dataset"]), returns_attr=f["returns_attr"],
-            random_ops=[(n, line) for n, line in f["random_ops"]])
+            random_ops=[(n, line) for n, line in f["random_ops"]],
+            builds={k: list(v) for k, v in f["builds"].items()})
     return FileSummary(
         path=data["path"], module=data["module"], imports=dict(data["imports"]), classes=classes,
         functions=functions,
@@ -542,4 +552,5 @@ def from_json(data: Dict[str, Any]) -> FileSummary:
         init_lines=list(data["init_lines"]),
         parallel_modes=[(_expr_in(e), line) for e, line in data["parallel_modes"]],
         calls=[_call_in(x) for x in data["calls"]], names=frozenset(data["names"]),
-        config_files=[(n, line) for n, line in data["config_files"]])
+        config_files=[(n, line) for n, line in data["config_files"]],
+        builds={k: list(v) for k, v in data["builds"].items()})

@@ -7,6 +7,7 @@ there (MS-MODE-01).
 
 from __future__ import annotations
 
+import os
 from typing import List, Optional, Set, Tuple
 
 import libcst as cst
@@ -152,8 +153,89 @@ class CallbackLeavesEvalMode(Rule):
                 def epoch_end(self, run_context):
                     self.evaluate(self.net)
         """, note="in __init__, before Model.train switches training mode on"),
+        Valid(files={
+        "src/__init__.py": "",
+        "src/callback.py": """
+            from mindspore.train.callback import Callback
+
+            class EvalCallBack(Callback):
+                def __init__(self, net, ds):
+                    super().__init__()
+                    self.net = net
+                    self.ds = ds
+
+                def epoch_end(self, run_context):
+                    self.net.set_train(False)
+                    for x, y in self.ds.create_tuple_iterator():
+                        self.net(x)
+        """,
+        "src/mmoe.py": """
+            import mindspore.nn as nn
+            import mindspore.ops as ops
+
+            class MMoE(nn.Cell):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.experts = nn.Dense(dim, dim)
+                    self.gate = nn.Dense(dim, 2)
+
+                def construct(self, x):
+                    return ops.softmax(self.gate(x)) * self.experts(x)
+        """,
+        "train.py": """
+            import mindspore as ms
+            from src.callback import EvalCallBack
+            from src.mmoe import MMoE
+
+            def main(ds, eval_ds):
+                net = MMoE(16)
+                model = ms.Model(net, ms.nn.MSELoss(), ms.nn.Adam(net.trainable_params()))
+                model.train(10, ds, callbacks=[EvalCallBack(net, eval_ds)])
+        """,
+        }, note="the only network the project hands the callback has no Dropout, BatchNorm or self.training read (another file): the mode changes nothing"),
     )
     INVALID = (
+        Invalid(files={
+        "src/__init__.py": "",
+        "src/callback.py": """
+            from mindspore.train.callback import Callback
+
+            class EvalCallBack(Callback):
+                def __init__(self, net, ds):
+                    super().__init__()
+                    self.net = net
+                    self.ds = ds
+
+                def epoch_end(self, run_context):
+                    self.net.set_train(False)  # MSA203
+                    for x, y in self.ds.create_tuple_iterator():
+                        self.net(x)
+        """,
+        "src/mmoe.py": """
+            import mindspore.nn as nn
+            import mindspore.ops as ops
+
+            class MMoE(nn.Cell):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.experts = nn.Dense(dim, dim)
+                    self.gate = nn.Dense(dim, 2)
+                    self.drop = nn.Dropout(p=0.2)
+
+                def construct(self, x):
+                    return ops.softmax(self.gate(x)) * self.drop(self.experts(x))
+        """,
+        "train.py": """
+            import mindspore as ms
+            from src.callback import EvalCallBack
+            from src.mmoe import MMoE
+
+            def main(ds, eval_ds):
+                net = MMoE(16)
+                model = ms.Model(net, ms.nn.MSELoss(), ms.nn.Adam(net.trainable_params()))
+                model.train(10, ds, callbacks=[EvalCallBack(net, eval_ds)])
+        """,
+        }, note="the nearest look-alike: the network handed to it has a Dropout"),
         Invalid("""
             from mindspore.train.callback import Callback
 
@@ -205,10 +287,32 @@ class CallbackLeavesEvalMode(Rule):
             if method in _NOT_DURING_TRAINING or info is None:
                 continue
             if _received(self.ctx, call.func.value, info, info.methods[method]):
+                if self._handed_network_is_mode_free(node, call.func.value, info):
+                    continue
                 self.report(call, "this callback runs during Model.train and switches the network to inference "
                             "mode with set_train(False), and nothing switches it back: every later epoch trains "
                             "with Dropout off and BatchNorm frozen; call set_train(True) after evaluating")
                 return
+
+    def _handed_network_is_mode_free(self, node: cst.ClassDef, receiver: cst.BaseExpression, info) -> bool:
+        """With the project layer: every place in the project that builds this callback hands
+        it a network whose class is resolved and has no mode-dependent layer (no Dropout with
+        a non-zero rate, no BatchNorm on moving statistics, nothing reading ``self.training``
+        — in the class, its bases or the Cells it builds): the mode switch changes nothing."""
+        project = self.ctx.project
+        root, attr = _root(receiver)
+        init = info.methods.get("__init__")
+        if project is None or root != "self" or attr is None or init is None:
+            return False
+        params = _params(init)
+        handed = {name for value in (v for n, v in info.assigned if n == attr)
+                  for name in [_parameter_of(self.ctx, value, params)] if name is not None}
+        if len(handed) != 1:
+            return False
+        built = project.argument_classes(os.path.abspath(self.ctx.path), node.name.value, handed.pop())
+        if not built:
+            return False
+        return all(project.mode_dependence(path, callee)[0] is False for path, callee, _line in built)
 
     def _is_callback(self, node: cst.ClassDef, depth: int = 0) -> bool:
         for base in node.bases:
@@ -287,6 +391,17 @@ def _from_parameter(ctx, value: cst.BaseExpression, params: Set[str]) -> bool:
         return wrapper and first is not None and _from_parameter(ctx, first, params)
     root, _ = _root(value)
     return root in params
+
+
+def _parameter_of(ctx, value: cst.BaseExpression, params: Set[str]) -> Optional[str]:
+    """The ``__init__`` parameter an attribute's value comes from (``net`` for ``self.net =
+    net`` and for ``self.net = nn.WithEvalCell(net, loss)``), or None."""
+    if not _from_parameter(ctx, value, params):
+        return None
+    while isinstance(value, cst.Call):
+        value = value.args[0].value
+    root, _ = _root(value)
+    return root
 
 
 def _from_hook_argument(name: str, method: cst.FunctionDef) -> bool:
