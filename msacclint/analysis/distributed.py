@@ -17,13 +17,15 @@ gradient reduction and seeds.
 
 from __future__ import annotations
 
+import re
 from typing import List, Optional
 
 import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.context import FileContext, Question
-from msacclint.analysis.facts import facts
+from msacclint.analysis.facts import FileFacts, facts
+from msacclint.analysis.scopes import scopes
 from msacclint.analysis.walk import walk
 
 INIT = "mindspore.communication.init"
@@ -49,7 +51,7 @@ class Distributed:
         for call in contexts:
             mode = argument(call, "parallel_mode", ())
             if mode is not None:
-                text = _code(mode.value).lower()
+                text = _code(_assigned(ctx, call, mode.value)).lower()
                 if "stand_alone" in text:
                     self.parallel_mode = self.parallel_mode or "stand_alone"
                 elif "auto" in text or "hybrid" in text:
@@ -69,9 +71,7 @@ class Distributed:
                 self.parameter_broadcast = True
         if any(name.rsplit(".", 1)[-1] == "AutoParallel" for name in f.calls) or f.unresolved.get("AutoParallel"):
             self.parallel_mode = "auto"
-        self.reduces_gradients = any(name.rsplit(".", 1)[-1] in REDUCERS for name in f.calls) or any(
-            c for name in ("DistributedGradReducer", "all_reduce", "AllReduce") for c in f.methods.get(name, ()))
-        self.reduces_gradients = self.reduces_gradients or "DistributedGradReducer" in ctx.source
+        self.reduces_gradients = _reduces_gradients(ctx, f)
         self.set_seed_calls: List[cst.Call] = f.called(SET_SEED)
         self.py_seed_calls: List[cst.Call] = f.called(*PY_SEEDS)
         self.seed_helpers: List[cst.Call] = []
@@ -85,6 +85,46 @@ class Distributed:
     @property
     def data_parallel(self) -> bool:
         return self.parallel_mode == "data"
+
+
+_BOUND_REDUCER = re.compile(r"([A-Za-z_][\w.]*)\s*=\s*(?:[A-Za-z_][\w.]*\.)?DistributedGradReducer\s*\(")
+
+
+def _reduces_gradients(ctx: FileContext, f: FileFacts) -> bool:
+    """The file all-reduces gradients: an AllReduce/all_reduce call, or a
+    DistributedGradReducer that is called (``reducer(grads)``) or not bound to a plain name or
+    attribute. A reducer assigned to a name (``grad_reducer = ...``, ``self.grad_reducer =
+    ...``) that is never called reduces nothing."""
+    if any(name.rsplit(".", 1)[-1] in ("AllReduce", "all_reduce") for name in f.calls) or any(
+            f.methods.get(name) for name in ("all_reduce", "AllReduce")):
+        return True
+    mentions = ctx.source.count("DistributedGradReducer")
+    if not mentions:
+        return False
+    bound = _BOUND_REDUCER.findall(ctx.source)
+    imports = len(re.findall(r"import[^\n]*\bDistributedGradReducer\b", ctx.source))
+    if len(bound) < mentions - imports:
+        return True  # built in a way we do not follow (an argument, a return value): assume it is used
+    for name in bound:
+        attr = name.rsplit(".", 1)[-1]
+        if re.search(r"\b" + re.escape(attr) + r"\s*\(", ctx.source):
+            return True
+    return False
+
+
+def _assigned(ctx: FileContext, call: cst.Call, value: cst.BaseExpression) -> cst.BaseExpression:
+    """``mode = ParallelMode.DATA_PARALLEL`` ... ``parallel_mode=mode``: the value a plain name
+    was last assigned before the call (in its function or an enclosing scope), else itself."""
+    if not isinstance(value, cst.Name):
+        return value
+    sc = scopes(ctx)
+    fl = sc.owner(call)
+    if fl is None:
+        return value
+    found = sc.resolve(fl, value.value, fl.order_of.get(call))
+    if found is None or not isinstance(found[1].value, cst.BaseExpression) or found[1].index is not None:
+        return value
+    return found[1].value
 
 
 def plain_name_calls(ctx: FileContext, word: str) -> List[cst.Call]:

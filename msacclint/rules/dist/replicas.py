@@ -125,6 +125,19 @@ class ReplicasUnseeded(Rule):
             model = ms.Model(net, loss, opt)
             model.train(90, data)
         """, note="a utility module: what the helper's callers pass for rank is not in this file"),
+        Valid("""
+            import mindspore as ms
+            from mindspore.communication import init
+            from mindspore.context import ParallelMode
+
+            def main(args):
+                init()
+                mode = ParallelMode.SEMI_AUTO_PARALLEL
+                ms.set_auto_parallel_context(parallel_mode=mode)
+                net = Net()
+                model = ms.Model(net, loss, opt)
+                model.train(args.epochs, data)
+        """, note="the nearest look-alike: semi-auto parallel slices the parameters, no replicas"),
     )
     INVALID = (
         Invalid("""
@@ -161,6 +174,19 @@ class ReplicasUnseeded(Rule):
             model = ms.Model(net, loss, opt)
             model.train(90, data)
         """, message_contains="rank"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore.communication import init
+            from mindspore.context import ParallelMode
+
+            def main(args):
+                init()  # MSA601
+                mode = ParallelMode.DATA_PARALLEL
+                ms.set_auto_parallel_context(parallel_mode=mode, gradients_mean=True)
+                net = Net()
+                model = ms.Model(net, loss, opt)
+                model.train(args.epochs, data)
+        """, note="the parallel mode held in a variable first"),
     )
 
     def finish(self) -> None:
@@ -187,14 +213,18 @@ class StepWithoutGradReduction(Rule):
     checklist = "dist.02"
     severity = Severity.ERROR
     evidence = ('Resolved in the file: `communication.init()` is called, a hand-written training step is built, and '
-                'the file builds no gradient reducer, all-reduces nothing and sets no parallel mode.')
+                'the file calls no gradient reducer and all-reduces nothing; with no parallel mode any hand-written '
+                'step counts, under DATA_PARALLEL a `value_and_grad`/`grad`/`GradOperation` step (TrainOneStepCell '
+                'and Model reduce by themselves); semi-auto/auto parallel is never reported.')
     uses_facts = True
     message = "hand-written distributed training step without gradient all-reduce"
     what = ("In a file that calls `communication.init()`, reports a hand-written training step "
             "(`value_and_grad`/`grad`/`GradOperation`, a TrainOneStep cell called by hand) when the file "
-            "builds no `DistributedGradReducer`, all-reduces nothing itself, and sets no parallel "
-            "context (`set_auto_parallel_context(parallel_mode=DATA_PARALLEL...)`, semi-auto/auto parallel, "
-            "an `AutoParallel(...)` wrapper).")
+            "calls no `DistributedGradReducer` (one built and never called does not count) and all-reduces "
+            "nothing itself. Under `set_auto_parallel_context(parallel_mode=DATA_PARALLEL)` only "
+            "`value_and_grad`/`grad`/`GradOperation` steps are reported: the context makes `nn.TrainOneStepCell` "
+            "and `Model` build their own reducer, nothing else. Semi-auto/auto parallel and an "
+            "`AutoParallel(...)` wrapper are never reported.")
     why = ("Without an all-reduce of the gradients each device follows only its own shard of the data: "
            "N independent models that never agree, and the checkpoint saved by rank 0 has seen 1/N of the "
            "data (checklist dist.02).")
@@ -247,11 +277,10 @@ class StepWithoutGradReduction(Rule):
             ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
             net = Net()
             opt = nn.SGD(net.trainable_params())
-            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
-            def train_step(x, y):
-                loss, grads = grad_fn(x, y)
-                opt(grads)
-        """, note="data-parallel context"),
+            step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+            for x, y in data:
+                step(x, y)
+        """, note="data-parallel context with TrainOneStepCell, which builds its own reducer"),
         Valid("""
             import mindspore as ms
             from mindspore import nn
@@ -313,6 +342,33 @@ class StepWithoutGradReduction(Rule):
             from mindspore import nn
             from mindspore.communication import init, get_rank
             init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            net = Net()
+            opt = nn.SGD(net.trainable_params())
+            grad_fn = ms.value_and_grad(forward, None, opt.parameters)  # MSA602
+            def train_step(x, y):
+                loss, grads = grad_fn(x, y)
+                opt(grads)
+        """, note="the context alone: a value_and_grad step is not all-reduced by it"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            init()
+            ms.set_auto_parallel_context(parallel_mode='data_parallel', gradients_mean=True)
+            net = Net()
+            opt = nn.SGD(net.trainable_params())
+            grad_fn = ms.value_and_grad(forward, None, opt.parameters)  # MSA602
+            grad_reducer = nn.DistributedGradReducer(opt.parameters)
+            def train_step(x, y):
+                loss, grads = grad_fn(x, y)
+                opt(grads)
+        """, note="a reducer built and never called"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, get_rank
+            init()
             net = nn.WithLossCell(Net(), loss)
             step = nn.TrainOneStepCell(net, nn.Momentum(net.trainable_params(), 0.1, 0.9))  # MSA602
             for x, y in data:
@@ -322,9 +378,18 @@ class StepWithoutGradReduction(Rule):
 
     def finish(self) -> None:
         dist = distributed(self.ctx)
-        if not dist.init_calls or dist.reduces_gradients or dist.parallel_mode in ("data", "auto", "unknown"):
+        if not dist.init_calls or dist.reduces_gradients or dist.parallel_mode in ("auto", "unknown"):
             return
         steps = training(self.ctx).steps
+        if dist.parallel_mode == "data":
+            # the data-parallel context all-reduces inside nn.TrainOneStepCell / Model only
+            steps = [s for s in steps if s.kind in ("grad", "gradop")]
+            if steps:
+                self.report(steps[0].node, "hand-written gradient step under DATA_PARALLEL: the parallel context "
+                            "all-reduces gradients only inside nn.TrainOneStepCell and Model, not in a "
+                            "value_and_grad/grad step, so each device applies its own gradients; pass them "
+                            "through nn.DistributedGradReducer(optimizer.parameters) before the optimizer")
+            return
         if steps:
             self.report(steps[0].node, "hand-written training step in a distributed script, but no "
                         "DistributedGradReducer and no data-parallel context: each device trains on its own "
