@@ -8,9 +8,17 @@
 from __future__ import annotations
 
 from msacclint.analysis.distributed import distributed, rank_dependent
+from msacclint.analysis.facts import facts
+from msacclint.analysis.imports import dotted
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
+
+
+#: what takes gradients in a step Cell (qualified as the project layer resolves them)
+GRAD_STEP_BUILDERS = frozenset({"mindspore.value_and_grad", "mindspore.grad", "mindspore.ops.value_and_grad",
+                                "mindspore.ops.grad", "mindspore.ops.GradOperation",
+                                "mindspore.ops.composite.GradOperation"})
 
 
 class ReplicasUnseeded(Rule):
@@ -323,8 +331,76 @@ class StepWithoutGradReduction(Rule):
             loss.backward()
             opt.step()
         """, note="PyTorch"),
+        Valid(files={
+        "src/__init__.py": "",
+        "src/step.py": """
+            import mindspore.nn as nn
+            import mindspore.ops as ops
+
+            class TrainStep(nn.TrainOneStepCell):
+                def __init__(self, network, optimizer):
+                    super().__init__(network, optimizer)
+                    self.grad = ops.GradOperation(get_by_list=True)
+
+                def construct(self, x, y):
+                    loss = self.network(x, y)
+                    grads = self.grad(self.network, self.weights)(x, y)
+                    grads = self.grad_reducer(grads)
+                    self.optimizer(grads)
+                    return loss
+        """,
+        "train.py": """
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init
+            from src.step import TrainStep
+
+            ms.set_seed(1)
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            net = nn.WithLossCell(Net(), nn.MSELoss())
+            step = TrainStep(net, nn.SGD(net.trainable_params(), 0.1))
+            for x, y in data:
+                step(x, y)
+        """,
+        }, note="the step Cell of another file reduces with TrainOneStepCell's grad_reducer"),
     )
     INVALID = (
+        Invalid(files={
+        "src/__init__.py": "",
+        "src/step.py": """
+            import mindspore.nn as nn
+            import mindspore.ops as ops
+
+            class TrainStep(nn.Cell):
+                def __init__(self, network, optimizer):
+                    super().__init__(auto_prefix=False)
+                    self.network = network
+                    self.optimizer = optimizer
+                    self.weights = optimizer.parameters
+                    self.grad = ops.GradOperation(get_by_list=True)
+
+                def construct(self, x, y):
+                    loss = self.network(x, y)
+                    grads = self.grad(self.network, self.weights)(x, y)
+                    self.optimizer(grads)
+                    return loss
+        """,
+        "train.py": """
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init
+            from src.step import TrainStep
+
+            ms.set_seed(1)
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            net = nn.WithLossCell(Net(), nn.MSELoss())
+            step = TrainStep(net, nn.SGD(net.trainable_params(), 0.1))  # MSA602
+            for x, y in data:
+                step(x, y)
+        """,
+        }, note="a hand-written step Cell in src/ under the entry script's DATA_PARALLEL"),
         Invalid("""
             import mindspore as ms
             from mindspore import nn
@@ -389,8 +465,41 @@ class StepWithoutGradReduction(Rule):
                             "all-reduces gradients only inside nn.TrainOneStepCell and Model, not in a "
                             "value_and_grad/grad step, so each device applies its own gradients; pass them "
                             "through nn.DistributedGradReducer(optimizer.parameters) before the optimizer")
+            elif self.ctx.project is not None:
+                self._step_cells_in_other_files()
             return
         if steps:
             self.report(steps[0].node, "hand-written training step in a distributed script, but no "
                         "DistributedGradReducer and no data-parallel context: each device trains on its own "
                         "gradients")
+
+    def _step_cells_in_other_files(self) -> None:
+        """The entry script sets up DATA_PARALLEL and builds a step Cell of another file of
+        the project that takes gradients itself (GradOperation, value_and_grad, grad) and
+        never reduces them (no DistributedGradReducer or AllReduce, no ``self.grad_reducer``)."""
+        project = self.ctx.project
+        for callee, calls in facts(self.ctx).calls.items():
+            if callee.startswith("mindspore."):
+                continue
+            for call in calls:
+                name = dotted(call.func)
+                found = project.resolve_from(self.ctx, name) if name else None
+                if found is None or found[0] != "class":
+                    continue
+                where, cls = found[1], found[2]
+                summary = project.summary(where)
+                if summary is None:
+                    continue
+                qualified = [project.qualified(summary, c.callee) for c in cls.calls]
+                grads = [c for c, q in zip(cls.calls, qualified) if q in GRAD_STEP_BUILDERS]
+                reduces = any(q.rsplit(".", 1)[-1] in ("DistributedGradReducer", "AllReduce", "all_reduce")
+                              or q.endswith(".grad_reducer") for q in qualified)
+                if not grads or reduces:
+                    continue
+                shown = project.display(where)
+                self.report(call, f"DATA_PARALLEL training with {name}, a step Cell of {shown} that takes gradients "
+                            f"itself ({grads[0].callee}, line {grads[0].line}) and never all-reduces them: the parallel "
+                            "context reduces only inside nn.TrainOneStepCell and Model; apply "
+                            "nn.DistributedGradReducer in its construct",
+                            related=[(shown, grads[0].line, f"{grads[0].callee}(...) without a gradient reducer")])
+                return
