@@ -156,6 +156,24 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
             else:
                 values = project.parameter_values(path, expr.value,
                                                   func=FunctionSummary(name=func.name.value, line=0, params=params))
+        elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and \
+                isinstance(func, cst.FunctionDef) and _annotation(func, expr.value.value) is not None:
+            # ``config.attention_dropout`` with ``config: GraphormerConfig``: the attribute the
+            # annotated class's __init__ sets from its parameter of that name, by its default
+            found = project.resolve_from(self.ctx, _annotation(func, expr.value.value))
+            if found is None or found[0] != "class":
+                return None
+            cls, attr = found[2], expr.attr.value
+            default = dict(cls.params).get(attr)
+            if default is None or cls.attrs.get(attr) != ("param", attr):
+                return None
+            values = project.values(found[1], default)
+            if values:
+                from msacclint.project.index import Evidence, Value
+
+                shown = project.display(found[1])
+                values = [Value(v.value, v.evidence or Evidence(shown, cls.line, f"{cls.name}({attr}={v.value!r})"))
+                          for v in values]
         else:
             name = dotted(expr)
             if name is None and isinstance(expr, cst.Subscript):
@@ -517,8 +535,54 @@ class DropoutWrongProbability(_DropoutRule):
                         self.drop = nn.Dropout(keep_prob=config.ratio)
             """,
         }, note="multi-file: lookalike yaml keep"),
+        Valid(files={
+        "graphormer/__init__.py": "",
+        "graphormer/configuration_graphormer.py": """
+            class GraphormerConfig:
+                def __init__(self, attention_dropout=0.1, attention_keep_prob=0.9, **kwargs):
+                    self.attention_dropout = attention_dropout
+                    self.attention_keep_prob = attention_keep_prob
+        """,
+        "graphormer/modeling_graphormer.py": """
+            from mindspore import nn
+            from .configuration_graphormer import GraphormerConfig
+
+            class GraphormerAttention(nn.Cell):
+                def __init__(self, config: GraphormerConfig):
+                    super().__init__()
+                    self.drop = nn.Dropout(p=1 - config.attention_keep_prob)
+
+                def construct(self, x):
+                    return self.drop(x)
+
+            attention = GraphormerAttention(GraphormerConfig())
+        """,
+        }, note="a config attribute that holds a keep probability, given as 1 - keep (another file)"),
     )
     INVALID = (
+        Invalid(files={
+        "graphormer/__init__.py": "",
+        "graphormer/configuration_graphormer.py": """
+            class GraphormerConfig:
+                def __init__(self, attention_dropout=0.1, attention_keep_prob=0.9, **kwargs):
+                    self.attention_dropout = attention_dropout
+                    self.attention_keep_prob = attention_keep_prob
+        """,
+        "graphormer/modeling_graphormer.py": """
+            from mindspore import nn
+            from .configuration_graphormer import GraphormerConfig
+
+            class GraphormerAttention(nn.Cell):
+                def __init__(self, config: GraphormerConfig):
+                    super().__init__()
+                    self.drop = nn.Dropout(p=1 - config.attention_dropout)  # MSA101
+
+                def construct(self, x):
+                    return self.drop(x)
+
+            attention = GraphormerAttention(GraphormerConfig())
+        """,
+        }, note="a drop rate from an annotated config class of another file, flipped into a keep probability"),
         Invalid("""
             import mindspore.nn as nn
             drop = nn.Dropout(0.1)  # MSA101
@@ -880,3 +944,14 @@ class DropoutKeepProbKeyword(_DropoutRule):
         shown = cst.Module([]).code_for_node(new)
         self.report(call, f"nn.Dropout(keep_prob=...) is deprecated in MindSpore 2.x; write p={shown}",
                     FixSpec(f"write p={shown}", Applicability.SAFE, [(call, _with_p(call, keep, new))]))
+
+
+def _annotation(func: cst.FunctionDef, name: str) -> Optional[str]:
+    """The dotted class name a parameter of ``func`` is annotated with (``config: BertConfig``)."""
+    from msacclint.analysis.imports import dotted
+
+    p = func.params
+    for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+        if param.name.value == name and param.annotation is not None:
+            return dotted(param.annotation.annotation)
+    return None
