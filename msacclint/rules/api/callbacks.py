@@ -20,6 +20,10 @@ from msacclint.rules.base import Invalid, Rule, Valid
 
 #: the public spellings the import table resolves MindSpore's Callback base to
 CALLBACK_BASES = frozenset({"mindspore.Callback", "mindspore._callback.Callback"})
+#: MindSpore's own callbacks: a subclass of one is a callback too
+BUILTIN_CALLBACKS = frozenset({"TimeMonitor", "LossMonitor", "ModelCheckpoint", "SummaryCollector", "EarlyStopping",
+                               "ReduceLROnPlateau", "History", "LambdaCallback", "OnRequestExit",
+                               "BackupAndRestore"})
 #: methods that run before training starts (Model.train then sets training mode itself) or
 #: once it is over: a mode switch there harms nothing
 _NOT_DURING_TRAINING = frozenset({"__init__", "end", "on_train_end"})
@@ -193,8 +197,89 @@ class CallbackLeavesEvalMode(Rule):
                 model.train(10, ds, callbacks=[EvalCallBack(net, eval_ds)])
         """,
         }, note="the only network the project hands the callback has no Dropout, BatchNorm or self.training read (another file): the mode changes nothing"),
+        Valid(files={
+        "src/__init__.py": "",
+        "src/lstm_crf.py": """
+            import mindspore.nn as nn
+
+            class LstmCRF(nn.Cell):
+                def __init__(self, vocab, tags, is_training=True):
+                    super().__init__()
+                    self.embedding = nn.Embedding(vocab, 64)
+                    self.fc = nn.Dense(64, tags)
+                    self.is_training = is_training
+
+                def construct(self, x, y):
+                    emissions = self.fc(self.embedding(x))
+                    if self.is_training:
+                        return self.crf_loss(emissions, y)
+                    return self.decode(emissions)
+        """,
+        "train.py": """
+            import mindspore as ms
+            from mindspore.train.callback import TimeMonitor
+            from src.lstm_crf import LstmCRF
+
+            class EvalCallBack(TimeMonitor):
+                def __init__(self, network, ds):
+                    super().__init__()
+                    self.network = network
+                    self.ds = ds
+
+                def epoch_end(self, run_context):
+                    self.network.is_training = False
+                    for x, y in self.ds.create_tuple_iterator():
+                        self.network(x, y)
+                    self.network.is_training = True
+
+            def main(ds, eval_ds):
+                network = LstmCRF(1000, 9)
+                model = ms.Model(network, optimizer=ms.nn.Adam(network.trainable_params()))
+                model.train(10, ds, callbacks=[EvalCallBack(network, eval_ds)])
+        """,
+        }, note="the flag is set back after evaluating"),
     )
     INVALID = (
+        Invalid(files={
+        "src/__init__.py": "",
+        "src/lstm_crf.py": """
+            import mindspore.nn as nn
+
+            class LstmCRF(nn.Cell):
+                def __init__(self, vocab, tags, is_training=True):
+                    super().__init__()
+                    self.embedding = nn.Embedding(vocab, 64)
+                    self.fc = nn.Dense(64, tags)
+                    self.is_training = is_training
+
+                def construct(self, x, y):
+                    emissions = self.fc(self.embedding(x))
+                    if self.is_training:
+                        return self.crf_loss(emissions, y)
+                    return self.decode(emissions)
+        """,
+        "train.py": """
+            import mindspore as ms
+            from mindspore.train.callback import TimeMonitor
+            from src.lstm_crf import LstmCRF
+
+            class EvalCallBack(TimeMonitor):
+                def __init__(self, network, ds):
+                    super().__init__()
+                    self.network = network
+                    self.ds = ds
+
+                def epoch_end(self, run_context):
+                    self.network.is_training = False  # MSA203
+                    for x, y in self.ds.create_tuple_iterator():
+                        self.network(x, y)
+
+            def main(ds, eval_ds):
+                network = LstmCRF(1000, 9)
+                model = ms.Model(network, optimizer=ms.nn.Adam(network.trainable_params()))
+                model.train(10, ds, callbacks=[EvalCallBack(network, eval_ds)])
+        """,
+        }, note="the network's own is_training flag (another file) switched off in a subclass of MindSpore's TimeMonitor"),
         Invalid(files={
         "src/__init__.py": "",
         "src/callback.py": """
@@ -279,6 +364,7 @@ class CallbackLeavesEvalMode(Rule):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if not self._is_callback(node):
             return
+        self._flags_switched_off(node)
         calls = _set_train_calls(node)
         if any(mode is not False for _, _, mode in calls):
             return
@@ -292,6 +378,40 @@ class CallbackLeavesEvalMode(Rule):
                 self.report(call, "this callback runs during Model.train and switches the network to inference "
                             "mode with set_train(False), and nothing switches it back: every later epoch trains "
                             "with Dropout off and BatchNorm frozen; call set_train(True) after evaluating")
+                return
+
+    def _flags_switched_off(self, node: cst.ClassDef) -> None:
+        """``self.network.is_training = False`` in a hook, never set back by the class, where
+        the project resolves the network handed in to a class whose ``__init__`` sets that
+        attribute to True (a literal or a parameter defaulting to True): the network's own
+        training flag, which its construct reads instead of Cell.training."""
+        project = self.ctx.project
+        info = cells(self.ctx).by_node.get(node)
+        init = info.methods.get("__init__") if info is not None else None
+        if project is None or init is None:
+            return
+        offs, backs = _flag_assignments(node)
+        for method, target, flag in offs:
+            if method in _NOT_DURING_TRAINING or flag in backs:
+                continue
+            root, attr = _root(target.value)
+            if root != "self" or attr is None or not _received(self.ctx, target.value, info, info.methods[method]):
+                continue
+            handed = {name for value in (v for n, v in info.assigned if n == attr)
+                      for name in [_parameter_of(self.ctx, value, _params(init))] if name is not None}
+            if len(handed) != 1:
+                continue
+            built = project.argument_classes(os.path.abspath(self.ctx.path), node.name.value, handed.pop())
+            for path, callee, _line in built or ():
+                found = project.resolve_class(path, callee)
+                if found is None or not _flag_defaults_true(found[1], flag):
+                    continue
+                shown = project.display(found[0])
+                self.report(target, f"this callback runs during Model.train and sets the network's own training flag "
+                            f"`{flag}` to False, and nothing sets it back: {found[1].name} ({shown}:{found[1].line}) "
+                            f"starts with {flag}=True, so every later epoch trains in its inference branch; set it "
+                            f"back to True after evaluating",
+                            related=[(shown, found[1].line, f"{found[1].name} sets self.{flag} in __init__")])
                 return
 
     def _handed_network_is_mode_free(self, node: cst.ClassDef, receiver: cst.BaseExpression, info) -> bool:
@@ -317,7 +437,8 @@ class CallbackLeavesEvalMode(Rule):
     def _is_callback(self, node: cst.ClassDef, depth: int = 0) -> bool:
         for base in node.bases:
             resolved = self.ctx.imports.resolve(base.value)
-            if resolved in CALLBACK_BASES:
+            if resolved in CALLBACK_BASES or (resolved is not None and resolved.startswith("mindspore.")
+                                              and resolved.rsplit(".", 1)[-1] in BUILTIN_CALLBACKS):
                 return True
             local = cells(self.ctx).classes.get(base.value.value) if isinstance(base.value, cst.Name) else None
             if local is not None and depth < 3 and local.node is not node and self._is_callback(local.node, depth + 1):
@@ -343,6 +464,42 @@ def _set_train_calls(node: cst.ClassDef) -> List[tuple]:
         if isinstance(stmt, cst.FunctionDef):
             walk(stmt, Finder(stmt.name.value))
     return found
+
+
+def _flag_assignments(node: cst.ClassDef) -> Tuple[List[tuple], Set[str]]:
+    """(method, target, flag) of every ``<x>.<flag> = False`` in the class's methods, and
+    the flags any method assigns something else (switching them back)."""
+    offs: List[tuple] = []
+    backs: Set[str] = set()
+    for stmt in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
+        if not isinstance(stmt, cst.FunctionDef):
+            continue
+
+        class Finder(cst.CSTVisitor):
+            def __init__(self, method: str) -> None:
+                self.method = method
+
+            def visit_Assign(self, assign: cst.Assign) -> None:
+                for target in assign.targets:
+                    t = target.target
+                    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Attribute):
+                        off = isinstance(assign.value, cst.Name) and assign.value.value == "False"
+                        if off:
+                            offs.append((self.method, t, t.attr.value))
+                        else:
+                            backs.add(t.attr.value)
+
+        walk(stmt, Finder(stmt.name.value))
+    return offs, backs
+
+
+def _flag_defaults_true(cls, flag: str) -> bool:
+    value = cls.attrs.get(flag)
+    if value == ("lit", True):
+        return True
+    if value is not None and value[0] == "param":
+        return dict(cls.params).get(value[1]) == ("lit", True)
+    return False
 
 
 def _root(expr: cst.BaseExpression) -> Tuple[Optional[str], Optional[str]]:
