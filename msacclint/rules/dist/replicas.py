@@ -7,13 +7,18 @@
 
 from __future__ import annotations
 
+from typing import List, Optional
+
+import libcst as cst
+
+from msacclint.analysis.calls import argument
 from msacclint.analysis.distributed import distributed, rank_dependent
 from msacclint.analysis.facts import facts
 from msacclint.analysis.imports import dotted
+from msacclint.analysis.scopes import scopes
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
-
 
 #: what takes gradients in a step Cell (qualified as the project layer resolves them)
 GRAD_STEP_BUILDERS = frozenset({"mindspore.value_and_grad", "mindspore.grad", "mindspore.ops.value_and_grad",
@@ -223,7 +228,9 @@ class StepWithoutGradReduction(Rule):
     evidence = ('Resolved in the file: `communication.init()` is called, a hand-written training step is built, and '
                 'the file calls no gradient reducer and all-reduces nothing; with no parallel mode any hand-written '
                 'step counts, under DATA_PARALLEL a `value_and_grad`/`grad`/`GradOperation` step (TrainOneStepCell '
-                'and Model reduce by themselves); semi-auto/auto parallel is never reported.')
+                'and Model reduce by themselves) whose gradients go to an optimizer resolved to a MindSpore class (not resolved: '
+                'a warning that says so; an optimizer of another library, which may reduce by itself, is not reported); '
+                'semi-auto/auto parallel is never reported.')
     uses_facts = True
     message = "hand-written distributed training step without gradient all-reduce"
     what = ("In a file that calls `communication.init()`, reports a hand-written training step "
@@ -364,6 +371,24 @@ class StepWithoutGradReduction(Rule):
                 step(x, y)
         """,
         }, note="the step Cell of another file reduces with TrainOneStepCell's grad_reducer"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            from mindspore.communication import init, GlobalComm
+            from mindformers import AdamWeightDecayZeRO2
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)
+            init()
+
+            def train(net, loss, opt, dataset):
+                grad_fn = ms.value_and_grad(nn.WithLossCell(net, loss), None, opt.parameters)
+                for x, y in dataset:
+                    loss_value, grads = grad_fn(x, y)
+                    opt(grads)
+
+            net = Net()
+            opt = AdamWeightDecayZeRO2(net.get_parameters(), use_parallel=True, opt_parallel_group=GlobalComm.WORLD_COMM_GROUP)
+            train(net, nn.MSELoss(), opt, data)
+        """, note="the nearest look-alike: a ZeRO optimizer of another library, which reduces the gradients itself"),
     )
     INVALID = (
         Invalid(files={
@@ -460,12 +485,21 @@ class StepWithoutGradReduction(Rule):
         if dist.parallel_mode == "data":
             # the data-parallel context all-reduces inside nn.TrainOneStepCell / Model only
             steps = [s for s in steps if s.kind in ("grad", "gradop")]
-            if steps:
-                self.report(steps[0].node, "hand-written gradient step under DATA_PARALLEL: the parallel context "
-                            "all-reduces gradients only inside nn.TrainOneStepCell and Model, not in a "
-                            "value_and_grad/grad step, so each device applies its own gradients; pass them "
-                            "through nn.DistributedGradReducer(optimizer.parameters) before the optimizer")
-            elif self.ctx.project is not None:
+            for step in steps:
+                applied = _optimizers_applied(self.ctx, step)
+                if applied and any(not q.startswith("mindspore.") for q in applied if q):
+                    continue  # an optimizer of another library may reduce (ZeRO-style) on its own
+                text = ("hand-written gradient step under DATA_PARALLEL: the parallel context all-reduces gradients "
+                        "only inside nn.TrainOneStepCell and Model, not in a value_and_grad/grad step, so each "
+                        "device applies its own gradients; pass them through "
+                        "nn.DistributedGradReducer(optimizer.parameters) before the optimizer")
+                if applied and all(applied):
+                    self.report(step.node, text)
+                else:
+                    self.report(step.node, text + " (assumed: the optimizer the gradients go to was not resolved to "
+                                "a MindSpore optimizer, which never reduces them itself)", severity=Severity.WARNING)
+                return
+            if self.ctx.project is not None:
                 self._step_cells_in_other_files()
             return
         if steps:
@@ -503,3 +537,47 @@ class StepWithoutGradReduction(Rule):
                             "nn.DistributedGradReducer in its construct",
                             related=[(shown, grads[0].line, f"{grads[0].callee}(...) without a gradient reducer")])
                 return
+
+
+def _optimizers_applied(ctx, step) -> List[Optional[str]]:
+    """What the gradients of a value_and_grad/grad step are handed to (``optimizer(grads)``):
+    the resolved class each such object was built from, None for one not resolved (a
+    parameter without a resolvable caller, an attribute). Empty when no such call is found."""
+    if step.name is None:
+        return []
+    sc = scopes(ctx)
+    out: List[Optional[str]] = []
+    for fl in sc.flows:
+        grads = set()
+        for name, defs in fl.defs.items():
+            for d in defs:
+                if isinstance(d.value, cst.Call) and isinstance(d.value.func, cst.Name) and \
+                        d.value.func.value == step.name and (d.index is None or d.index > 0):
+                    grads.add(name)
+        if not grads:
+            continue
+        for e in fl.calls():
+            call = e.node
+            if e.callee is not None or not any(isinstance(a.value, cst.Name) and a.value.value in grads
+                                               for a in call.args):
+                continue
+            out.append(_built_from(ctx, sc, fl, call.func, e.order))
+    return out
+
+
+def _built_from(ctx, sc, fl, expr: cst.BaseExpression, before: int, depth: int = 0) -> Optional[str]:
+    if not isinstance(expr, cst.Name) or depth > 3:
+        return None
+    found = sc.resolve(fl, expr.value, before)
+    if found is not None:
+        value = found[1].value
+        return ctx.resolve(value.func) if isinstance(value, cst.Call) else None
+    root = fl.root
+    if not isinstance(root, cst.FunctionDef) or expr.value not in sc.params(fl):
+        return None
+    position = sc.params(fl).index(expr.value)
+    answers = set()
+    for caller_fl, event in sc.callers(root):
+        arg = argument(event.node, expr.value, tuple(sc.params(fl)[:position + 1]))
+        answers.add(_built_from(ctx, sc, caller_fl, arg.value, event.order, depth + 1) if arg is not None else None)
+    return answers.pop() if len(answers) == 1 else None
