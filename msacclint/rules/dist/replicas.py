@@ -13,8 +13,6 @@ import libcst as cst
 
 from msacclint.analysis.calls import argument
 from msacclint.analysis.distributed import distributed, rank_dependent
-from msacclint.analysis.facts import facts
-from msacclint.analysis.imports import dotted
 from msacclint.analysis.scopes import scopes
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
@@ -239,7 +237,9 @@ class StepWithoutGradReduction(Rule):
             "nothing itself. Under `set_auto_parallel_context(parallel_mode=DATA_PARALLEL)` only "
             "`value_and_grad`/`grad`/`GradOperation` steps are reported: the context makes `nn.TrainOneStepCell` "
             "and `Model` build their own reducer, nothing else. Semi-auto/auto parallel and an "
-            "`AutoParallel(...)` wrapper are never reported.")
+            "`AutoParallel(...)` wrapper are never reported. With the project layer, a step Cell of another "
+            "file that takes gradients itself and never reduces them is reported in its own file when an entry "
+            "script that calls `init()` under DATA_PARALLEL builds it.")
     why = ("Without an all-reduce of the gradients each device follows only its own shard of the data: "
            "N independent models that never agree, and the checkpoint saved by rank 0 has seen 1/N of the "
            "data (checklist dist.02).")
@@ -403,7 +403,7 @@ class StepWithoutGradReduction(Rule):
                     self.network = network
                     self.optimizer = optimizer
                     self.weights = optimizer.parameters
-                    self.grad = ops.GradOperation(get_by_list=True)
+                    self.grad = ops.GradOperation(get_by_list=True)  # MSA602
 
                 def construct(self, x, y):
                     loss = self.network(x, y)
@@ -421,11 +421,11 @@ class StepWithoutGradReduction(Rule):
             init()
             ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
             net = nn.WithLossCell(Net(), nn.MSELoss())
-            step = TrainStep(net, nn.SGD(net.trainable_params(), 0.1))  # MSA602
+            step = TrainStep(net, nn.SGD(net.trainable_params(), 0.1))
             for x, y in data:
                 step(x, y)
         """,
-        }, note="a hand-written step Cell in src/ under the entry script's DATA_PARALLEL"),
+        }, note="a hand-written step Cell in src/ under the entry script's DATA_PARALLEL: reported where the reducer belongs"),
         Invalid("""
             import mindspore as ms
             from mindspore import nn
@@ -479,6 +479,8 @@ class StepWithoutGradReduction(Rule):
 
     def finish(self) -> None:
         dist = distributed(self.ctx)
+        if not dist.init_calls and self.ctx.project is not None and not dist.reduces_gradients:
+            self._step_cells_built_under_data_parallel()
         if not dist.init_calls or dist.reduces_gradients or dist.parallel_mode in ("auto", "unknown"):
             return
         steps = training(self.ctx).steps
@@ -499,44 +501,46 @@ class StepWithoutGradReduction(Rule):
                     self.report(step.node, text + " (assumed: the optimizer the gradients go to was not resolved to "
                                 "a MindSpore optimizer, which never reduces them itself)", severity=Severity.WARNING)
                 return
-            if self.ctx.project is not None:
-                self._step_cells_in_other_files()
             return
         if steps:
             self.report(steps[0].node, "hand-written training step in a distributed script, but no "
                         "DistributedGradReducer and no data-parallel context: each device trains on its own "
                         "gradients")
 
-    def _step_cells_in_other_files(self) -> None:
-        """The entry script sets up DATA_PARALLEL and builds a step Cell of another file of
-        the project that takes gradients itself (GradOperation, value_and_grad, grad) and
-        never reduces them (no DistributedGradReducer or AllReduce, no ``self.grad_reducer``)."""
+    def _step_cells_built_under_data_parallel(self) -> None:
+        """A step Cell of this file takes gradients itself (GradOperation, value_and_grad,
+        grad) and never reduces them, and an entry script of the project that calls init()
+        and sets DATA_PARALLEL builds it: reported here, where the reducer belongs, with the
+        entry script as related location."""
+        import os
+
         project = self.ctx.project
-        for callee, calls in facts(self.ctx).calls.items():
-            if callee.startswith("mindspore."):
+        path = os.path.abspath(self.ctx.path)
+        summary = project.summary(path)
+        if summary is None:
+            return
+        for name, cls in summary.classes.items():
+            qualified = [project.qualified(summary, c.callee) for c in cls.calls]
+            grads = [c for c, q in zip(cls.calls, qualified) if q in GRAD_STEP_BUILDERS]
+            if not grads or "." in name or any(
+                    q.rsplit(".", 1)[-1] in ("DistributedGradReducer", "AllReduce", "all_reduce")
+                    or q.endswith(".grad_reducer") for q in qualified):
                 continue
-            for call in calls:
-                name = dotted(call.func)
-                found = project.resolve_from(self.ctx, name) if name else None
-                if found is None or found[0] != "class":
+            for site, site_summary, call, _cls, _func in project.call_sites(path, name):
+                modes = [line for expr, line in site_summary.parallel_modes if _says_data_parallel(expr)]
+                if site == path or not site_summary.init_lines or not modes:
                     continue
-                where, cls = found[1], found[2]
-                summary = project.summary(where)
-                if summary is None:
-                    continue
-                qualified = [project.qualified(summary, c.callee) for c in cls.calls]
-                grads = [c for c, q in zip(cls.calls, qualified) if q in GRAD_STEP_BUILDERS]
-                reduces = any(q.rsplit(".", 1)[-1] in ("DistributedGradReducer", "AllReduce", "all_reduce")
-                              or q.endswith(".grad_reducer") for q in qualified)
-                if not grads or reduces:
-                    continue
-                shown = project.display(where)
-                self.report(call, f"DATA_PARALLEL training with {name}, a step Cell of {shown} that takes gradients "
-                            f"itself ({grads[0].callee}, line {grads[0].line}) and never all-reduces them: the parallel "
-                            "context reduces only inside nn.TrainOneStepCell and Model; apply "
-                            "nn.DistributedGradReducer in its construct",
-                            related=[(shown, grads[0].line, f"{grads[0].callee}(...) without a gradient reducer")])
-                return
+                node = _grad_call(self.ctx, name)
+                if node is None:
+                    return
+                shown = project.display(site)
+                self.report(node, f"{name} takes gradients itself and never all-reduces them, and {shown} builds it "
+                            f"(line {call.line}) after init() under DATA_PARALLEL (line {modes[0]}): the parallel "
+                            "context reduces only inside nn.TrainOneStepCell and Model, so each device applies its "
+                            "own gradients; apply nn.DistributedGradReducer to them in construct",
+                            related=[(shown, modes[0], "set_auto_parallel_context(parallel_mode=DATA_PARALLEL)"),
+                                     (shown, call.line, f"{call.callee}(...)")])
+                break
 
 
 def _optimizers_applied(ctx, step) -> List[Optional[str]]:
@@ -581,3 +585,29 @@ def _built_from(ctx, sc, fl, expr: cst.BaseExpression, before: int, depth: int =
         arg = argument(event.node, expr.value, tuple(sc.params(fl)[:position + 1]))
         answers.add(_built_from(ctx, sc, caller_fl, arg.value, event.order, depth + 1) if arg is not None else None)
     return answers.pop() if len(answers) == 1 else None
+
+
+def _says_data_parallel(expr) -> bool:
+    """A parallel_mode value a summary recorded: ParallelMode.DATA_PARALLEL or 'data_parallel'."""
+    if expr[0] == "lit":
+        return isinstance(expr[1], str) and expr[1].lower() == "data_parallel"
+    return expr[0] == "name" and expr[1].rsplit(".", 1)[-1] == "DATA_PARALLEL"
+
+
+def _grad_call(ctx, class_name: str) -> Optional[cst.Call]:
+    """The first GradOperation/value_and_grad/grad call inside the class ``class_name``."""
+    from msacclint.analysis.cells import cells
+    from msacclint.analysis.walk import walk
+
+    info = cells(ctx).classes.get(class_name)
+    if info is None:
+        return None
+    found: List[cst.Call] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if not found and ctx.resolve(node.func) in GRAD_STEP_BUILDERS:
+                found.append(node)
+
+    walk(info.node, Finder())
+    return found[0] if found else None

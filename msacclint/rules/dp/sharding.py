@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from msacclint.analysis.calls import argument, has_star_kwargs, literal
+from msacclint.analysis.calls import argument, has_star_kwargs
 from msacclint.analysis.datasets import EVAL, datasets
 from msacclint.analysis.distributed import distributed
-from msacclint.analysis.facts import facts
 from msacclint.analysis.scopes import names_in, says_train, scopes
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
@@ -32,7 +31,10 @@ class DatasetNotSharded(Rule):
             "parallel, not `full_batch=True`, which slice the batch their own way), reports a "
             "dataset constructor without `num_shards` and `shard_id`, or with only one of them. Not "
             "reported for datasets that say eval, that get a `sampler=` (e.g. DistributedSampler), or "
-            "that sit under a branch on the distribution setup (`if rank_size > 1`, `if run_distribute`).")
+            "that sit under a branch on the distribution setup (`if rank_size > 1`, `if run_distribute`). "
+            "With the project layer, a dataset builder of another file (`src/dataset.py`) is reported at its "
+            "constructor when an entry script that calls `init()`, sets DATA_PARALLEL and trains calls it "
+            "without telling it the rank; the entry script is the related location.")
     why = ("Without sharding every device reads the whole dataset in the same order: an epoch is N "
            "times longer than intended with the same samples in each global batch, and the data-parallel "
            "gradient average gains nothing (checklist dp.05).")
@@ -195,7 +197,7 @@ class DatasetNotSharded(Rule):
                 import mindspore.dataset as ds
 
                 def create_dataset(path, batch_size=32):
-                    data = ds.ImageFolderDataset(path, shuffle=True)
+                    data = ds.ImageFolderDataset(path, shuffle=True)  # MSA307
                     return data.batch(batch_size)
             """,
             "train.py": """
@@ -206,15 +208,17 @@ class DatasetNotSharded(Rule):
 
                 init()
                 ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-                data = create_dataset("/data/train", 32)  # MSA307
+                data = create_dataset("/data/train", 32)
                 model = ms.Model(net, nn.CrossEntropyLoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
                 model.train(90, data)
             """,
-        }, note="multi-file: bug"),
+        }, note="multi-file: the entry script trains under DATA_PARALLEL; reported at the builder's constructor, where the shards belong"),
     )
 
     def finish(self) -> None:
         dist = distributed(self.ctx)
+        if not dist.init_calls and self.ctx.project is not None:
+            self._built_by_data_parallel_entry()
         if not dist.init_calls or not dist.data_parallel or dist.full_batch:
             return  # (semi-)auto parallel and full_batch slice the data their own way
         trains = training(self.ctx)
@@ -241,45 +245,67 @@ class DatasetNotSharded(Rule):
                 continue  # distributed evaluation: every device may score the whole set
             self.report(call, "data-parallel training, but this dataset has no num_shards/shard_id: every device "
                         "reads all samples in the same order")
-        if self.ctx.project is not None and (trains.uses_model_train or trains.steps):
-            self._builders_in_other_files()
 
-    def _builders_in_other_files(self) -> None:
-        """The entry script sets up data parallelism and trains; the dataset is built by a
-        function of another file of the project whose dataset constructors never shard."""
-        from msacclint.analysis.imports import dotted
+    def _built_by_data_parallel_entry(self) -> None:
+        """A dataset builder of this file that never shards, called by an entry script of the
+        project that calls init(), sets DATA_PARALLEL and trains: reported here, at the
+        dataset constructor that needs num_shards/shard_id, with the entry script as related
+        location."""
+        import os
+
         from msacclint.project.summary import SELECTOR_NAMES
 
         project = self.ctx.project
-        for callee, calls in facts(self.ctx).calls.items():
-            if callee.startswith("mindspore."):
+        path = os.path.abspath(self.ctx.path)
+        info = datasets(self.ctx)
+        sc = scopes(self.ctx)
+        for build in info.builds:
+            call, fn = build.call, build.flow.root
+            if not isinstance(fn, cst.FunctionDef) or has_star_kwargs(call) or \
+                    any(argument(call, k, ()) is not None for k in ("sampler", "num_shards", "shard_id")):
                 continue
-            for call in calls:
-                name = dotted(call.func)
-                found = project.resolve_from(self.ctx, name) if name else None
-                if found is None or found[0] != "function" or not found[2].builds_dataset:
+            if any(_says_dist_name(p) for p in sc.params(build.flow)) or info.role(build) == EVAL:
+                continue
+            event = sc.event(call)
+            if event is not None and any(_says_distribution(t) for t, _ in event.guards):
+                continue
+            for site, site_summary, site_call, _cls, _func in project.call_sites(path, fn.name.value):
+                modes = [line for expr, line in site_summary.parallel_modes if _data_parallel(expr)]
+                if site == path or not site_summary.init_lines or not modes or not _trains(project, site_summary):
                     continue
-                where, builder = found[1], found[2]
-                if any(_says_dist_name(p) for p, _ in builder.params):
-                    continue  # the builder is told about the distribution: it may shard its own way
-                if any(_says_distribution(a.value) for a in call.args) or any(a.star for a in call.args):
+                if any(k in SELECTOR_NAMES and v[0] == "lit" and v[1] in (False, "eval", "val", "valid", "test")
+                       for k, v in site_call.kwargs.items()) or "**" in site_call.kwargs or \
+                        any(_says_dist_name(k) for k in site_call.kwargs) or \
+                        any(e[0] in ("name", "param") and _says_dist_name(e[1]) for e in site_call.args):
                     continue
-                if any(a.keyword is not None and a.keyword.value in SELECTOR_NAMES and
-                       literal(a.value) in (False, "eval", "val", "valid", "test") for a in call.args):
-                    continue  # an evaluation set
-                summary = project.summary(where)
-                ctors = [c for c in builder.calls
-                         if project.qualified(summary, c.callee).startswith("mindspore.dataset.")
-                         and c.callee.endswith("Dataset")]
-                if not ctors or any(k in c.kwargs for c in ctors for k in ("num_shards", "sampler", "**")) \
-                        or any(len(c.args) > 2 for c in ctors):
-                    continue
-                ctor = ctors[0]
-                shown = project.display(where)
-                self.report(call, f"data-parallel training (init() and DATA_PARALLEL in this file), but {name}() "
-                            f"builds {ctor.callee.rsplit('.', 1)[-1]} without num_shards/shard_id ({shown}:{ctor.line}): "
-                            f"every device reads all samples in the same order",
-                            related=[(shown, ctor.line, f"{ctor.callee}(...) without num_shards/shard_id")])
+                shown = project.display(site)
+                self.report(call, f"{shown} trains under DATA_PARALLEL (init() and the parallel context, line "
+                            f"{modes[0]}) on {fn.name.value}() (line {site_call.line}), and this dataset has no "
+                            "num_shards/shard_id: every device reads all samples in the same order",
+                            related=[(shown, modes[0], "set_auto_parallel_context(parallel_mode=DATA_PARALLEL)"),
+                                     (shown, site_call.line, f"{site_call.callee}(...)")])
+                break
+
+
+def _data_parallel(expr) -> bool:
+    """A parallel_mode value a project summary recorded: ParallelMode.DATA_PARALLEL or 'data_parallel'."""
+    if expr[0] == "lit":
+        return isinstance(expr[1], str) and expr[1].lower() == "data_parallel"
+    return expr[0] == "name" and expr[1].rsplit(".", 1)[-1] == "DATA_PARALLEL"
+
+
+def _trains(project, summary) -> bool:
+    """The entry file trains: Model.train, a TrainOneStepCell, or a gradient function."""
+    for call in summary.calls + [c for f in summary.functions.values() for c in f.calls]:
+        qualified = project.qualified(summary, call.callee)
+        if call.callee.endswith(".train") or qualified in TRAINING_CALLS:
+            return True
+    return False
+
+
+TRAINING_CALLS = frozenset({"mindspore.value_and_grad", "mindspore.grad", "mindspore.ops.value_and_grad",
+                            "mindspore.ops.GradOperation", "mindspore.nn.TrainOneStepCell",
+                            "mindspore.nn.TrainOneStepWithLossScaleCell"})
 
 
 def _says_dist_name(name: str) -> bool:
