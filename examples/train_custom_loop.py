@@ -59,7 +59,7 @@ def main(train_dir, val_dir, epochs=90):
     def forward(images, labels):
         return loss_fn(net(images), labels)
 
-    grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
+    grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)  # gradients never all-reduced
 
     def train_step(images, labels):
         loss, grads = grad_fn(images, labels)

@@ -57,6 +57,9 @@ class Net(nn.Cell):
         self.ln = nn.LayerNorm((8,))
         self.drop = nn.Dropout(keep_prob=0.9)
         self.drop2 = nn.Dropout(0.1)
+
+
+net = Net()
 '''
 #: (line, column, code) of FAULTY's findings with the default selection; the
 #: LayerNorm (MSA111) and keep_prob= (MSA103) findings are off by default

@@ -7,12 +7,13 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import libcst as cst
 
 from msacclint.analysis.calls import argument
 from msacclint.analysis.distributed import distributed, rank_dependent
+from msacclint.analysis.facts import facts
 from msacclint.analysis.scopes import scopes
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
@@ -514,25 +515,20 @@ class StepWithoutGradReduction(Rule):
         entry script as related location."""
         import os
 
+        from msacclint.analysis.cells import cells
+
+        if not any(name in GRAD_STEP_BUILDERS for name in facts(self.ctx).calls):
+            return
         project = self.ctx.project
         path = os.path.abspath(self.ctx.path)
-        summary = project.summary(path)
-        if summary is None:
-            return
-        for name, cls in summary.classes.items():
-            qualified = [project.qualified(summary, c.callee) for c in cls.calls]
-            grads = [c for c, q in zip(cls.calls, qualified) if q in GRAD_STEP_BUILDERS]
-            if not grads or "." in name or any(
-                    q.rsplit(".", 1)[-1] in ("DistributedGradReducer", "AllReduce", "all_reduce")
-                    or q.endswith(".grad_reducer") for q in qualified):
+        for name, info in cells(self.ctx).classes.items():
+            node, reduces = _gradients_in(self.ctx, info.node)
+            if node is None or reduces:
                 continue
             for site, site_summary, call, _cls, _func in project.call_sites(path, name):
                 modes = [line for expr, line in site_summary.parallel_modes if _says_data_parallel(expr)]
                 if site == path or not site_summary.init_lines or not modes:
                     continue
-                node = _grad_call(self.ctx, name)
-                if node is None:
-                    return
                 shown = project.display(site)
                 self.report(node, f"{name} takes gradients itself and never all-reduces them, and {shown} builds it "
                             f"(line {call.line}) after init() under DATA_PARALLEL (line {modes[0]}): the parallel "
@@ -594,20 +590,23 @@ def _says_data_parallel(expr) -> bool:
     return expr[0] == "name" and expr[1].rsplit(".", 1)[-1] == "DATA_PARALLEL"
 
 
-def _grad_call(ctx, class_name: str) -> Optional[cst.Call]:
-    """The first GradOperation/value_and_grad/grad call inside the class ``class_name``."""
-    from msacclint.analysis.cells import cells
+def _gradients_in(ctx, node: cst.ClassDef) -> Tuple[Optional[cst.Call], bool]:
+    """The first GradOperation/value_and_grad/grad call of a class, and whether the class
+    reduces gradients (a DistributedGradReducer/AllReduce, or TrainOneStepCell's grad_reducer)."""
     from msacclint.analysis.walk import walk
 
-    info = cells(ctx).classes.get(class_name)
-    if info is None:
-        return None
     found: List[cst.Call] = []
+    reduces: List[bool] = []
 
     class Finder(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if not found and ctx.resolve(node.func) in GRAD_STEP_BUILDERS:
-                found.append(node)
+        def visit_Call(self, call: cst.Call) -> None:
+            resolved = ctx.resolve(call.func) or ""
+            if not found and resolved in GRAD_STEP_BUILDERS:
+                found.append(call)
+            tail = resolved.rsplit(".", 1)[-1] if resolved else (
+                call.func.attr.value if isinstance(call.func, cst.Attribute) else "")
+            if tail in ("DistributedGradReducer", "AllReduce", "all_reduce", "grad_reducer"):
+                reduces.append(True)
 
-    walk(info.node, Finder())
-    return found[0] if found else None
+    walk(node, Finder())
+    return (found[0] if found else None), bool(reduces)
