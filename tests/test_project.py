@@ -566,3 +566,32 @@ def test_summary_lines_match_libcst_positions():
     assert fast == exact
     assert [c.line for c in fast.classes["Net"].calls if c.callee == "nn.Dense"] == [14, 15, 16, 18]
     assert fast.constants["RATE"][0][1] == 2 and fast.functions["Net.construct"].line == 21
+
+
+def test_checked_file_bindings_are_memoised_per_index(tmp_path):
+    """The memo of a file's bindings is keyed by the index: a second index (another root,
+    so another module name for the file) gets its own answer, not the first one's."""
+    import libcst as cst
+
+    from msacclint.analysis.context import FileContext
+    from msacclint.analysis.imports import ImportTable
+    from msacclint.project.index import checked_file_bindings, load_index
+    from msacclint.settings import Settings
+
+    (tmp_path / "repo" / "pkg").mkdir(parents=True)
+    (tmp_path / "repo" / ".git").mkdir()
+    (tmp_path / "repo" / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "repo" / "pkg" / "helpers.py").write_text("def f():\n    pass\n")
+    source = "from .helpers import f\n"
+    path = tmp_path / "repo" / "pkg" / "mod.py"
+    path.write_text(source)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / ".git").mkdir()
+    module = cst.parse_module(source)
+    ctx = FileContext(str(path), source, module, ImportTable.from_module(module), Settings())
+    in_repo, elsewhere = load_index(str(tmp_path / "repo")), load_index(str(tmp_path / "elsewhere"))
+    assert checked_file_bindings(in_repo, ctx).get("f") == "pkg.helpers.f"
+    # the other index does not see pkg/__init__.py: the file is the top-level module "mod"
+    # there, and its relative import names the top-level "helpers"
+    assert checked_file_bindings(elsewhere, ctx).get("f") == "helpers.f"
+    assert checked_file_bindings(in_repo, ctx) is checked_file_bindings(in_repo, ctx)  # memoised

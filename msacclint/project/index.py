@@ -15,6 +15,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
+import libcst as cst
+
+from msacclint.analysis.context import FileContext, Question
+from msacclint.analysis.imports import dotted
 from msacclint.analysis.source import MAX_SOURCE_BYTES, SKIPPED_FOLDERS, decode, parse
 from msacclint.project import configs as configs_mod
 from msacclint.project.summary import (
@@ -24,6 +28,7 @@ from msacclint.project.summary import (
     FileSummary,
     FunctionSummary,
     from_json,
+    resolve_relative,
     summarize,
     to_json,
 )
@@ -759,48 +764,56 @@ class ProjectIndex:
         return found[1], found[2]
 
 
-def checked_file_bindings(index: ProjectIndex, ctx) -> Dict[str, str]:
+#: the checked file's bindings (``checked_file_bindings``), by the index that resolved them:
+#: id(index) -> (index, bindings). The answer depends on the index (the file's module name
+#: comes from its root), so another index never reads one made for a different one.
+_BINDINGS: Question[Dict[int, Tuple[ProjectIndex, Dict[str, str]]]] = Question("project.bindings", lambda ctx: {})
+
+
+def checked_file_bindings(index: ProjectIndex, ctx: FileContext) -> Dict[str, str]:
     """name -> qualified name imported into the checked file: its ImportTable's bindings
     plus its relative imports, resolved from the file's module name (statements only)."""
-    def compute() -> Dict[str, str]:
-        import libcst as cst
+    memo = ctx.ask(_BINDINGS)
+    hit = memo.get(id(index))
+    if hit is not None and hit[0] is index:
+        return hit[1]
+    found = _bindings(index, ctx)
+    memo[id(index)] = (index, found)
+    return found
 
-        from msacclint.analysis.imports import dotted
-        from msacclint.project.summary import resolve_relative
 
-        out = {k: v for k, v in ctx.imports.bindings.items() if not v.startswith(ctx.imports.LOCAL)}
-        module, is_package = index.module_name(os.path.abspath(ctx.path))
-        stack = list(ctx.module.body)
-        while stack:
-            stmt = stack.pop()
-            if isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    if isinstance(small, cst.ImportFrom) and small.relative and \
-                            not isinstance(small.names, cst.ImportStar):
-                        target = resolve_relative(module, is_package, len(small.relative),
-                                                  dotted(small.module) if small.module is not None else None)
-                        if target is None:
+def _bindings(index: ProjectIndex, ctx: FileContext) -> Dict[str, str]:
+    out = {k: v for k, v in ctx.imports.bindings.items() if not v.startswith(ctx.imports.LOCAL)}
+    module, is_package = index.module_name(os.path.abspath(ctx.path))
+    stack: List[cst.BaseStatement] = list(ctx.module.body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.ImportFrom) and small.relative and \
+                        not isinstance(small.names, cst.ImportStar):
+                    target = resolve_relative(module, is_package, len(small.relative),
+                                              dotted(small.module) if small.module is not None else None)
+                    if target is None:
+                        continue
+                    for alias in small.names:
+                        name = dotted(alias.name)
+                        if name is None:
                             continue
-                        for alias in small.names:
-                            name = dotted(alias.name)
-                            if name is None:
-                                continue
-                            bound = alias.asname.name.value if alias.asname is not None and \
-                                isinstance(alias.asname.name, cst.Name) else name
-                            out.setdefault(bound, f"{target}.{name}")
-            else:
-                for attr in ("body", "orelse", "finalbody"):
-                    part = getattr(stmt, attr, None)
-                    inner = getattr(part, "body", None)
-                    if isinstance(inner, (list, tuple)):
-                        stack.extend(inner)
-                    elif inner is not None and isinstance(getattr(inner, "body", None), (list, tuple)):
-                        stack.extend(inner.body)
-                for handler in getattr(stmt, "handlers", ()) or ():
-                    stack.extend(getattr(handler.body, "body", ()))
-        return out
-
-    return ctx.fact("project.bindings", compute)
+                        bound = alias.asname.name.value if alias.asname is not None and \
+                            isinstance(alias.asname.name, cst.Name) else name
+                        out.setdefault(bound, f"{target}.{name}")
+        else:
+            for attr in ("body", "orelse", "finalbody"):
+                part = getattr(stmt, attr, None)
+                inner = getattr(part, "body", None)
+                if isinstance(inner, (list, tuple)):
+                    stack.extend(inner)
+                elif inner is not None and isinstance(getattr(inner, "body", None), (list, tuple)):
+                    stack.extend(inner.body)
+            for handler in getattr(stmt, "handlers", ()) or ():
+                stack.extend(getattr(handler.body, "body", ()))
+    return out
 
 
 def _number(value: Any) -> bool:
