@@ -34,7 +34,7 @@ import libcst as cst
 # every node kind of tests/test_positions.py, but it computes the range of every node of
 # that statement (a whole class when the finding is in a method) and walks the statements
 # to find the holder. Measured on a 1,010-line training file and on project/index.py (a
-# 900-line module with one large class), CPU per call for 2 nodes mid-file / 10 random
+# 880-line module with one large class), CPU per call for 2 nodes mid-file / 10 random
 # nodes: this state 0.015-0.032 s; the public version 0.044-0.26 s; PositionProvider over
 # the whole module 0.21-0.24 s. The public version is thus no cheaper than the whole
 # module when a finding sits in a large class, which is the common case. The private
