@@ -18,7 +18,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from msacclint.analysis.context import FileContext, Question
-from msacclint.analysis.imports import dotted
+from msacclint.analysis.imports import dotted, imported_names
 from msacclint.analysis.source import MAX_SOURCE_BYTES, SKIPPED_FOLDERS, decode, parse
 from msacclint.project import configs as configs_mod
 from msacclint.project.summary import (
@@ -445,19 +445,35 @@ class ProjectIndex:
             return None, None
         return self._class_mode(found[0], found[1], set())
 
-    def _class_mode(self, path: str, cls: ClassSummary, seen: Set[Tuple[str, str]]):
-        key = (path, cls.name)
+    def _enter(self, path: str, name: str, seen: Set[Tuple[str, str]]):
+        """(the summary of ``path``, None) to go on with the class or function ``name``;
+        (None, its answer) when it was met before on the way (no evidence: False) or its
+        file cannot be read (unknown: None)."""
+        key = (path, name)
         if key in seen:
-            return False, None
+            return None, (False, None)
         seen.add(key)
         summary = self.summary(path)
+        return (summary, None) if summary is not None else (None, (None, None))
+
+    def _calls_mode(self, path: str, summary: FileSummary, calls, cls: Optional[ClassSummary], seen,
+                    unknown: bool):
+        """The mode-dependence of a body's calls: True at the first that is, else None when
+        one (or ``unknown``) cannot be told, else False."""
+        for call in calls:
+            state, evidence = self._call_mode(path, summary, call, cls, seen)
+            if state:
+                return True, evidence
+            unknown = unknown or state is None
+        return (None if unknown else False), None
+
+    def _class_mode(self, path: str, cls: ClassSummary, seen: Set[Tuple[str, str]]):
+        summary, answer = self._enter(path, cls.name, seen)
         if summary is None:
-            return None, None
-        unknown = False
+            return answer
         if cls.reads_training:
             return True, Evidence(self.display(path), cls.line, f"{cls.name} reads self.training")
-        if cls.functional_mode:
-            unknown = True
+        unknown = cls.functional_mode
         for base in cls.bases:
             qualified = self.qualified(summary, base)
             if qualified.startswith("mindspore."):
@@ -466,12 +482,7 @@ class ProjectIndex:
             if state:
                 return True, evidence
             unknown = unknown or state is None
-        for call in cls.calls:
-            state, evidence = self._call_mode(path, summary, call, cls, seen)
-            if state:
-                return True, evidence
-            unknown = unknown or state is None
-        return (None if unknown else False), None
+        return self._calls_mode(path, summary, cls.calls, cls, seen, unknown)
 
     def _callee_mode(self, path: str, summary: FileSummary, name: str, seen):
         found = self.lookup(path, name)
@@ -485,20 +496,10 @@ class ProjectIndex:
         return None, None
 
     def _function_mode(self, path: str, func: FunctionSummary, seen):
-        key = (path, func.name)
-        if key in seen:
-            return False, None
-        seen.add(key)
-        summary = self.summary(path)
+        summary, answer = self._enter(path, func.name, seen)
         if summary is None:
-            return None, None
-        unknown = False
-        for call in func.calls:
-            state, evidence = self._call_mode(path, summary, call, None, seen)
-            if state:
-                return True, evidence
-            unknown = unknown or state is None
-        return (None if unknown else False), None
+            return answer
+        return self._calls_mode(path, summary, func.calls, None, seen, False)
 
     def _call_mode(self, path: str, summary: FileSummary, call, cls: Optional[ClassSummary], seen):
         callee = call.callee
@@ -796,12 +797,7 @@ def _bindings(index: ProjectIndex, ctx: FileContext) -> Dict[str, str]:
                                               dotted(small.module) if small.module is not None else None)
                     if target is None:
                         continue
-                    for alias in small.names:
-                        name = dotted(alias.name)
-                        if name is None:
-                            continue
-                        bound = alias.asname.name.value if alias.asname is not None and \
-                            isinstance(alias.asname.name, cst.Name) else name
+                    for bound, name in imported_names(small):
                         out.setdefault(bound, f"{target}.{name}")
         else:
             for attr in ("body", "orelse", "finalbody"):
