@@ -52,6 +52,29 @@ TRAIN = """\
         grad_fn(x, y)  {mark}
     """
 
+#: a dataset builder whose train/eval parameter defaults to {default}, and an eval script
+#: calling it (MSA303)
+_BUILDER = """\
+    import mindspore.dataset as ds
+    import mindspore.dataset.vision as vision
+
+    def create_dataset(path, batch_size=32, do_train={default}):
+        data = ds.ImageFolderDataset(path, shuffle=do_train)
+        if do_train:
+            trans = [vision.Decode(), vision.RandomCrop(224)]
+        else:
+            trans = [vision.Decode(), vision.CenterCrop(224)]
+        return data.map(operations=trans, input_columns="image").batch(batch_size)
+    """
+_EVAL = """\
+    import mindspore as ms
+    from src.dataset import create_dataset
+
+    def evaluate(net):
+        data = create_dataset("/data/val", 32{args}){mark}
+        return ms.Model(net).eval(data)
+    """
+
 CASES = {
     # MSA201: the trained Cell's class is in src/, resolved through the import
     "msa201-bug": {"src/__init__.py": "", "src/model.py": NET_WITH_DROPOUT,
@@ -213,72 +236,12 @@ CASES = {
                     self.drop = nn.Dropout(keep_prob=config.RATE)  # MSA101
             """},
     # MSA303: eval script calls a builder whose train/eval parameter defaults to training
-    "msa303-bug": {
-        "src/__init__.py": "",
-        "src/dataset.py": """\
-            import mindspore.dataset as ds
-            import mindspore.dataset.vision as vision
-
-            def create_dataset(path, batch_size=32, do_train=True):
-                data = ds.ImageFolderDataset(path, shuffle=do_train)
-                if do_train:
-                    trans = [vision.Decode(), vision.RandomCrop(224)]
-                else:
-                    trans = [vision.Decode(), vision.CenterCrop(224)]
-                return data.map(operations=trans, input_columns="image").batch(batch_size)
-            """,
-        "eval.py": """\
-            import mindspore as ms
-            from src.dataset import create_dataset
-
-            def evaluate(net):
-                data = create_dataset("/data/val", 32)  # MSA303
-                return ms.Model(net).eval(data)
-            """},
-    "msa303-correct": {
-        "src/__init__.py": "",
-        "src/dataset.py": """\
-            import mindspore.dataset as ds
-            import mindspore.dataset.vision as vision
-
-            def create_dataset(path, batch_size=32, do_train=True):
-                data = ds.ImageFolderDataset(path, shuffle=do_train)
-                if do_train:
-                    trans = [vision.Decode(), vision.RandomCrop(224)]
-                else:
-                    trans = [vision.Decode(), vision.CenterCrop(224)]
-                return data.map(operations=trans, input_columns="image").batch(batch_size)
-            """,
-        "eval.py": """\
-            import mindspore as ms
-            from src.dataset import create_dataset
-
-            def evaluate(net):
-                data = create_dataset("/data/val", 32, do_train=False)
-                return ms.Model(net).eval(data)
-            """},
-    "msa303-lookalike-eval-default": {
-        "src/__init__.py": "",
-        "src/dataset.py": """\
-            import mindspore.dataset as ds
-            import mindspore.dataset.vision as vision
-
-            def create_dataset(path, batch_size=32, do_train=False):
-                data = ds.ImageFolderDataset(path, shuffle=do_train)
-                if do_train:
-                    trans = [vision.Decode(), vision.RandomCrop(224)]
-                else:
-                    trans = [vision.Decode(), vision.CenterCrop(224)]
-                return data.map(operations=trans, input_columns="image").batch(batch_size)
-            """,
-        "eval.py": """\
-            import mindspore as ms
-            from src.dataset import create_dataset
-
-            def evaluate(net):
-                data = create_dataset("/data/val", 32)
-                return ms.Model(net).eval(data)
-            """},
+    "msa303-bug": {"src/__init__.py": "", "src/dataset.py": _BUILDER.format(default="True"),
+                   "eval.py": _EVAL.format(args="", mark="  # MSA303")},
+    "msa303-correct": {"src/__init__.py": "", "src/dataset.py": _BUILDER.format(default="True"),
+                       "eval.py": _EVAL.format(args=", do_train=False", mark="")},
+    "msa303-lookalike-eval-default": {"src/__init__.py": "", "src/dataset.py": _BUILDER.format(default="False"),
+                                      "eval.py": _EVAL.format(args="", mark="")},
 }
 _DATASET = """\
     import mindspore.dataset as ds
