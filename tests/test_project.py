@@ -11,6 +11,8 @@ import subprocess
 import sys
 import textwrap
 
+from msacclint.rules.examples import fill
+
 MARK = re.compile(r"#\s*((?:MSA\d{3}\s*)+)\s*$")
 
 NET_WITH_DROPOUT = """\
@@ -75,6 +77,31 @@ _EVAL = """\
         return ms.Model(net).eval(data)
     """
 
+#: MSA101 across files: src/head.py builds a Dropout from its parameter (``layers``),
+#: src/net.py passes ``rate`` for it
+_HEAD = """\
+    import mindspore.nn as nn
+
+    class Head(nn.Cell):
+        def __init__(self, c, drop_rate):
+            super().__init__()
+            {layers}
+    """
+_NET = """\
+    import mindspore.nn as nn
+    from src.head import Head
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.head = Head(4, {rate})
+    """
+
+
+def _call_site(layers, rate):
+    return {"src/__init__.py": "", "src/head.py": fill(_HEAD, layers=layers), "src/net.py": fill(_NET, rate=rate)}
+
+
 CASES = {
     # MSA201: the trained Cell's class is in src/, resolved through the import
     "msa201-bug": {"src/__init__.py": "", "src/model.py": NET_WITH_DROPOUT,
@@ -116,64 +143,12 @@ CASES = {
             """,
         "train.py": TRAIN.format(set_train="", mark="")},
     # MSA101: the value of a parameter is what the callers in another file bind
-    "msa101-bug-call-site": {
-        "src/__init__.py": "",
-        "src/head.py": """\
-            import mindspore.nn as nn
-
-            class Head(nn.Cell):
-                def __init__(self, c, drop_rate):
-                    super().__init__()
-                    self.fc = nn.Dense(c, 2)
-                    self.drop = nn.Dropout(keep_prob=drop_rate)  # MSA101
-            """,
-        "src/net.py": """\
-            import mindspore.nn as nn
-            from src.head import Head
-
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.head = Head(4, 0.2)
-            """},
-    "msa101-correct-call-site": {
-        "src/__init__.py": "",
-        "src/head.py": """\
-            import mindspore.nn as nn
-
-            class Head(nn.Cell):
-                def __init__(self, c, drop_rate):
-                    super().__init__()
-                    self.drop = nn.Dropout(p=drop_rate)
-            """,
-        "src/net.py": """\
-            import mindspore.nn as nn
-            from src.head import Head
-
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.head = Head(4, 0.2)
-            """},
-    "msa101-lookalike-keep-value": {
-        "src/__init__.py": "",
-        "src/head.py": """\
-            import mindspore.nn as nn
-
-            class Head(nn.Cell):
-                def __init__(self, c, drop_rate):
-                    super().__init__()
-                    self.drop = nn.Dropout(keep_prob=drop_rate)
-            """,
-        "src/net.py": """\
-            import mindspore.nn as nn
-            from src.head import Head
-
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.head = Head(4, 0.9)
-            """},
+    "msa101-bug-call-site": _call_site("""
+        self.fc = nn.Dense(c, 2)
+        self.drop = nn.Dropout(keep_prob=drop_rate)  # MSA101
+    """, "0.2"),
+    "msa101-correct-call-site": _call_site("self.drop = nn.Dropout(p=drop_rate)", "0.2"),
+    "msa101-lookalike-keep-value": _call_site("self.drop = nn.Dropout(keep_prob=drop_rate)", "0.9"),
     # MSA101: the value is a key of the model-zoo default_config.yaml, read by model_utils/config.py
     "msa101-bug-yaml": {
         "default_config.yaml": "batch_size: 32\nratio: 0.1\n",
