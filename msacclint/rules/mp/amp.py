@@ -592,6 +592,28 @@ class Float16WithoutLossScale(FunctionRule):
                         "use Model(amp_level='O2'), whose preset scales the loss")
 
 
+#: a network that computes its own loss (``{rest}``: what the file does with it)
+_NET_WITH_LOSS = """
+    import mindspore as ms
+    from mindspore import nn
+
+    class NetWithLoss(nn.Cell):
+        def __init__(self, backbone):
+            super().__init__()
+            self.backbone = backbone
+            self.loss = nn.CrossEntropyLoss()
+
+        def construct(self, x, y):
+            return self.loss(self.backbone(x), y)
+
+    {rest}
+"""
+
+
+def _with_loss_network(rest: str) -> str:
+    return fill(_NET_WITH_LOSS, rest=rest)
+
+
 class AmpLevelLossInNetwork(FunctionRule):
     code = "MSA405"
     name = "amp-level-loss-in-float16"
@@ -628,74 +650,26 @@ class AmpLevelLossInNetwork(FunctionRule):
     fix_safety = "No automatic fix."
     versions = "Same O2/O3 presets in 1.x and 2.10 (read from amp._config_level)."
     VALID = (
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            class NetWithLoss(nn.Cell):
-                def __init__(self, backbone):
-                    super().__init__()
-                    self.backbone = backbone
-                    self.loss = nn.CrossEntropyLoss()
-
-                def construct(self, x, y):
-                    return self.loss(self.backbone(x), y)
-
+        Valid(_with_loss_network("""
             model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')
-        """, note="idiomatic: loss_fn given"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            class NetWithLoss(nn.Cell):
-                def __init__(self, backbone):
-                    super().__init__()
-                    self.backbone = backbone
-                    self.loss = nn.CrossEntropyLoss()
-
-                def construct(self, x, y):
-                    return self.loss(self.backbone(x), y)
-
+        """), note="idiomatic: loss_fn given"),
+        Valid(_with_loss_network("""
             model = ms.Model(NetWithLoss(net), optimizer=opt)
             model.train(5, ds)
-        """, note="O0"),
+        """), note="O0"),
         Valid("""
             import mindspore as ms
             model = ms.Model(net, loss, opt, metrics={'acc'}, amp_level='O3')
             acc = model.eval(ds)
         """, note="an evaluation-only Model"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            class NetWithLoss(nn.Cell):
-                def __init__(self, backbone):
-                    super().__init__()
-                    self.backbone = backbone
-                    self.loss = nn.CrossEntropyLoss()
-
-                def construct(self, x, y):
-                    return self.loss(self.backbone(x), y)
-
+        Valid(_with_loss_network("""
             model = ms.Model(build_net(), optimizer=opt, amp_level='O2')
             model.train(5, ds)
-        """, note="a network the linter cannot see"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            class NetWithLoss(nn.Cell):
-                def __init__(self, backbone):
-                    super().__init__()
-                    self.backbone = backbone
-                    self.loss = nn.CrossEntropyLoss()
-
-                def construct(self, x, y):
-                    return self.loss(self.backbone(x), y)
-
+        """), note="a network the linter cannot see"),
+        Valid(_with_loss_network("""
             model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=False,
                              loss_scale_manager=ms.FixedLossScaleManager(1024, False))
-        """, note="O3 with explicit choices"),
+        """), note="O3 with explicit choices"),
         Valid("""
             import torch
             with torch.autocast('cuda'):
@@ -703,22 +677,10 @@ class AmpLevelLossInNetwork(FunctionRule):
         """, note="PyTorch"),
     )
     INVALID = (
-        Invalid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            class NetWithLoss(nn.Cell):
-                def __init__(self, backbone):
-                    super().__init__()
-                    self.backbone = backbone
-                    self.loss = nn.CrossEntropyLoss()
-
-                def construct(self, x, y):
-                    return self.loss(self.backbone(x), y)
-
+        Invalid(_with_loss_network("""
             model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')  # MSA405
             model.train(5, ds)
-        """),
+        """)),
         Invalid("""
             import mindspore as ms
             from mindspore import nn
