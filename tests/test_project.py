@@ -102,6 +102,36 @@ def _call_site(layers, rate):
     return {"src/__init__.py": "", "src/head.py": fill(_HEAD, layers=layers), "src/net.py": fill(_NET, rate=rate)}
 
 
+#: MSA101 from a model-zoo config: default_config.yaml holds ``ratio``, read by
+#: src/model_utils/config.py, passed to Dropout's keep_prob in src/model.py
+_CONFIG_PY = """\
+    import os
+    import yaml
+
+    def get_config():
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, "../../default_config.yaml")) as f:
+            return yaml.safe_load(f)
+
+    config = get_config()
+    """
+_CONFIGURED_MODEL = """\
+    import mindspore.nn as nn
+    from src.model_utils.config import config
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.drop = nn.Dropout(keep_prob=config.ratio){mark}
+    """
+
+
+def _yaml_config(ratio, mark):
+    return {"default_config.yaml": f"batch_size: 32\nratio: {ratio}\n", "src/__init__.py": "",
+            "src/model_utils/__init__.py": "", "src/model_utils/config.py": _CONFIG_PY,
+            "src/model.py": fill(_CONFIGURED_MODEL, mark=mark)}
+
+
 CASES = {
     # MSA201: the trained Cell's class is in src/, resolved through the import
     "msa201-bug": {"src/__init__.py": "", "src/model.py": NET_WITH_DROPOUT,
@@ -150,54 +180,8 @@ CASES = {
     "msa101-correct-call-site": _call_site("self.drop = nn.Dropout(p=drop_rate)", "0.2"),
     "msa101-lookalike-keep-value": _call_site("self.drop = nn.Dropout(keep_prob=drop_rate)", "0.9"),
     # MSA101: the value is a key of the model-zoo default_config.yaml, read by model_utils/config.py
-    "msa101-bug-yaml": {
-        "default_config.yaml": "batch_size: 32\nratio: 0.1\n",
-        "src/__init__.py": "",
-        "src/model_utils/__init__.py": "",
-        "src/model_utils/config.py": """\
-            import os
-            import yaml
-
-            def get_config():
-                here = os.path.dirname(os.path.abspath(__file__))
-                with open(os.path.join(here, "../../default_config.yaml")) as f:
-                    return yaml.safe_load(f)
-
-            config = get_config()
-            """,
-        "src/model.py": """\
-            import mindspore.nn as nn
-            from src.model_utils.config import config
-
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.drop = nn.Dropout(keep_prob=config.ratio)  # MSA101
-            """},
-    "msa101-lookalike-yaml-keep": {
-        "default_config.yaml": "batch_size: 32\nratio: 0.9\n",
-        "src/__init__.py": "",
-        "src/model_utils/__init__.py": "",
-        "src/model_utils/config.py": """\
-            import os
-            import yaml
-
-            def get_config():
-                here = os.path.dirname(os.path.abspath(__file__))
-                with open(os.path.join(here, "../../default_config.yaml")) as f:
-                    return yaml.safe_load(f)
-
-            config = get_config()
-            """,
-        "src/model.py": """\
-            import mindspore.nn as nn
-            from src.model_utils.config import config
-
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.drop = nn.Dropout(keep_prob=config.ratio)
-            """},
+    "msa101-bug-yaml": _yaml_config("0.1", "  # MSA101"),
+    "msa101-lookalike-yaml-keep": _yaml_config("0.9", ""),
     "msa101-bug-constant-module": {
         "src/__init__.py": "",
         "src/config.py": "RATE = 0.1\n",
