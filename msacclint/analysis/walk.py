@@ -344,15 +344,13 @@ class Traversal:
                 depth -= 1
                 callbacks = leave_by_class.get(cls)
                 if callbacks is None:
-                    callbacks = leave_names.get(cls.__name__, none)
-                    leave_by_class[cls] = callbacks
+                    callbacks = leave_by_class[cls] = leave_names.get(cls.__name__, none)
                 for callback in callbacks:
                     callback(current)
                 continue
             callbacks = visit_by_class.get(cls)
             if callbacks is None:
-                callbacks = visit_names.get(cls.__name__, none)
-                visit_by_class[cls] = callbacks
+                callbacks = visit_by_class[cls] = visit_names.get(cls.__name__, none)
             for callback in callbacks:
                 callback(current)
             depth += 1
