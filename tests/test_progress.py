@@ -121,3 +121,13 @@ def test_parallel_run_reports_progress_too(tree):
                                                 progress=lambda done, total: seen.append((done, total))))
     assert seen[0] == (0, FILES) and seen[-1] == (FILES, FILES)
     assert len(seen) > 2  # told as the workers' chunks come back, not only at the end
+
+
+def test_fix_runs_erase_the_indicator_before_their_summary(tree):
+    """--diff (like --fix) checks every file first: the indicator shows during that check and
+    is gone before the diff's summary line, which stays on the terminal."""
+    code, stdout, stderr = _run([*ARGS, "--diff", "--unsafe-fixes", "."], tree, stderr_on_terminal=True)
+    assert code == 1
+    assert f"/{FILES} [" in stderr, stderr
+    assert stderr.rstrip().splitlines()[-1].startswith("Would fix "), stderr
+    assert stdout.startswith("--- a/") and "file/s" not in stdout

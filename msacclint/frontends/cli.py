@@ -115,13 +115,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def run_check(args: argparse.Namespace) -> int:
     # the progress indicator (stderr, a terminal, not --quiet) is erased before anything
     # else is printed
+    fixing = args.fix or args.diff or args.add_explicit
     with progress.indicator(args.quiet) as on_progress:
         options = arguments.options_from(args, on_progress)
-        if args.fix or args.diff or args.add_explicit:
+        if fixing:
             fix_options = api.FixOptions(**vars(options), unsafe=bool(args.unsafe_fixes), write=not args.diff,
                                          explicit=bool(args.add_explicit))
-            return run_fix(args, fix_options, api.fix_paths(args.paths or ["."], fix_options))
-        run = api.lint_paths(args.paths or ["."], options)
+            fixed = api.fix_paths(args.paths or ["."], fix_options)
+        else:
+            run = api.lint_paths(args.paths or ["."], options)
+    if fixing:
+        return run_fix(args, fix_options, fixed)
     output.emit(run.diagnostics, args.format, args.output_file, args.statistics)
     with_findings = len({d.path for d in run.diagnostics})
     _note(args, output.check_summary(len(run.diagnostics), with_findings, len(run.files), run.fixable))
