@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import datetime
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Type, Union
 
@@ -31,7 +31,7 @@ from msacclint.config import ConfigError, Options, find_pyproject, plain_setting
 from msacclint.data import checklist
 from msacclint.diagnostics import Diagnostic, FileResult
 from msacclint.engine import registry
-from msacclint.engine.batch import analyse_files, diagnostics_of
+from msacclint.engine.batch import Progress, analyse_files, diagnostics_of
 from msacclint.engine.cache import Cache, settings_key
 from msacclint.engine.discovery import MissingPath, discover
 from msacclint.engine.fixes import FileFix, configured_line_length, fix_source, write_fixed
@@ -43,7 +43,7 @@ from msacclint.rules.base import Rule
 from msacclint.settings import Settings
 
 __all__ = [
-    "ConfigError", "FileFix", "FixOptions", "FixRun", "LintOptions", "LintRun", "Options", "Report",
+    "ConfigError", "FileFix", "FixOptions", "FixRun", "LintOptions", "LintRun", "Options", "Progress", "Report",
     "ReportOptions", "Settings", "build_report", "config_file_for", "fix_paths", "fix_text", "is_version",
     "lint_paths", "lint_text", "rule", "rules", "settings_for_file", "settings_without_config",
 ]
@@ -61,6 +61,9 @@ class LintOptions(Options):
     use_cache: bool = True
     #: let the rules see the whole project each file belongs to (False: one file at a time)
     use_project: bool = True
+    #: told ``(done, total)`` while the files are checked (cached ones count at once), for a
+    #: progress indicator; None: nobody is told. Not part of what is compared or cached.
+    progress: Optional[Progress] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -149,7 +152,7 @@ def _prepare(paths: Sequence[str], options: LintOptions, collect_uses: bool = Fa
 
 def _analyse(prepared: _Prepared, options: LintOptions) -> Dict[str, FileResult]:
     return analyse_files(prepared.files, prepared.settings, jobs=options.jobs, use_cache=options.use_cache,
-                         project=options.use_project)
+                         project=options.use_project, progress=options.progress)
 
 
 def lint_paths(paths: Sequence[str], options: LintOptions = LintOptions()) -> LintRun:

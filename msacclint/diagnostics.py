@@ -11,17 +11,23 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 
-class Severity(str, enum.Enum):
+class _Ranked(str, enum.Enum):
+    """A string enum whose members are ranked in the order they are declared."""
+
+    @property
+    def rank(self) -> int:
+        return list(type(self)).index(self)
+
+
+class Severity(_Ranked):
+    """Most severe first."""
+
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
 
-    @property
-    def rank(self) -> int:
-        return {"error": 0, "warning": 1, "info": 2}[self.value]
 
-
-class Applicability(str, enum.Enum):
+class Applicability(_Ranked):
     """How a fix may be applied (docs/fixes.md).
 
     A fix removes the reported problem. It is SAFE when it does so without changing
@@ -33,14 +39,10 @@ class Applicability(str, enum.Enum):
     ``--add-explicit`` mode (``fix_for(explicit=True)``) does.
     """
 
+    # in order of preference among a finding's fixes (``rank``)
     SAFE = "safe"
     UNSAFE = "unsafe"
     KEEP = "keep"
-
-    @property
-    def rank(self) -> int:
-        """Order of preference among a finding's fixes: safe, unsafe, keep."""
-        return {"safe": 0, "unsafe": 1, "keep": 2}[self.value]
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,3 +68,23 @@ def msacclint(tmp_path, monkeypatch, capsys):
         return SimpleNamespace(returncode=code, stdout=out, stderr=err)
 
     return run
+
+
+# -- the editor server as the LSP tests drive it (test_lsp.py, test_multifile_frontends.py) --
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    """A folder of the test module's own: the editor's workspace."""
+    return tmp_path_factory.mktemp("workspace")
+
+
+# ``msacclint lsp`` started by pytest-lsp over stdio, once per test module that asks for it:
+# starting it is most of the cost
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "msacclint", "lsp"]),
+                    scope="module")
+async def client(lsp_client: LanguageClient, workspace):
+    params = types.InitializeParams(capabilities=client_capabilities("visual-studio-code"),
+                                    root_uri=workspace.as_uri(),
+                                    workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="w")])
+    await lsp_client.initialize_session(params)
+    yield
+    await lsp_client.shutdown_session()

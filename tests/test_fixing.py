@@ -12,7 +12,8 @@ from msacclint.analysis.edits import append_keywords
 from msacclint.engine import registry
 from msacclint.engine.fixes import apply_once, fix_text
 
-BEFORE = """\
+#: the file every command-line fix test starts from, with one slot per place a fix writes
+NET = """\
 import mindspore.nn as nn
 from mindspore import ops
 
@@ -21,97 +22,37 @@ class Net(nn.Cell):
     def __init__(self):
         super().__init__()
         # the pooling of the reference model
-        self.pool = nn.MaxPool2d(2)  # halves H and W in PyTorch
-        self.keep = nn.Dropout(0.8)  # ported from keep_prob code
-        self.drop = nn.Dropout(0.1)
+        self.pool = nn.MaxPool2d(2{pool})  # halves H and W in PyTorch
+        self.keep = nn.Dropout({keep})  # ported from keep_prob code
+        self.drop = nn.Dropout({drop})
         self.bn = nn.BatchNorm2d(
             64,
-            momentum=0.1,  # PyTorch's value
+            momentum={momentum},  # PyTorch's value
         )
         self.down = nn.AvgPool2d(  # blur?
             kernel_size=3,  # odd kernel
-        )
+{down}        )
 
     def construct(self, x):
-        return ops.avg_pool2d(self.pool(self.bn(x)), 2)
+        return ops.avg_pool2d(self.pool(self.bn(x)), 2{functional})
 """
 
+
+def _net(**written):
+    """NET as it is before fixing, with the slots in ``written`` filled in."""
+    slots = dict(pool="", keep="0.8", drop="0.1", momentum="0.1", down="", functional="")
+    slots.update(written)
+    return NET.format(**slots)
+
+
+BEFORE = _net()
 #: --fix: only MSA102 has a safe fix (p=0.2 drops the same 20 % and removes the problem);
 #: writing stride=1 would only spell out the reported bug (a KEEP edit, not a fix)
-AFTER_SAFE = """\
-import mindspore.nn as nn
-from mindspore import ops
-
-
-class Net(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        # the pooling of the reference model
-        self.pool = nn.MaxPool2d(2)  # halves H and W in PyTorch
-        self.keep = nn.Dropout(p=0.2)  # ported from keep_prob code
-        self.drop = nn.Dropout(0.1)
-        self.bn = nn.BatchNorm2d(
-            64,
-            momentum=0.1,  # PyTorch's value
-        )
-        self.down = nn.AvgPool2d(  # blur?
-            kernel_size=3,  # odd kernel
-        )
-
-    def construct(self, x):
-        return ops.avg_pool2d(self.pool(self.bn(x)), 2)
-"""
-
+AFTER_SAFE = _net(keep="p=0.2")
 #: --add-explicit: the KEEP edits (current behaviour written out), and nothing else
-AFTER_EXPLICIT = """\
-import mindspore.nn as nn
-from mindspore import ops
-
-
-class Net(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        # the pooling of the reference model
-        self.pool = nn.MaxPool2d(2, stride=1)  # halves H and W in PyTorch
-        self.keep = nn.Dropout(0.8)  # ported from keep_prob code
-        self.drop = nn.Dropout(0.1)
-        self.bn = nn.BatchNorm2d(
-            64,
-            momentum=0.1,  # PyTorch's value
-        )
-        self.down = nn.AvgPool2d(  # blur?
-            kernel_size=3,  # odd kernel
-            stride=1,
-        )
-
-    def construct(self, x):
-        return ops.avg_pool2d(self.pool(self.bn(x)), 2, stride=1)
-"""
-
-AFTER_UNSAFE = """\
-import mindspore.nn as nn
-from mindspore import ops
-
-
-class Net(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        # the pooling of the reference model
-        self.pool = nn.MaxPool2d(2, stride=2)  # halves H and W in PyTorch
-        self.keep = nn.Dropout(p=0.2)  # ported from keep_prob code
-        self.drop = nn.Dropout(p=0.1)
-        self.bn = nn.BatchNorm2d(
-            64,
-            momentum=0.9,  # PyTorch's value
-        )
-        self.down = nn.AvgPool2d(  # blur?
-            kernel_size=3,  # odd kernel
-            stride=3,
-        )
-
-    def construct(self, x):
-        return ops.avg_pool2d(self.pool(self.bn(x)), 2, stride=2)
-"""
+AFTER_EXPLICIT = _net(pool=", stride=1", down="            stride=1,\n", functional=", stride=1")
+AFTER_UNSAFE = _net(pool=", stride=2", keep="p=0.2", drop="p=0.1", momentum="0.9", down="            stride=3,\n",
+                    functional=", stride=2")
 
 
 def _write(folder, name, text, mode="w"):

@@ -4,9 +4,8 @@ import subprocess
 import sys
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 SOURCE = """\
 import mindspore.nn as nn
@@ -14,24 +13,6 @@ import mindspore.nn as nn
 pool = nn.MaxPool2d(2)  # as in the reference
 drop = nn.Dropout(0.1)
 """
-
-
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory):
-    return tmp_path_factory.mktemp("workspace")
-
-
-# one server for the module: starting it is most of the cost
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "msacclint", "lsp"]),
-                    scope="module")
-async def client(lsp_client: LanguageClient, workspace):
-    tmp_path = workspace
-    params = types.InitializeParams(capabilities=client_capabilities("visual-studio-code"),
-                                    root_uri=tmp_path.as_uri(),
-                                    workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="w")])
-    await lsp_client.initialize_session(params)
-    yield
-    await lsp_client.shutdown_session()
 
 
 async def _open(client, path, text, version=1):

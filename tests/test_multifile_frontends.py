@@ -10,9 +10,8 @@ import subprocess
 import sys
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 from msacclint.engine import registry
 from msacclint.rules import examples
@@ -75,22 +74,6 @@ def test_flake8(code, kind, index, example, tmp_path):
 
 
 # -- the editor server: one for the module, each example in its own folder ------------------
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory):
-    return tmp_path_factory.mktemp("multifile")
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "msacclint", "lsp"]),
-                    scope="module")
-async def client(lsp_client: LanguageClient, workspace):
-    params = types.InitializeParams(capabilities=client_capabilities("visual-studio-code"),
-                                    root_uri=workspace.as_uri(),
-                                    workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="m")])
-    await lsp_client.initialize_session(params)
-    yield
-    await lsp_client.shutdown_session()
-
-
 @pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("code,kind,index,example", CASES, ids=IDS)
 async def test_lsp(code, kind, index, example, client: LanguageClient, workspace):

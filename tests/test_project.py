@@ -11,6 +11,8 @@ import subprocess
 import sys
 import textwrap
 
+from msacclint.rules.examples import fill
+
 MARK = re.compile(r"#\s*((?:MSA\d{3}\s*)+)\s*$")
 
 NET_WITH_DROPOUT = """\
@@ -51,6 +53,84 @@ TRAIN = """\
     for x, y in ds:
         grad_fn(x, y)  {mark}
     """
+
+#: a dataset builder whose train/eval parameter defaults to {default}, and an eval script
+#: calling it (MSA303)
+_BUILDER = """\
+    import mindspore.dataset as ds
+    import mindspore.dataset.vision as vision
+
+    def create_dataset(path, batch_size=32, do_train={default}):
+        data = ds.ImageFolderDataset(path, shuffle=do_train)
+        if do_train:
+            trans = [vision.Decode(), vision.RandomCrop(224)]
+        else:
+            trans = [vision.Decode(), vision.CenterCrop(224)]
+        return data.map(operations=trans, input_columns="image").batch(batch_size)
+    """
+_EVAL = """\
+    import mindspore as ms
+    from src.dataset import create_dataset
+
+    def evaluate(net):
+        data = create_dataset("/data/val", 32{args}){mark}
+        return ms.Model(net).eval(data)
+    """
+
+#: MSA101 across files: src/head.py builds a Dropout from its parameter (``layers``),
+#: src/net.py passes ``rate`` for it
+_HEAD = """\
+    import mindspore.nn as nn
+
+    class Head(nn.Cell):
+        def __init__(self, c, drop_rate):
+            super().__init__()
+            {layers}
+    """
+_NET = """\
+    import mindspore.nn as nn
+    from src.head import Head
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.head = Head(4, {rate})
+    """
+
+
+def _call_site(layers, rate):
+    return {"src/__init__.py": "", "src/head.py": fill(_HEAD, layers=layers), "src/net.py": fill(_NET, rate=rate)}
+
+
+#: MSA101 from a model-zoo config: default_config.yaml holds ``ratio``, read by
+#: src/model_utils/config.py, passed to Dropout's keep_prob in src/model.py
+_CONFIG_PY = """\
+    import os
+    import yaml
+
+    def get_config():
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, "../../default_config.yaml")) as f:
+            return yaml.safe_load(f)
+
+    config = get_config()
+    """
+_CONFIGURED_MODEL = """\
+    import mindspore.nn as nn
+    from src.model_utils.config import config
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.drop = nn.Dropout(keep_prob=config.ratio){mark}
+    """
+
+
+def _yaml_config(ratio, mark):
+    return {"default_config.yaml": f"batch_size: 32\nratio: {ratio}\n", "src/__init__.py": "",
+            "src/model_utils/__init__.py": "", "src/model_utils/config.py": _CONFIG_PY,
+            "src/model.py": fill(_CONFIGURED_MODEL, mark=mark)}
+
 
 CASES = {
     # MSA201: the trained Cell's class is in src/, resolved through the import
@@ -93,113 +173,15 @@ CASES = {
             """,
         "train.py": TRAIN.format(set_train="", mark="")},
     # MSA101: the value of a parameter is what the callers in another file bind
-    "msa101-bug-call-site": {
-        "src/__init__.py": "",
-        "src/head.py": """\
-            import mindspore.nn as nn
-
-            class Head(nn.Cell):
-                def __init__(self, c, drop_rate):
-                    super().__init__()
-                    self.fc = nn.Dense(c, 2)
-                    self.drop = nn.Dropout(keep_prob=drop_rate)  # MSA101
-            """,
-        "src/net.py": """\
-            import mindspore.nn as nn
-            from src.head import Head
-
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.head = Head(4, 0.2)
-            """},
-    "msa101-correct-call-site": {
-        "src/__init__.py": "",
-        "src/head.py": """\
-            import mindspore.nn as nn
-
-            class Head(nn.Cell):
-                def __init__(self, c, drop_rate):
-                    super().__init__()
-                    self.drop = nn.Dropout(p=drop_rate)
-            """,
-        "src/net.py": """\
-            import mindspore.nn as nn
-            from src.head import Head
-
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.head = Head(4, 0.2)
-            """},
-    "msa101-lookalike-keep-value": {
-        "src/__init__.py": "",
-        "src/head.py": """\
-            import mindspore.nn as nn
-
-            class Head(nn.Cell):
-                def __init__(self, c, drop_rate):
-                    super().__init__()
-                    self.drop = nn.Dropout(keep_prob=drop_rate)
-            """,
-        "src/net.py": """\
-            import mindspore.nn as nn
-            from src.head import Head
-
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.head = Head(4, 0.9)
-            """},
+    "msa101-bug-call-site": _call_site("""
+        self.fc = nn.Dense(c, 2)
+        self.drop = nn.Dropout(keep_prob=drop_rate)  # MSA101
+    """, "0.2"),
+    "msa101-correct-call-site": _call_site("self.drop = nn.Dropout(p=drop_rate)", "0.2"),
+    "msa101-lookalike-keep-value": _call_site("self.drop = nn.Dropout(keep_prob=drop_rate)", "0.9"),
     # MSA101: the value is a key of the model-zoo default_config.yaml, read by model_utils/config.py
-    "msa101-bug-yaml": {
-        "default_config.yaml": "batch_size: 32\nratio: 0.1\n",
-        "src/__init__.py": "",
-        "src/model_utils/__init__.py": "",
-        "src/model_utils/config.py": """\
-            import os
-            import yaml
-
-            def get_config():
-                here = os.path.dirname(os.path.abspath(__file__))
-                with open(os.path.join(here, "../../default_config.yaml")) as f:
-                    return yaml.safe_load(f)
-
-            config = get_config()
-            """,
-        "src/model.py": """\
-            import mindspore.nn as nn
-            from src.model_utils.config import config
-
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.drop = nn.Dropout(keep_prob=config.ratio)  # MSA101
-            """},
-    "msa101-lookalike-yaml-keep": {
-        "default_config.yaml": "batch_size: 32\nratio: 0.9\n",
-        "src/__init__.py": "",
-        "src/model_utils/__init__.py": "",
-        "src/model_utils/config.py": """\
-            import os
-            import yaml
-
-            def get_config():
-                here = os.path.dirname(os.path.abspath(__file__))
-                with open(os.path.join(here, "../../default_config.yaml")) as f:
-                    return yaml.safe_load(f)
-
-            config = get_config()
-            """,
-        "src/model.py": """\
-            import mindspore.nn as nn
-            from src.model_utils.config import config
-
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.drop = nn.Dropout(keep_prob=config.ratio)
-            """},
+    "msa101-bug-yaml": _yaml_config("0.1", "  # MSA101"),
+    "msa101-lookalike-yaml-keep": _yaml_config("0.9", ""),
     "msa101-bug-constant-module": {
         "src/__init__.py": "",
         "src/config.py": "RATE = 0.1\n",
@@ -213,72 +195,12 @@ CASES = {
                     self.drop = nn.Dropout(keep_prob=config.RATE)  # MSA101
             """},
     # MSA303: eval script calls a builder whose train/eval parameter defaults to training
-    "msa303-bug": {
-        "src/__init__.py": "",
-        "src/dataset.py": """\
-            import mindspore.dataset as ds
-            import mindspore.dataset.vision as vision
-
-            def create_dataset(path, batch_size=32, do_train=True):
-                data = ds.ImageFolderDataset(path, shuffle=do_train)
-                if do_train:
-                    trans = [vision.Decode(), vision.RandomCrop(224)]
-                else:
-                    trans = [vision.Decode(), vision.CenterCrop(224)]
-                return data.map(operations=trans, input_columns="image").batch(batch_size)
-            """,
-        "eval.py": """\
-            import mindspore as ms
-            from src.dataset import create_dataset
-
-            def evaluate(net):
-                data = create_dataset("/data/val", 32)  # MSA303
-                return ms.Model(net).eval(data)
-            """},
-    "msa303-correct": {
-        "src/__init__.py": "",
-        "src/dataset.py": """\
-            import mindspore.dataset as ds
-            import mindspore.dataset.vision as vision
-
-            def create_dataset(path, batch_size=32, do_train=True):
-                data = ds.ImageFolderDataset(path, shuffle=do_train)
-                if do_train:
-                    trans = [vision.Decode(), vision.RandomCrop(224)]
-                else:
-                    trans = [vision.Decode(), vision.CenterCrop(224)]
-                return data.map(operations=trans, input_columns="image").batch(batch_size)
-            """,
-        "eval.py": """\
-            import mindspore as ms
-            from src.dataset import create_dataset
-
-            def evaluate(net):
-                data = create_dataset("/data/val", 32, do_train=False)
-                return ms.Model(net).eval(data)
-            """},
-    "msa303-lookalike-eval-default": {
-        "src/__init__.py": "",
-        "src/dataset.py": """\
-            import mindspore.dataset as ds
-            import mindspore.dataset.vision as vision
-
-            def create_dataset(path, batch_size=32, do_train=False):
-                data = ds.ImageFolderDataset(path, shuffle=do_train)
-                if do_train:
-                    trans = [vision.Decode(), vision.RandomCrop(224)]
-                else:
-                    trans = [vision.Decode(), vision.CenterCrop(224)]
-                return data.map(operations=trans, input_columns="image").batch(batch_size)
-            """,
-        "eval.py": """\
-            import mindspore as ms
-            from src.dataset import create_dataset
-
-            def evaluate(net):
-                data = create_dataset("/data/val", 32)
-                return ms.Model(net).eval(data)
-            """},
+    "msa303-bug": {"src/__init__.py": "", "src/dataset.py": _BUILDER.format(default="True"),
+                   "eval.py": _EVAL.format(args="", mark="  # MSA303")},
+    "msa303-correct": {"src/__init__.py": "", "src/dataset.py": _BUILDER.format(default="True"),
+                       "eval.py": _EVAL.format(args=", do_train=False", mark="")},
+    "msa303-lookalike-eval-default": {"src/__init__.py": "", "src/dataset.py": _BUILDER.format(default="False"),
+                                      "eval.py": _EVAL.format(args="", mark="")},
 }
 _DATASET = """\
     import mindspore.dataset as ds
@@ -566,3 +488,32 @@ def test_summary_lines_match_libcst_positions():
     assert fast == exact
     assert [c.line for c in fast.classes["Net"].calls if c.callee == "nn.Dense"] == [14, 15, 16, 18]
     assert fast.constants["RATE"][0][1] == 2 and fast.functions["Net.construct"].line == 21
+
+
+def test_checked_file_bindings_are_memoised_per_index(tmp_path):
+    """The memo of a file's bindings is keyed by the index: a second index (another root,
+    so another module name for the file) gets its own answer, not the first one's."""
+    import libcst as cst
+
+    from msacclint.analysis.context import FileContext
+    from msacclint.analysis.imports import ImportTable
+    from msacclint.project.index import checked_file_bindings, load_index
+    from msacclint.settings import Settings
+
+    (tmp_path / "repo" / "pkg").mkdir(parents=True)
+    (tmp_path / "repo" / ".git").mkdir()
+    (tmp_path / "repo" / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "repo" / "pkg" / "helpers.py").write_text("def f():\n    pass\n")
+    source = "from .helpers import f\n"
+    path = tmp_path / "repo" / "pkg" / "mod.py"
+    path.write_text(source)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / ".git").mkdir()
+    module = cst.parse_module(source)
+    ctx = FileContext(str(path), source, module, ImportTable.from_module(module), Settings())
+    in_repo, elsewhere = load_index(str(tmp_path / "repo")), load_index(str(tmp_path / "elsewhere"))
+    assert checked_file_bindings(in_repo, ctx).get("f") == "pkg.helpers.f"
+    # the other index does not see pkg/__init__.py: the file is the top-level module "mod"
+    # there, and its relative import names the top-level "helpers"
+    assert checked_file_bindings(elsewhere, ctx).get("f") == "helpers.f"
+    assert checked_file_bindings(in_repo, ctx) is checked_file_bindings(in_repo, ctx)  # memoised

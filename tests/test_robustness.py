@@ -82,6 +82,18 @@ def _fix_is_stable(text: str) -> None:
     assert (again, applied) == (fixed, 0)
 
 
+def _check_templated(source: str, crash: bool = True, fix: bool = False) -> None:
+    """A templated program (whose drawn arguments Python may reject: then nothing to do)
+    is checked without a crash and/or fixed stably."""
+    text = HEADER + source
+    if not _compiles(text):
+        return
+    if crash:
+        _never_crashes(text)
+    if fix:
+        _fix_is_stable(text)
+
+
 # hypothesmith draws slowly (about 4 programs a second here, and the template draws five
 # expressions per program): the default run stays near a minute on a loaded 2-core machine
 FAST = settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
@@ -99,17 +111,13 @@ def test_generated_programs_never_crash(source):
 @FAST_TEMPLATED
 @given(templated)
 def test_generated_arguments_to_checked_calls_never_crash(source):
-    text = HEADER + source
-    if _compiles(text):
-        _never_crashes(text)
+    _check_templated(source)
 
 
 @FAST_FIX
 @given(templated)
 def test_fixing_generated_code_parses_and_is_stable(source):
-    text = HEADER + source
-    if _compiles(text):
-        _fix_is_stable(text)
+    _check_templated(source, crash=False, fix=True)
 
 
 @pytest.mark.slow
@@ -123,7 +131,4 @@ def test_many_generated_programs_never_crash(source):
 @SLOW
 @given(templated)
 def test_many_generated_calls_never_crash_and_fix_stably(source):
-    text = HEADER + source
-    if _compiles(text):
-        _never_crashes(text)
-        _fix_is_stable(text)
+    _check_templated(source, fix=True)

@@ -70,9 +70,9 @@ class CellInfo:
         return self.feeds.get(attr, set())
 
 
-def _self_attr(node: cst.BaseExpression) -> Optional[str]:
-    if (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
-            and node.value.value == "self"):
+def self_attr(node: cst.BaseExpression) -> Optional[str]:
+    """``name`` for an expression ``self.name``, else None."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
         return node.attr.value
     return None
 
@@ -114,12 +114,12 @@ class _InitScan(cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            name = _self_attr(target.target)
+            name = self_attr(target.target)
             if name is not None:
                 self._record(name, node.value, node)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        name = _self_attr(node.target)
+        name = self_attr(node.target)
         if name is not None and node.value is not None:
             self._record(name, node.value, node)
 
@@ -156,7 +156,7 @@ class _ConstructScan(cst.CSTVisitor):
         self.accounted: Set[int] = set()
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        name = _self_attr(node)
+        name = self_attr(node)
         if name is not None:
             self.info.used_in_construct.add(name)
         elif isinstance(node.value, cst.Name) and node.attr.value in self._METADATA:
@@ -165,7 +165,7 @@ class _ConstructScan(cst.CSTVisitor):
     def _sources(self, expr: cst.BaseExpression) -> Set[str]:
         """Attrs whose call output flows directly into ``expr``."""
         if isinstance(expr, cst.Call):
-            name = _self_attr(expr.func)
+            name = self_attr(expr.func)
             if name is not None:
                 return {name}
             return set()
@@ -174,11 +174,11 @@ class _ConstructScan(cst.CSTVisitor):
         return set()
 
     def _account(self, expr: cst.BaseExpression) -> None:
-        if isinstance(expr, cst.Name) or (isinstance(expr, cst.Call) and _self_attr(expr.func) is not None):
+        if isinstance(expr, cst.Name) or (isinstance(expr, cst.Call) and self_attr(expr.func) is not None):
             self.accounted.add(id(expr))
 
     def visit_Call(self, node: cst.Call) -> None:
-        consumer = _self_attr(node.func)
+        consumer = self_attr(node.func)
         if consumer is not None and id(node) not in self.accounted:
             self.info.escapes.add(consumer)
         if consumer is None or not node.args:
@@ -301,7 +301,7 @@ def calls_of_attr(info: CellInfo, name: str) -> List[cst.Call]:
 
     class Finder(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:
-            if _self_attr(node.func) == name:
+            if self_attr(node.func) == name:
                 found.append(node)
 
     for method, fn in info.methods.items():
@@ -413,7 +413,7 @@ def entry_layer(ctx: FileContext, class_name: str, depth: int = 0) -> Optional[s
             continue
         if _reshaped(ctx, node) is not None:
             return "mindspore.ops.Reshape"
-        attr = _self_attr(node.func)
+        attr = self_attr(node.func)
         if attr is not None and attr in info.attrs:
             return layer_of(ctx, info.attrs[attr], depth + 1)
         return None
@@ -430,7 +430,7 @@ def _reshaped(ctx: FileContext, call: cst.Call) -> Optional[cst.BaseExpression]:
     """The tensor a reshape-like call reshapes (``x.view(n, -1)``, ``x.reshape(s)``,
     ``ops.reshape(x, s)``, ``reshape(x, s)``, ``P.Reshape()(x, s)``), or None."""
     func = call.func
-    if _self_attr(func) is not None:
+    if self_attr(func) is not None:
         return None  # a sub-cell: what it is, its attribute's callee says
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in _RESHAPES \
             and func.value.value not in ctx.imports.bindings:
@@ -445,7 +445,7 @@ def _reshaped(ctx: FileContext, call: cst.Call) -> Optional[cst.BaseExpression]:
 
 def _keeps_values(ctx: FileContext, info: CellInfo, call: cst.Call, var: str) -> bool:
     """``call`` reshapes ``var`` or passes it through a shape-preserving layer."""
-    attr = _self_attr(call.func)
+    attr = self_attr(call.func)
     if attr is not None:  # self.drop(x), or self.reshape(x, s) with self.reshape = ops.Reshape()
         if attr not in info.attrs or not call.args or not isinstance(call.args[0].value, cst.Name) \
                 or call.args[0].value.value != var:
@@ -467,7 +467,7 @@ def _through_reshapes(ctx: FileContext, info: CellInfo, name: str) -> List[Optio
     start: Optional[int] = None
     for definitions in fl.defs.values():
         for d in definitions:
-            if d.index is None and isinstance(d.value, cst.Call) and _self_attr(d.value.func) == name:
+            if d.index is None and isinstance(d.value, cst.Call) and self_attr(d.value.func) == name:
                 var, start = d.name, d.order
                 break
     if var is None or start is None:
@@ -475,7 +475,7 @@ def _through_reshapes(ctx: FileContext, info: CellInfo, name: str) -> List[Optio
     for event in fl.events[start + 1:]:
         node = event.node
         if isinstance(node, cst.Call):
-            attr = _self_attr(node.func)
+            attr = self_attr(node.func)
             first = node.args[0].value if node.args else None
             if isinstance(first, cst.Call):  # self.fc(x.view(n, -1)): the reshape inline
                 first = _reshaped(ctx, first)

@@ -74,11 +74,3 @@ class FileContext:
         except KeyError:
             answer = self.facts[question] = question.compute(self)
         return answer
-
-    def fact(self, key: str, compute: Callable[[], T]) -> T:
-        """Memoise by a string key (kept for code written before ``Question``; new code
-        declares a ``Question`` and calls ``ask``)."""
-        if key not in self.facts:
-            self.facts[key] = compute()
-        answer: T = self.facts[key]
-        return answer

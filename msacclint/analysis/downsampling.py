@@ -26,10 +26,10 @@ from msacclint.analysis.calls import UNKNOWN, argument, literal
 from msacclint.analysis.cells import (
     PASS_THROUGH,
     CellInfo,
-    _self_attr,
     attribute_of,
     cell_of_call,
     consumers_past_pass_through,
+    self_attr,
 )
 from msacclint.analysis.context import FileContext
 
@@ -81,14 +81,14 @@ def _consumers_past_splits(ctx: FileContext, info: CellInfo, name: str) -> Set[s
     for event in fl.events:
         node = event.node
         if isinstance(node, cst.Call):
-            attr = _self_attr(node.func)
+            attr = self_attr(node.func)
             first = node.args[0].value if node.args else None
             if attr is not None and attr != name and isinstance(first, cst.Name) and first.value in held:
                 found.add(attr)
         elif isinstance(node, cst.Assign):
             targets = _target_names(node)
             value = node.value
-            if isinstance(value, cst.Call) and _self_attr(value.func) == name:
+            if isinstance(value, cst.Call) and self_attr(value.func) == name:
                 held.update(targets)
             elif isinstance(value, cst.Call) and _split_of(value) in held:
                 held.update(targets)

@@ -100,19 +100,18 @@ class FunctionFlow(cst.CSTVisitor):
 
     def visit_For(self, node: cst.For) -> bool:
         walk(node.iter, self)
-        self._loop += 1
-        self._loops.append(node)
         for name, index in target_names(node.target):
             self.defs.setdefault(name, []).append(Definition(len(self.events), name, node.iter, node, index))
-        walk(node.body, self)
-        self._loop -= 1
-        self._loops.pop()
-        if node.orelse is not None:
-            walk(node.orelse, self)
+        self._loop_body(node)
         return False
 
     def visit_While(self, node: cst.While) -> bool:
         walk(node.test, self)
+        self._loop_body(node)
+        return False
+
+    def _loop_body(self, node: Union[cst.For, cst.While]) -> None:
+        """A loop's body walked as inside the loop, then its ``else`` as after it."""
         self._loop += 1
         self._loops.append(node)
         walk(node.body, self)
@@ -120,7 +119,6 @@ class FunctionFlow(cst.CSTVisitor):
         self._loops.pop()
         if node.orelse is not None:
             walk(node.orelse, self)
-        return False
 
     def visit_If(self, node: cst.If) -> bool:
         walk(node.test, self)

@@ -18,13 +18,14 @@ takes any spatial size) and at resizes (``interpolate``, ``resize``), which set 
 
 from __future__ import annotations
 
-from typing import Optional, Set
+from typing import Optional
 
 import libcst as cst
 
-from msacclint.analysis.cells import PASS_THROUGH, RESHAPE_OPS, CellInfo, attribute_of, layer_of
+from msacclint.analysis.cells import PASS_THROUGH, RESHAPE_OPS, CellInfo, attribute_of, layer_of, self_attr
 from msacclint.analysis.context import FileContext
 from msacclint.analysis.liveness import forward_methods
+from msacclint.analysis.taint import SubCellTaint
 
 DENSE = "mindspore.nn.Dense"
 _SQUEEZES = frozenset({"squeeze", "Squeeze"})
@@ -35,18 +36,9 @@ _KEEPS = PASS_THROUGH | RESHAPE_OPS | frozenset({"mindspore.nn.Flatten", "mindsp
                                                  "mindspore.nn.ReLU6", "mindspore.nn.Softmax"})
 
 
-def _self_attr(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return node.attr.value
-    return None
-
-
-class _Walk(cst.CSTVisitor):
+class _Walk(SubCellTaint):
     def __init__(self, ctx: FileContext, info: CellInfo, attr: str) -> None:
-        self.ctx = ctx
-        self.info = info
-        self.attr = attr
-        self.tainted: Set[str] = set()
+        super().__init__(ctx, info, attr)
         self.global_use = False
 
     def _layer(self, name: str) -> Optional[str]:
@@ -57,7 +49,7 @@ class _Walk(cst.CSTVisitor):
         if isinstance(expr, cst.Name):
             return expr.value in self.tainted
         if isinstance(expr, cst.Call):
-            name = _self_attr(expr.func)
+            name = self_attr(expr.func)
             if name == self.attr:
                 return True
             if name is not None:
@@ -82,7 +74,7 @@ class _Walk(cst.CSTVisitor):
         if self.global_use:
             return
         first = node.args[0].value if node.args else None
-        name = _self_attr(node.func)
+        name = self_attr(node.func)
         if name is not None and first is not None:
             layer = self._layer(name)
             if (layer == DENSE or layer in ("mindspore.ops.Squeeze",)) and self.carries(first):
@@ -93,14 +85,6 @@ class _Walk(cst.CSTVisitor):
             functional = first is not None and self.ctx.resolve(func) is not None  # ops.squeeze(x)
             if self.carries(func.value) or (functional and first is not None and self.carries(first)):
                 self.global_use = True
-
-    def leave_Assign(self, node: cst.Assign) -> None:
-        carried = self.carries(node.value)
-        for target in node.targets:
-            names = [target.target] if isinstance(target.target, cst.Name) else [
-                e.value for e in getattr(target.target, "elements", ()) if isinstance(e.value, cst.Name)]
-            for name in names:
-                (self.tainted.add if carried else self.tainted.discard)(name.value)
 
 
 def pooled_to_one(ctx: FileContext, call: cst.Call) -> bool:

@@ -15,7 +15,7 @@ Relative and star imports resolve to nothing, so nothing behind them is reported
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -76,6 +76,21 @@ def dotted(node: cst.BaseExpression) -> Optional[str]:
 
 def _module_name(node: Optional[cst.BaseExpression]) -> Optional[str]:
     return dotted(node) if node is not None else None
+
+
+def imported_names(node: cst.ImportFrom) -> Iterator[Tuple[str, str]]:
+    """(name bound in the file, name imported) for each alias of ``from m import a as b, c``
+    (none for ``import *``)."""
+    if isinstance(node.names, cst.ImportStar):
+        return
+    for alias in node.names:
+        name = dotted(alias.name)
+        if name is None:
+            continue
+        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            yield alias.asname.name.value, name
+        else:
+            yield name, name
 
 
 class ImportTable:
@@ -159,13 +174,7 @@ class ImportTable:
             module = _module_name(small.module)
             if module is None:
                 return
-            for alias in small.names:
-                name = _module_name(alias.name)
-                if name is None:
-                    continue
-                bound = name
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    bound = alias.asname.name.value
+            for bound, name in imported_names(small):
                 self.bindings[bound] = f"{module}.{name}"
         elif top_level and isinstance(small, cst.Assign) and len(small.targets) == 1:
             target = small.targets[0].target

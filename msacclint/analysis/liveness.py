@@ -13,15 +13,9 @@ from typing import Dict, Optional, Set
 
 import libcst as cst
 
-from msacclint.analysis.cells import CellInfo, cells
+from msacclint.analysis.cells import CellInfo, cells, self_attr
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.walk import walk
-
-
-def _self_attr(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return node.attr.value
-    return None
 
 
 def forward_methods(info: CellInfo) -> Dict[str, cst.FunctionDef]:
@@ -36,7 +30,7 @@ def forward_methods(info: CellInfo) -> Dict[str, cst.FunctionDef]:
 
         class Calls(cst.CSTVisitor):
             def visit_Attribute(self, node: cst.Attribute) -> None:
-                attr = _self_attr(node)
+                attr = self_attr(node)
                 if attr is not None and attr in info.methods:
                     pending.append(attr)
 
@@ -68,7 +62,7 @@ def assigned_to_self(ctx: FileContext, func: cst.FunctionDef) -> Set[int]:
 
     class Finder(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> None:
-            if any(_self_attr(t.target) is not None for t in node.targets):
+            if any(self_attr(t.target) is not None for t in node.targets):
                 found.add(id(node.value))
 
     func.body.visit(Finder())

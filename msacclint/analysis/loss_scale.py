@@ -22,7 +22,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from msacclint.analysis.cells import CellInfo
+from msacclint.analysis.cells import CellInfo, self_attr
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.flow import Definition, Event, FunctionFlow, flow
 from msacclint.analysis.walk import walk
@@ -53,12 +53,6 @@ class Scaled:
 
     origin: Definition
     reason: str
-
-
-def _self_attr(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return node.attr.value
-    return None
 
 
 def _names(node: cst.CSTNode) -> List[str]:
@@ -122,7 +116,7 @@ class GradScaleFlow:
 
     def callee(self, func: cst.BaseExpression) -> Optional[str]:
         """Resolved target of a call's ``func``: an import, ``self.<attr>``, or a local name."""
-        attr = _self_attr(func)
+        attr = self_attr(func)
         if attr is not None:
             return self.attr_callee(attr)
         resolved = self.ctx.imports.resolve(func)
@@ -159,7 +153,7 @@ class GradScaleFlow:
         callee = self.callee(value.func)
         if callee in KEEP_SCALE or callee in REDUCERS:
             return True
-        attr = _self_attr(value.func)
+        attr = self_attr(value.func)
         return attr is not None and "reducer" in attr.lower() and len(value.args) == 1
 
     def scaled_origin(self, origin: Definition) -> Optional[Scaled]:
@@ -188,7 +182,7 @@ class GradScaleFlow:
         """``self.grad`` (a GradOperation attribute) or ``ops.GradOperation(...)``."""
         if isinstance(func, cst.Call):
             return self.ctx.imports.resolve(func.func) == "mindspore.ops.GradOperation"
-        attr = _self_attr(func)
+        attr = self_attr(func)
         if attr is not None:
             callee = self.attr_callee(attr)
             return callee == "mindspore.ops.GradOperation" or (callee is None and "grad" in attr.lower())
@@ -242,7 +236,7 @@ class GradScaleFlow:
         if isinstance(head, cst.Call) and self.ctx.imports.resolve(head.func) == "mindspore.ops.partial" \
                 and head.args and len(positional) >= 2:
             fn = head.args[0].value
-            fn_name = _self_attr(fn) or (fn.value if isinstance(fn, cst.Name) else None)
+            fn_name = self_attr(fn) or (fn.value if isinstance(fn, cst.Name) else None)
             if fn_name is not None and ("clip" in fn_name.lower()
                                         or self.callee(fn) in CLIP_FUNCTIONS | CLIP_CLASSES):
                 return positional[-1]

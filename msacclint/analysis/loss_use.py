@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
-from msacclint.analysis.cells import CellInfo, _self_attr, cells, inherited_attr
+from msacclint.analysis.cells import CellInfo, cells, inherited_attr, self_attr
 from msacclint.analysis.context import FileContext
 from msacclint.analysis.flow import flow
 from msacclint.analysis.walk import walk
@@ -41,7 +41,7 @@ def _op_name(ctx: FileContext, info: CellInfo, call: cst.Call) -> Optional[str]:
     """The last part of the MindSpore op a call runs: ``ops.ReduceSum()(x)``,
     ``ops.reduce_sum(x)``, ``self.sum(x)`` with ``self.sum = ops.ReduceSum()``."""
     func = call.func
-    attr = _self_attr(func)
+    attr = self_attr(func)
     if attr is not None:
         held = inherited_attr(ctx, info, attr)
         if held is None and _framework_loss(ctx, info):
@@ -78,7 +78,7 @@ def _is_reduction(ctx: FileContext, info: CellInfo, call: cst.Call) -> bool:
         return True
     func = call.func
     return (isinstance(func, cst.Attribute) and func.attr.value in ("mean", "sum")
-            and _self_attr(func) is None)
+            and self_attr(func) is None)
 
 
 def _is_onehot(ctx: FileContext, info: CellInfo, expr: cst.BaseExpression) -> bool:
@@ -121,7 +121,7 @@ def _reshape_target(ctx: FileContext, info: CellInfo, expr: cst.BaseExpression) 
     if _op_name(ctx, info, expr) in ("Reshape", "reshape") and len(positional) == 2:
         shape = positional[1]
     elif isinstance(expr.func, cst.Attribute) and expr.func.attr.value in ("reshape", "view") \
-            and _self_attr(expr.func) is None and _op_name(ctx, info, expr) is None and len(positional) == 1:
+            and self_attr(expr.func) is None and _op_name(ctx, info, expr) is None and len(positional) == 1:
         shape = positional[0]
     else:
         return None
@@ -161,7 +161,7 @@ def _handling(ctx: FileContext, info: CellInfo, name: str) -> Optional[Dict[str,
     if construct is None:
         return None
     fl = flow(ctx, construct)
-    uses: List[cst.Call] = [e.node for e in fl.calls() if _self_attr(e.node.func) == name]
+    uses: List[cst.Call] = [e.node for e in fl.calls() if self_attr(e.node.func) == name]
     if not uses:
         return None
     onehot = True
@@ -183,7 +183,7 @@ def _handling(ctx: FileContext, info: CellInfo, name: str) -> Optional[Dict[str,
         if isinstance(node, cst.Call):
             if _is_reduction(ctx, info, node) and any(_mentions(a.value, holders, outputs) for a in node.args) \
                     or (_is_reduction(ctx, info, node) and isinstance(node.func, cst.Attribute)
-                        and _self_attr(node.func) is None and _mentions(node.func.value, holders, outputs)):
+                        and self_attr(node.func) is None and _mentions(node.func.value, holders, outputs)):
                 reduced = True
         elif isinstance(node, cst.Assign) and _mentions(node.value, holders, outputs):
             for target in node.targets:

@@ -19,21 +19,16 @@ zero layer feeding a hidden layer, not the end of a branch.
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Set
+from typing import Callable, Set
 
 import libcst as cst
 
-from msacclint.analysis.cells import CellInfo
+from msacclint.analysis.cells import CellInfo, self_attr
 from msacclint.analysis.context import FileContext
 from msacclint.analysis.liveness import forward_methods
+from msacclint.analysis.taint import SubCellTaint
 
 _ADD_TAILS = frozenset({"add", "Add", "TensorAdd"})
-
-
-def _self_attr(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return node.attr.value
-    return None
 
 
 def _is_number(node: cst.BaseExpression) -> bool:
@@ -42,15 +37,12 @@ def _is_number(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Integer, cst.Float))
 
 
-class _Walk(cst.CSTVisitor):
+class _Walk(SubCellTaint):
     def __init__(self, ctx: FileContext, info: CellInfo, attr: str, weighted: Callable[[str], bool],
                  carrying_methods: Set[str]) -> None:
-        self.ctx = ctx
-        self.info = info
-        self.attr = attr
+        super().__init__(ctx, info, attr)
         self.weighted = weighted
         self.carrying_methods = carrying_methods
-        self.tainted: Set[str] = set()
         self.residual = False
         self.returns_taint = False
 
@@ -59,13 +51,13 @@ class _Walk(cst.CSTVisitor):
         if isinstance(expr, cst.Name):
             return expr.value in self.tainted
         if isinstance(expr, cst.Call):
-            name = _self_attr(expr.func)
+            name = self_attr(expr.func)
             if name == self.attr or name in self.carrying_methods:
                 return True
             if name is not None and self.weighted(name):
                 return False  # the value went through another layer with weights
             return any(self.carries(a.value) for a in expr.args) or \
-                (isinstance(expr.func, cst.Attribute) and _self_attr(expr.func) is None
+                (isinstance(expr.func, cst.Attribute) and self_attr(expr.func) is None
                  and self.carries(expr.func.value))  # h.reshape(...), h.astype(...)
         if isinstance(expr, (cst.Lambda, cst.FunctionDef)):
             return False
@@ -93,7 +85,7 @@ class _Walk(cst.CSTVisitor):
         if len(positional) != 2:
             return
         func = node.func.func if isinstance(node.func, cst.Call) else node.func  # P.Add()(a, b)
-        name = _self_attr(func)
+        name = self_attr(func)
         if name is not None:
             attr = self.info.attrs.get(name)
             callee = attr.callee if attr is not None else None
@@ -102,14 +94,6 @@ class _Walk(cst.CSTVisitor):
         if callee and callee.startswith("mindspore.") and callee.rsplit(".", 1)[-1] in _ADD_TAILS \
                 and self._joins(positional[0], positional[1]):
             self.residual = True
-
-    def leave_Assign(self, node: cst.Assign) -> None:
-        carried = self.carries(node.value)
-        for target in node.targets:
-            names = [target.target] if isinstance(target.target, cst.Name) else [
-                e.value for e in getattr(target.target, "elements", ()) if isinstance(e.value, cst.Name)]
-            for name in names:
-                (self.tainted.add if carried else self.tainted.discard)(name.value)
 
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
         if not isinstance(node.target, cst.Name):

@@ -139,6 +139,18 @@ class Scopes:
                 return None
         return None
 
+    def assignment_at(self, name: str, at: cst.CSTNode) -> Optional[Definition]:
+        """The assignment of the whole value of ``name`` (not an unpacked part) that the
+        name refers to at the node ``at``; None when ``at`` is in no function's flow, for
+        parameters, unknown names and unpacking."""
+        fl = self.owner(at)
+        if fl is None:
+            return None
+        found = self.resolve(fl, name, fl.order_of.get(at))
+        if found is None or found[1].index is not None:
+            return None
+        return found[1]
+
     def functions_named(self, name: str) -> List[cst.FunctionDef]:
         return self.by_name.get(name, [])
 

@@ -133,54 +133,52 @@ def meaning_fields(cls: type) -> Tuple[Tuple[str, bool], ...]:
     return found
 
 
+def _reversed_children(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """The non-trivia child nodes of ``node``, last first: the order a stack pushes them
+    so that they are popped in lexical order."""
+    out: List[cst.CSTNode] = []
+    push = out.append
+    cls = type(node)
+    fields = _meaning_cache.get(cls)
+    if fields is None:
+        fields = meaning_fields(cls)
+    for name, mixed in reversed(fields):
+        value = getattr(node, name)
+        if value is None:
+            continue
+        if isinstance(value, cst.CSTNode):
+            if not mixed or type(value) not in _TRIVIA_CLASSES:
+                push(value)
+        elif isinstance(value, (tuple, list)):
+            for item in reversed(value):
+                if isinstance(item, cst.CSTNode) and (not mixed or type(item) not in _TRIVIA_CLASSES):
+                    push(item)
+    return out
+
+
 def iter_children(node: cst.CSTNode, trivia: bool = False) -> Iterator[cst.CSTNode]:
     """The child nodes of ``node`` in lexical order, without rebuilding anything."""
     if not trivia:
-        for name, mixed in _meaning_cache.get(type(node)) or meaning_fields(type(node)):
-            value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                if not mixed or type(value) not in _TRIVIA_CLASSES:
-                    yield value
-            elif isinstance(value, (tuple, list)):
-                for item in value:
-                    if isinstance(item, cst.CSTNode) and (not mixed or type(item) not in _TRIVIA_CLASSES):
-                        yield item
+        yield from reversed(_reversed_children(node))
         return
     for name in child_fields(type(node)):
         value = getattr(node, name, None)
         if isinstance(value, cst.CSTNode):
-            if trivia or type(value) not in _TRIVIA_CLASSES:
-                yield value
+            yield value
         elif isinstance(value, (tuple, list)):
             for item in value:
-                if isinstance(item, cst.CSTNode) and (trivia or type(item) not in _TRIVIA_CLASSES):
+                if isinstance(item, cst.CSTNode):
                     yield item
 
 
 def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """``node`` and every non-trivia node under it, in lexical (pre-)order."""
     stack: List[cst.CSTNode] = [node]
-    pop, push = stack.pop, stack.append
-    cache = _meaning_cache
-    trivia_classes = _TRIVIA_CLASSES
+    pop, extend = stack.pop, stack.extend
     while stack:
         current = pop()
         yield current
-        cls = type(current)
-        fields = cache.get(cls)
-        if fields is None:
-            fields = meaning_fields(cls)
-        for name, mixed in reversed(fields):
-            value = getattr(current, name)
-            if value is None:
-                continue
-            if isinstance(value, cst.CSTNode):
-                if not mixed or type(value) not in trivia_classes:
-                    push(value)
-            elif isinstance(value, (tuple, list)):
-                for item in reversed(value):
-                    if isinstance(item, cst.CSTNode) and (not mixed or type(item) not in trivia_classes):
-                        push(item)
+        extend(_reversed_children(current))
 
 
 def _wants_trivia(names: Iterable[str]) -> bool:
@@ -346,15 +344,13 @@ class Traversal:
                 depth -= 1
                 callbacks = leave_by_class.get(cls)
                 if callbacks is None:
-                    callbacks = leave_names.get(cls.__name__, none)
-                    leave_by_class[cls] = callbacks
+                    callbacks = leave_by_class[cls] = leave_names.get(cls.__name__, none)
                 for callback in callbacks:
                     callback(current)
                 continue
             callbacks = visit_by_class.get(cls)
             if callbacks is None:
-                callbacks = visit_names.get(cls.__name__, none)
-                visit_by_class[cls] = callbacks
+                callbacks = visit_by_class[cls] = visit_names.get(cls.__name__, none)
             for callback in callbacks:
                 callback(current)
             depth += 1
@@ -367,17 +363,5 @@ class Traversal:
                 for child in reversed(list(iter_children(current, True))):
                     push((child, False))
                 continue
-            fields = _meaning_cache.get(cls)
-            if fields is None:
-                fields = meaning_fields(cls)
-            for name, mixed in reversed(fields):
-                value = getattr(current, name)
-                if value is None:
-                    continue
-                if isinstance(value, cst.CSTNode):
-                    if not mixed or type(value) not in _TRIVIA_CLASSES:
-                        push((value, False))
-                elif isinstance(value, (tuple, list)):
-                    for item in reversed(value):
-                        if isinstance(item, cst.CSTNode) and (not mixed or type(item) not in _TRIVIA_CLASSES):
-                            push((item, False))
+            for child in _reversed_children(current):
+                push((child, False))

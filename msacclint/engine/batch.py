@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import replace
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from msacclint.diagnostics import Diagnostic, FileResult, Severity
 from msacclint.engine.cache import Cache
@@ -18,6 +18,11 @@ from msacclint.settings import Settings
 PARALLEL_THRESHOLD = 16
 #: chunks handed to each worker process (more chunks: better balance, more messages)
 CHUNKS_PER_JOB = 8
+
+#: told ``(done, total)`` as files are checked: ``done`` files of ``total`` have their result
+#: (cached files count at once). A front end draws a progress indicator with it; the engine
+#: itself never writes anything.
+Progress = Callable[[int, int], None]
 
 
 def read(path: str) -> Tuple[Optional[bytes], Optional[str]]:
@@ -84,10 +89,26 @@ def _project_problems(project: ProjectIndex, settings: Settings) -> List[Diagnos
 _Job = Tuple[Sequence[str], Settings, bool, Dict[str, ProjectIndex]]
 
 
-def _worker(args: _Job) -> List[Tuple[str, FileResult]]:
+def _worker(args: _Job, each: Optional[Callable[[], None]] = None) -> List[Tuple[str, FileResult]]:
     paths, settings, use_cache, projects = args
     cache = Cache.for_settings(settings) if use_cache else None
-    return [(path, analyse_file(path, settings, cache, _project_of(path, projects, cache))) for path in paths]
+    out: List[Tuple[str, FileResult]] = []
+    for path in paths:
+        out.append((path, analyse_file(path, settings, cache, _project_of(path, projects, cache))))
+        if each is not None:
+            each()
+    return out
+
+
+def _counter(progress: Progress, done: int, total: int) -> Callable[[], None]:
+    """A callback for one more file done that tells ``progress`` the new count."""
+    count = [done]
+
+    def each() -> None:
+        count[0] += 1
+        progress(count[0], total)
+
+    return each
 
 
 def _project_of(path: str, projects: Dict[str, ProjectIndex], cache: Optional[Cache]) -> Optional[ProjectIndex]:
@@ -135,27 +156,36 @@ def _from_cache(paths: Sequence[str], settings: Settings,
 
 
 def analyse_files(paths: Sequence[str], settings: Settings, jobs: Optional[int] = None,
-                  use_cache: bool = True, project: bool = True) -> Dict[str, FileResult]:
+                  use_cache: bool = True, project: bool = True,
+                  progress: Optional[Progress] = None) -> Dict[str, FileResult]:
     """Each file's result, keyed by path, in the order of ``paths``. With ``project`` the
     rules see the whole repository each file belongs to (msacclint.project); without it
-    the cache is left alone (its entries hold the answers of project runs)."""
+    the cache is left alone (its entries hold the answers of project runs). ``progress`` is
+    told how many files have their result (see ``Progress``)."""
     jobs = jobs or os.cpu_count() or 1
     use_cache = use_cache and project
     found: Dict[str, FileResult] = {}
     todo = list(paths)
     if use_cache:
         found, todo = _from_cache(todo, settings, Cache.for_settings(settings))
+    total = len(found) + len(todo)
+    if progress is not None:
+        progress(len(found), total)
     projects = project_indexes(todo) if todo and project else {}
     if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD:
-        found.update(_worker((todo, settings, use_cache, projects)))
+        each = _counter(progress, len(found), total) if progress is not None else None
+        found.update(_worker((todo, settings, use_cache, projects), each))
     else:
         # several interleaved chunks per worker: neighbouring files are often alike in
         # size, and a worker that finishes early takes the next chunk
         count = min(len(todo), jobs * CHUNKS_PER_JOB)
         chunks = [todo[i::count] for i in range(count)]
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for part in pool.map(_worker, [(c, settings, use_cache, projects) for c in chunks]):
-                found.update(part)
+            futures = [pool.submit(_worker, (c, settings, use_cache, projects)) for c in chunks]
+            for future in as_completed(futures):
+                found.update(future.result())
+                if progress is not None:
+                    progress(len(found), total)
     return {path: found[path] for path in paths if path in found}
 
 

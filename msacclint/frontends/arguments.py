@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import List
+from typing import List, Optional
 
 from msacclint import api
 
@@ -28,12 +28,16 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the MindSpore version the code targets (default: configured, else installed)")
     parser.add_argument("--defaults", default=None, metavar="SNAPSHOT",
                         help="a probe snapshot (msacclint probe --write) to quote in messages")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print the findings (or the report) and errors only: no progress indicator, "
+                             "no summary line")
 
 
-def options_from(args: argparse.Namespace) -> api.LintOptions:
-    """The typed options of a ``check`` or ``report`` command line."""
+def options_from(args: argparse.Namespace, progress: Optional[api.Progress] = None) -> api.LintOptions:
+    """The typed options of a ``check`` or ``report`` command line (``progress``: the
+    indicator's callback, msacclint.frontends.progress)."""
     return api.LintOptions(select=args.select, extend_select=args.extend_select, ignore=args.ignore,
                            exclude=args.exclude, mindspore_version=args.mindspore_version,
                            defaults=args.defaults, config=args.config,
                            jobs=getattr(args, "jobs", None), use_cache=not args.no_cache,
-                           use_project=not getattr(args, "no_project", False))
+                           use_project=not getattr(args, "no_project", False), progress=progress)

@@ -20,7 +20,7 @@ from typing import NoReturn, Optional, Sequence
 
 from msacclint import api
 from msacclint.api import ConfigError
-from msacclint.frontends import arguments, output
+from msacclint.frontends import arguments, output, progress
 from msacclint.frontends.rule_page import render
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
@@ -113,20 +113,34 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    options = arguments.options_from(args)
-    if args.fix or args.diff or args.add_explicit:
-        return run_fix(args, api.FixOptions(**vars(options), unsafe=bool(args.unsafe_fixes), write=not args.diff,
-                                            explicit=bool(args.add_explicit)))
-    run = api.lint_paths(args.paths or ["."], options)
+    # the progress indicator (stderr, a terminal, not --quiet) is erased before anything
+    # else is printed
+    fixing = args.fix or args.diff or args.add_explicit
+    with progress.indicator(args.quiet) as on_progress:
+        options = arguments.options_from(args, on_progress)
+        if fixing:
+            fix_options = api.FixOptions(**vars(options), unsafe=bool(args.unsafe_fixes), write=not args.diff,
+                                         explicit=bool(args.add_explicit))
+            fixed = api.fix_paths(args.paths or ["."], fix_options)
+        else:
+            run = api.lint_paths(args.paths or ["."], options)
+    if fixing:
+        return run_fix(args, fix_options, fixed)
     output.emit(run.diagnostics, args.format, args.output_file, args.statistics)
     with_findings = len({d.path for d in run.diagnostics})
-    print(output.check_summary(len(run.diagnostics), with_findings, len(run.files), run.fixable), file=sys.stderr)
+    _note(args, output.check_summary(len(run.diagnostics), with_findings, len(run.files), run.fixable))
     if run.diagnostics and not args.exit_zero:
         return EXIT_FOUND
     return EXIT_CLEAN
 
 
-def run_fix(args: argparse.Namespace, options: api.FixOptions) -> int:
+def _note(args: argparse.Namespace, line: str) -> None:
+    """A summary line on stderr, unless ``--quiet``."""
+    if not args.quiet:
+        print(line, file=sys.stderr)
+
+
+def run_fix(args: argparse.Namespace, options: api.FixOptions, run: api.FixRun) -> int:
     """``check --fix`` / ``--unsafe-fixes`` / ``--diff``.
 
     Ruff's applicability model: ``--fix`` applies the safe fixes (they remove the problem and
@@ -135,14 +149,13 @@ def run_fix(args: argparse.Namespace, options: api.FixOptions) -> int:
     ``--add-explicit`` writes out the current behaviour instead (KEEP edits, never fixes).
     ``--diff`` prints what would change as a unified diff and writes nothing. What is left
     after fixing is reported like ``msacclint check`` reports it."""
-    run = api.fix_paths(args.paths or ["."], options)
     if not options.write:
         for fixed in run.fixes:
             sys.stdout.write(output.unified_diff(fixed))
-        print(output.diff_summary(run.applied, len(run.fixes)), file=sys.stderr)
+        _note(args, output.diff_summary(run.applied, len(run.fixes)))
         return EXIT_FOUND if run.fixes else EXIT_CLEAN
     output.emit(run.remaining, args.format, args.output_file, args.statistics)
-    print(output.fix_summary(run.applied, len(run.fixes), run.remaining, run.unsafe), file=sys.stderr)
+    _note(args, output.fix_summary(run.applied, len(run.fixes), run.remaining, run.unsafe))
     if run.remaining and not args.exit_zero:
         return EXIT_FOUND
     return EXIT_CLEAN

@@ -15,6 +15,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
+import libcst as cst
+
+from msacclint.analysis.context import FileContext, Question
+from msacclint.analysis.imports import dotted, imported_names
 from msacclint.analysis.source import MAX_SOURCE_BYTES, SKIPPED_FOLDERS, decode, parse
 from msacclint.project import configs as configs_mod
 from msacclint.project.summary import (
@@ -24,6 +28,7 @@ from msacclint.project.summary import (
     FileSummary,
     FunctionSummary,
     from_json,
+    resolve_relative,
     summarize,
     to_json,
 )
@@ -444,19 +449,35 @@ class ProjectIndex:
             return None, None
         return self._class_mode(found[0], found[1], set())
 
-    def _class_mode(self, path: str, cls: ClassSummary, seen: Set[Tuple[str, str]]):
-        key = (path, cls.name)
+    def _enter(self, path: str, name: str, seen: Set[Tuple[str, str]]):
+        """(the summary of ``path``, None) to go on with the class or function ``name``;
+        (None, its answer) when it was met before on the way (no evidence: False) or its
+        file cannot be read (unknown: None)."""
+        key = (path, name)
         if key in seen:
-            return False, None
+            return None, (False, None)
         seen.add(key)
         summary = self.summary(path)
+        return (summary, None) if summary is not None else (None, (None, None))
+
+    def _calls_mode(self, path: str, summary: FileSummary, calls, cls: Optional[ClassSummary], seen,
+                    unknown: bool):
+        """The mode-dependence of a body's calls: True at the first that is, else None when
+        one (or ``unknown``) cannot be told, else False."""
+        for call in calls:
+            state, evidence = self._call_mode(path, summary, call, cls, seen)
+            if state:
+                return True, evidence
+            unknown = unknown or state is None
+        return (None if unknown else False), None
+
+    def _class_mode(self, path: str, cls: ClassSummary, seen: Set[Tuple[str, str]]):
+        summary, answer = self._enter(path, cls.name, seen)
         if summary is None:
-            return None, None
-        unknown = False
+            return answer
         if cls.reads_training:
             return True, Evidence(self.display(path), cls.line, f"{cls.name} reads self.training")
-        if cls.functional_mode:
-            unknown = True
+        unknown = cls.functional_mode
         for base in cls.bases:
             qualified = self.qualified(summary, base)
             if qualified.startswith("mindspore."):
@@ -465,12 +486,7 @@ class ProjectIndex:
             if state:
                 return True, evidence
             unknown = unknown or state is None
-        for call in cls.calls:
-            state, evidence = self._call_mode(path, summary, call, cls, seen)
-            if state:
-                return True, evidence
-            unknown = unknown or state is None
-        return (None if unknown else False), None
+        return self._calls_mode(path, summary, cls.calls, cls, seen, unknown)
 
     def _callee_mode(self, path: str, summary: FileSummary, name: str, seen):
         found = self.lookup(path, name)
@@ -484,20 +500,10 @@ class ProjectIndex:
         return None, None
 
     def _function_mode(self, path: str, func: FunctionSummary, seen):
-        key = (path, func.name)
-        if key in seen:
-            return False, None
-        seen.add(key)
-        summary = self.summary(path)
+        summary, answer = self._enter(path, func.name, seen)
         if summary is None:
-            return None, None
-        unknown = False
-        for call in func.calls:
-            state, evidence = self._call_mode(path, summary, call, None, seen)
-            if state:
-                return True, evidence
-            unknown = unknown or state is None
-        return (None if unknown else False), None
+            return answer
+        return self._calls_mode(path, summary, func.calls, None, seen, False)
 
     def _call_mode(self, path: str, summary: FileSummary, call, cls: Optional[ClassSummary], seen):
         callee = call.callee
@@ -817,48 +823,51 @@ class ProjectIndex:
         return found[1], found[2]
 
 
-def checked_file_bindings(index: ProjectIndex, ctx) -> Dict[str, str]:
+#: the checked file's bindings (``checked_file_bindings``), by the index that resolved them:
+#: id(index) -> (index, bindings). The answer depends on the index (the file's module name
+#: comes from its root), so another index never reads one made for a different one.
+_BINDINGS: Question[Dict[int, Tuple[ProjectIndex, Dict[str, str]]]] = Question("project.bindings", lambda ctx: {})
+
+
+def checked_file_bindings(index: ProjectIndex, ctx: FileContext) -> Dict[str, str]:
     """name -> qualified name imported into the checked file: its ImportTable's bindings
     plus its relative imports, resolved from the file's module name (statements only)."""
-    def compute() -> Dict[str, str]:
-        import libcst as cst
+    memo = ctx.ask(_BINDINGS)
+    hit = memo.get(id(index))
+    if hit is not None and hit[0] is index:
+        return hit[1]
+    found = _bindings(index, ctx)
+    memo[id(index)] = (index, found)
+    return found
 
-        from msacclint.analysis.imports import dotted
-        from msacclint.project.summary import resolve_relative
 
-        out = {k: v for k, v in ctx.imports.bindings.items() if not v.startswith(ctx.imports.LOCAL)}
-        module, is_package = index.module_name(os.path.abspath(ctx.path))
-        stack = list(ctx.module.body)
-        while stack:
-            stmt = stack.pop()
-            if isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    if isinstance(small, cst.ImportFrom) and small.relative and \
-                            not isinstance(small.names, cst.ImportStar):
-                        target = resolve_relative(module, is_package, len(small.relative),
-                                                  dotted(small.module) if small.module is not None else None)
-                        if target is None:
-                            continue
-                        for alias in small.names:
-                            name = dotted(alias.name)
-                            if name is None:
-                                continue
-                            bound = alias.asname.name.value if alias.asname is not None and \
-                                isinstance(alias.asname.name, cst.Name) else name
-                            out.setdefault(bound, f"{target}.{name}")
-            else:
-                for attr in ("body", "orelse", "finalbody"):
-                    part = getattr(stmt, attr, None)
-                    inner = getattr(part, "body", None)
-                    if isinstance(inner, (list, tuple)):
-                        stack.extend(inner)
-                    elif inner is not None and isinstance(getattr(inner, "body", None), (list, tuple)):
-                        stack.extend(inner.body)
-                for handler in getattr(stmt, "handlers", ()) or ():
-                    stack.extend(getattr(handler.body, "body", ()))
-        return out
-
-    return ctx.fact("project.bindings", compute)
+def _bindings(index: ProjectIndex, ctx: FileContext) -> Dict[str, str]:
+    out = {k: v for k, v in ctx.imports.bindings.items() if not v.startswith(ctx.imports.LOCAL)}
+    module, is_package = index.module_name(os.path.abspath(ctx.path))
+    stack: List[cst.BaseStatement] = list(ctx.module.body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.ImportFrom) and small.relative and \
+                        not isinstance(small.names, cst.ImportStar):
+                    target = resolve_relative(module, is_package, len(small.relative),
+                                              dotted(small.module) if small.module is not None else None)
+                    if target is None:
+                        continue
+                    for bound, name in imported_names(small):
+                        out.setdefault(bound, f"{target}.{name}")
+        else:
+            for attr in ("body", "orelse", "finalbody"):
+                part = getattr(stmt, attr, None)
+                inner = getattr(part, "body", None)
+                if isinstance(inner, (list, tuple)):
+                    stack.extend(inner)
+                elif inner is not None and isinstance(getattr(inner, "body", None), (list, tuple)):
+                    stack.extend(inner.body)
+            for handler in getattr(stmt, "handlers", ()) or ():
+                stack.extend(getattr(handler.body, "body", ()))
+    return out
 
 
 def _number(value: Any) -> bool:

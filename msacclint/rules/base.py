@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Valid:
-    """Code the rule must not report: one file (``code``, checked as ``path``) or several
-    (``files``: path -> source). Sources are dedented (msacclint.rules.examples)."""
+class _Example:
+    """What a valid and an invalid example share: one file (``code``, checked as ``path``)
+    or several (``files``: path -> source), sources dedented (msacclint.rules.examples)."""
 
     code: str = ""
     note: str = ""
@@ -32,7 +32,12 @@ class Valid:
     files: Mapping[str, str] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
-        _normalise(self)
+        if self.files:
+            if self.code:
+                raise ValueError("an example gives either code or files, not both")
+            object.__setattr__(self, "files", {p: examples.dedent(t) for p, t in self.files.items()})
+        else:
+            object.__setattr__(self, "code", examples.dedent(self.code))
 
     @property
     def sources(self) -> Dict[str, str]:
@@ -41,7 +46,12 @@ class Valid:
 
 
 @dataclass(frozen=True)
-class Invalid:
+class Valid(_Example):
+    """Code the rule must not report."""
+
+
+@dataclass(frozen=True)
+class Invalid(_Example):
     """Code the rule must report. The expected findings are marked on their lines with a
     trailing ``# MSAnnn`` comment (the harness then checks the exact set of (path, line,
     code) of the rule's findings); ``line`` is the older way to name one line.
@@ -49,41 +59,23 @@ class Invalid:
     the rule offers one (single-file examples); ``explicit_fixed`` the file after
     ``--add-explicit`` (its KEEP edits, not fixes)."""
 
-    code: str = ""
     line: Optional[int] = None
     message_contains: Optional[str] = None
     fixed: Optional[str] = None
     unsafe_fixed: Optional[str] = None
     explicit_fixed: Optional[str] = None
-    note: str = ""
-    path: str = "train.py"
-    mindspore_version: Optional[str] = None
-    files: Mapping[str, str] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
-        _normalise(self)
+        super().__post_init__()
         for name in ("fixed", "unsafe_fixed", "explicit_fixed"):
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, examples.dedent(value))
 
     @property
-    def sources(self) -> Dict[str, str]:
-        return dict(self.files) if self.files else {self.path: self.code}
-
-    @property
     def expected(self) -> FrozenSet[examples.Expected]:
         """(path, line, code) marked in the example's sources."""
         return examples.expected(self.sources)
-
-
-def _normalise(example: Union[Valid, Invalid]) -> None:
-    if example.files:
-        if example.code:
-            raise ValueError("an example gives either code or files, not both")
-        object.__setattr__(example, "files", {p: examples.dedent(t) for p, t in example.files.items()})
-    else:
-        object.__setattr__(example, "code", examples.dedent(example.code))
 
 
 @dataclass

@@ -39,6 +39,38 @@ def dedent(source: str) -> str:
     return text.rstrip() + "\n"
 
 
+_SLOT_LINE = re.compile(r"^([ \t]*)\{(\w+)\}[ \t]*$")
+
+
+def fill(template: str, **slots: str) -> str:
+    """An example built from a snippet its module shares among examples: ``template``
+    (dedented) with each ``{name}`` of ``slots`` filled in. A slot alone on its line takes a
+    block (dedented, then indented like the slot, several lines possible); a slot inside a
+    line takes one line of text. Braces that name no slot (a dict, an f-string) stay::
+
+        _STEP = '''
+            def train_step(data, label):
+                grads = grad_fn(data, label)
+                {clip}
+                optimizer(grads)
+        '''
+        Invalid(fill(_STEP, clip="grads = ops.clip_by_global_norm(grads, 1.0)  # MSA401"))
+
+    The rule's page and the harness see the filled-in text."""
+    lines = []
+    for line in dedent(template).splitlines():
+        block = _SLOT_LINE.match(line)
+        if block is not None and block.group(2) in slots:
+            indent = block.group(1)
+            lines.extend(indent + part if part.strip() else ""
+                         for part in dedent(slots[block.group(2)]).splitlines())
+            continue
+        for name, value in slots.items():
+            line = line.replace("{" + name + "}", value)
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
 def markers(source: str) -> FrozenSet[Tuple[int, str]]:
     """(line, code) of every marker comment in ``source``."""
     found = set()

@@ -23,7 +23,7 @@ import sys
 from typing import Optional
 
 from msacclint import api
-from msacclint.frontends import arguments
+from msacclint.frontends import arguments, progress
 from msacclint.frontends.report.renderers import RENDERERS, render, summary_markdown
 
 #: the most characters a GitHub issue or pull-request comment accepts
@@ -71,8 +71,9 @@ def run(args: argparse.Namespace) -> int:
     if args.summary and fmt != "md":
         print("msacclint: error: --summary is for Markdown (--format md)", file=sys.stderr)
         return 2
-    options = api.ReportOptions(**vars(arguments.options_from(args)))
-    report = api.build_report(args.paths or ["."], options)
+    with progress.indicator(args.quiet) as on_progress:
+        options = api.ReportOptions(**vars(arguments.options_from(args, on_progress)))
+        report = api.build_report(args.paths or ["."], options)
     text = render(report, fmt)
     counts = ", ".join(f"{n} {c}" for c, n in report.counts().items())
     if fmt == "md" and (args.summary or len(text) > COMMENT_LIMIT):
@@ -85,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     if args.output_file:
         _write(args.output_file, text)
-        print(f"msacclint: {fmt} report written to {args.output_file} ({counts})", file=sys.stderr)
+        if not args.quiet:
+            print(f"msacclint: {fmt} report written to {args.output_file} ({counts})", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0

@@ -17,6 +17,7 @@ from msacclint.analysis.training import set_train_mode
 from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
+from msacclint.rules.examples import fill
 
 #: the public spellings the import table resolves MindSpore's Callback base to
 CALLBACK_BASES = frozenset({"mindspore.Callback", "mindspore._callback.Callback"})
@@ -27,6 +28,24 @@ BUILTIN_CALLBACKS = frozenset({"TimeMonitor", "LossMonitor", "ModelCheckpoint", 
 #: methods that run before training starts (Model.train then sets training mode itself) or
 #: once it is over: a mode switch there harms nothing
 _NOT_DURING_TRAINING = frozenset({"__init__", "end", "on_train_end"})
+
+
+#: an evaluation callback given the trained network; ``{hooks}`` are its methods
+_EVAL_CALLBACK = """
+    from mindspore.train.callback import Callback
+
+    class EvalCallback(Callback):
+        def __init__(self, net, ds):
+            super().__init__()
+            self.net = net
+            self.ds = ds
+
+        {hooks}
+"""
+
+
+def _eval_callback(hooks: str) -> str:
+    return fill(_EVAL_CALLBACK, hooks=hooks)
 
 
 class CallbackLeavesEvalMode(Rule):
@@ -65,37 +84,21 @@ class CallbackLeavesEvalMode(Rule):
     references = ("rules/api_defaults.toml, entry MS-MODE-01",
                   "https://github.com/mindspore-ai/models/blob/ff84c5a05ecf/official/nlp/tinybert/src/utils.py (the fix)")
     VALID = (
-        Valid("""
-            from mindspore.train.callback import Callback
-
-            class EvalCallback(Callback):
-                def __init__(self, net, ds):
-                    super().__init__()
-                    self.net = net
-                    self.ds = ds
-
+        Valid(_eval_callback("""
                 def epoch_end(self, run_context):
                     self.net.set_train(False)
                     for x, y in self.ds:
                         self.net(x)
                     self.net.set_train(True)
-        """, note="idiomatic: back to training mode after evaluating"),
-        Valid("""
-            from mindspore.train.callback import Callback
-
-            class EvalCallback(Callback):
-                def __init__(self, net, ds):
-                    super().__init__()
-                    self.net = net
-                    self.ds = ds
-
+        """), note="idiomatic: back to training mode after evaluating"),
+        Valid(_eval_callback("""
                 def on_train_epoch_end(self, run_context):
                     self.net.set_train(False)
                     self.evaluate()
 
                 def on_train_epoch_begin(self, run_context):
                     self.net.set_train()
-        """, note="switched back in another hook"),
+        """), note="switched back in another hook"),
         Valid("""
             import mindspore as ms
             from mindspore.train.callback import Callback
@@ -109,19 +112,11 @@ class CallbackLeavesEvalMode(Rule):
                 def epoch_end(self, run_context):
                     print(self.model.eval(self.ds))
         """, note="Model.eval switches the mode itself"),
-        Valid("""
-            from mindspore.train.callback import Callback
-
-            class EvalCallback(Callback):
-                def __init__(self, net, ds):
-                    super().__init__()
-                    self.net = net
-                    self.ds = ds
-
+        Valid(_eval_callback("""
                 def on_train_end(self, run_context):
                     self.net.set_train(False)
                     export_model(self.net)
-        """, note="after training has ended"),
+        """), note="after training has ended"),
         Valid("""
             import torch
             from keras.callbacks import Callback
@@ -321,20 +316,12 @@ class CallbackLeavesEvalMode(Rule):
                 model.train(10, ds, callbacks=[EvalCallBack(net, eval_ds)])
         """,
         }, note="the nearest look-alike: the network handed to it has a Dropout"),
-        Invalid("""
-            from mindspore.train.callback import Callback
-
-            class EvalCallback(Callback):
-                def __init__(self, net, ds):
-                    super().__init__()
-                    self.net = net
-                    self.ds = ds
-
+        Invalid(_eval_callback("""
                 def epoch_end(self, run_context):
                     for x, y in self.ds.create_tuple_iterator():
                         self.net.set_train(False)  # MSA203
                         logits = self.net(x)
-        """, note="a PyTorch-style eval hook (net.eval() ported as set_train(False); the torch loop would call net.train() at the top of the next epoch, Model.train does not)"),
+        """), note="a PyTorch-style eval hook (net.eval() ported as set_train(False); the torch loop would call net.train() at the top of the next epoch, Model.train does not)"),
         Invalid("""
             import mindspore as ms
 

@@ -20,6 +20,7 @@ from msacclint.analysis.calls import argument, has_star_args, has_star_kwargs, l
 from msacclint.analysis.cells import SEQUENTIAL, cells
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.examples import fill
 from msacclint.rules.table import TableRuleMixin, add_keywords, called
 
 _CONV = ("in_channels", "out_channels", "kernel_size", "stride", "pad_mode", "padding", "dilation", "group")
@@ -142,6 +143,24 @@ def _fixes(call: cst.Call, safe: Dict[str, str], unsafe: Dict[str, str]) -> Sequ
                     [(call, add_keywords(call, unsafe))]))
 
 
+#: a head whose conv (``{conv}``) feeds an activation (``{act}``) and nothing else
+_HEAD = """
+    import mindspore.nn as nn
+    class Head(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = {conv}
+            self.act = {act}
+
+        def construct(self, x):
+            return self.act(self.conv(x))
+"""
+
+
+def _head(conv: str, act: str = "nn.ReLU()") -> str:
+    return fill(_HEAD, conv=conv, act=act)
+
+
 class ConvBiasDefault(TableRuleMixin, Rule):
     code = "MSA108"
     name = "conv-bias-default"
@@ -207,17 +226,7 @@ class ConvBiasDefault(TableRuleMixin, Rule):
             import mindspore.nn as nn
             layers = nn.SequentialCell([nn.Conv2d(3, 64, 3), nn.BatchNorm2d(64), nn.ReLU()])
         """),
-        Valid("""
-            import mindspore.nn as nn
-            class Head(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.conv = nn.Conv2d(256, 80, 1, has_bias=True)
-                    self.act = nn.Sigmoid()
-
-                def construct(self, x):
-                    return self.act(self.conv(x))
-        """),
+        Valid(_head("nn.Conv2d(256, 80, 1, has_bias=True)", act="nn.Sigmoid()")),
         Valid("""
             import torch.nn as nn
             class Head(nn.Module):
@@ -289,50 +298,12 @@ class ConvBiasDefault(TableRuleMixin, Rule):
                 def construct(self, x):
                     return self.act(self.pointwise(self.depthwise(x)))
         """, note="the next linear layer's bias absorbs the missing shift"),
-        Valid("""
-            import mindspore.nn as nn
-            class Head(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.conv = nn.Conv2d(256, 256, 3, has_bias=cfg.bias)
-                    self.act = nn.ReLU()
-
-                def construct(self, x):
-                    return self.act(self.conv(x))
-        """),
+        Valid(_head("nn.Conv2d(256, 256, 3, has_bias=cfg.bias)")),
     )
     INVALID = (
-        Invalid("""
-            import mindspore.nn as nn
-            class Head(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.conv = nn.Conv2d(256, 256, 3)  # MSA108
-                    self.act = nn.ReLU()
-
-                def construct(self, x):
-                    return self.act(self.conv(x))
-        """, explicit_fixed="""
-            import mindspore.nn as nn
-            class Head(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.conv = nn.Conv2d(256, 256, 3, has_bias=False)
-                    self.act = nn.ReLU()
-
-                def construct(self, x):
-                    return self.act(self.conv(x))
-        """, unsafe_fixed="""
-            import mindspore.nn as nn
-            class Head(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.conv = nn.Conv2d(256, 256, 3, has_bias=True)
-                    self.act = nn.ReLU()
-
-                def construct(self, x):
-                    return self.act(self.conv(x))
-        """, note="a PyTorch head ported line by line"),
+        Invalid(_head("nn.Conv2d(256, 256, 3)  # MSA108"),
+                explicit_fixed=_head("nn.Conv2d(256, 256, 3, has_bias=False)"),
+                unsafe_fixed=_head("nn.Conv2d(256, 256, 3, has_bias=True)"), note="a PyTorch head ported line by line"),
         Invalid("""
             from mindspore import nn
             class Stem(nn.Cell):

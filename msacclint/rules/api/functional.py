@@ -14,6 +14,7 @@ import libcst as cst
 from msacclint.analysis.calls import argument, has_star_args, has_star_kwargs
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.examples import fill
 from msacclint.rules.table import TableRuleMixin, add_keywords, called
 
 _DROPOUTS = {
@@ -21,6 +22,22 @@ _DROPOUTS = {
     "mindspore.ops.dropout2d": ("input", "p", "training"),
     "mindspore.ops.dropout3d": ("input", "p", "training"),
 }
+
+
+#: a Cell whose construct is ``{body}``
+_BLOCK = """
+    from mindspore import nn, ops
+    class Block(nn.Cell):
+        def __init__(self):
+            super().__init__()
+
+        def construct(self, x):
+            {body}
+"""
+
+
+def _block(body: str) -> str:
+    return fill(_BLOCK, body=body)
 
 
 class OpsDropoutTrainingDefault(TableRuleMixin, Rule):
@@ -57,24 +74,8 @@ class OpsDropoutTrainingDefault(TableRuleMixin, Rule):
                   "Keep this behaviour (not a fix; `--add-explicit` only): `training=True`.")
     versions = "ops.dropout(input, p=0.5, training=True, seed=None) in 2.x (verified on 2.10)."
     VALID = (
-        Valid("""
-            from mindspore import nn, ops
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-
-                def construct(self, x):
-                    return ops.dropout(x, p=0.1, training=self.training)
-        """),
-        Valid("""
-            from mindspore import nn, ops
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-
-                def construct(self, x):
-                    return ops.dropout2d(x, 0.1, self.training)
-        """),
+        Valid(_block("return ops.dropout(x, p=0.1, training=self.training)")),
+        Valid(_block("return ops.dropout2d(x, 0.1, self.training)")),
         Valid("""
             from mindspore import nn, ops
             def augment(x):
@@ -93,53 +94,18 @@ class OpsDropoutTrainingDefault(TableRuleMixin, Rule):
                 def construct(self, x):
                     return mint.nn.functional.dropout(x, p=0.1, training=self.training)
         """),
-        Valid("""
-            from mindspore import nn, ops
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-
-                def construct(self, x):
-                    return ops.dropout(x, **self.drop_kwargs)
-        """),
+        Valid(_block("return ops.dropout(x, **self.drop_kwargs)")),
     )
     INVALID = (
-        Invalid("""
-            from mindspore import nn, ops
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-
-                def construct(self, x):
-                    return ops.dropout(x, p=0.1)  # MSA121
-        """, explicit_fixed="""
-            from mindspore import nn, ops
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-
-                def construct(self, x):
-                    return ops.dropout(x, p=0.1, training=True)
-        """, unsafe_fixed="""
-            from mindspore import nn, ops
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-
-                def construct(self, x):
-                    return ops.dropout(x, p=0.1, training=self.training)
-        """, note="F.dropout(x, 0.1) ported by renaming"),
-        Invalid("""
-            from mindspore import nn, ops
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-
-                def construct(self, x):
+        Invalid(_block("return ops.dropout(x, p=0.1)  # MSA121"),
+                explicit_fixed=_block("return ops.dropout(x, p=0.1, training=True)"),
+                unsafe_fixed=_block("return ops.dropout(x, p=0.1, training=self.training)"),
+                note="F.dropout(x, 0.1) ported by renaming"),
+        Invalid(_block("""
                     if self.use_drop:
                         x = ops.dropout2d(x, p=0.2)  # MSA121
                     return x
-        """),
+        """)),
         Invalid("""
             import mindspore.ops as P
             from mindspore import nn

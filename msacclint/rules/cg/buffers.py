@@ -71,18 +71,7 @@ class BufferAsParameter(Rule):
             table = np.where(np.arange(d) % 2 == 0, np.sin(pos), np.cos(pos))
             self.pe = ms.Parameter(ms.Tensor(table, ms.float32), name="pe")  # MSA509
     """
-    use_instead = """
-    import numpy as np
-    import mindspore as ms
-    from mindspore import nn
-
-    class PositionalEncoding(nn.Cell):
-        def __init__(self, n, d):
-            super().__init__()
-            pos = np.arange(n)[:, None] / np.power(10000, np.arange(d) / d)
-            table = np.where(np.arange(d) % 2 == 0, np.sin(pos), np.cos(pos))
-            self.pe = ms.Parameter(ms.Tensor(table, ms.float32), name="pe", requires_grad=False)
-    """
+    use_instead = example.replace('name="pe")  # MSA509', 'name="pe", requires_grad=False)')
     fix_safety = ("Unsafe fix: requires_grad=False. Safe only when the PyTorch reference kept the table as a "
                   "buffer; a table that the reference trains (an nn.Parameter initialised with sinusoids) must stay "
                   "trainable.")

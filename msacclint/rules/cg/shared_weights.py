@@ -174,13 +174,10 @@ class SharedCellInstance(Rule):
         """Whether the repeated element is (probably) a Cell with parameters: a constructor
         call of a non-stateless layer, or a name assigned from one."""
         if isinstance(element, cst.Name):
-            fl = sc.owner(anchor)
-            if fl is None:
+            found = sc.assignment_at(element.value, anchor)
+            if found is None:
                 return False
-            found = sc.resolve(fl, element.value, fl.order_of.get(anchor))
-            if found is None or found[1].index is not None:
-                return False
-            element = found[1].value
+            element = found.value
         if not isinstance(element, cst.Call):
             return False
         name = self.ctx.resolve(element.func)

@@ -143,14 +143,8 @@ class RepeatTimesEpochs(Rule):
         receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
         if not isinstance(receiver, cst.Name):
             return False
-        fl = sc.owner(call)
-        if fl is None:
-            return False
-        found = sc.resolve(fl, receiver.value, fl.order_of.get(call))
-        if found is None or found[1].index is not None:
-            return False
-        value = found[1].value
-        return isinstance(value, cst.Call) and self.ctx.resolve(value.func) in MODELS
+        found = sc.assignment_at(receiver.value, call)
+        return found is not None and isinstance(found.value, cst.Call) and self.ctx.resolve(found.value.func) in MODELS
 
     def _repeat_count(self, sc, call: cst.Call, value: cst.BaseExpression, depth: int = 0
                       ) -> Optional[Tuple[cst.BaseExpression, str]]:
@@ -173,12 +167,9 @@ class RepeatTimesEpochs(Rule):
                 return literal_counts[0], f"in {function.name.value}()"
             return None
         if isinstance(value, cst.Name):
-            fl = sc.owner(call)
-            if fl is None:
+            found = sc.assignment_at(value.value, call)
+            if found is None:
                 return None
-            found = sc.resolve(fl, value.value, fl.order_of.get(call))
-            if found is None or found[1].index is not None:
-                return None
-            anchor = found[1].node if isinstance(found[1].node, cst.Call) else call
-            return self._repeat_count(sc, anchor if sc.owner(anchor) else call, found[1].value, depth + 1)
+            anchor = found.node if isinstance(found.node, cst.Call) else call
+            return self._repeat_count(sc, anchor if sc.owner(anchor) else call, found.value, depth + 1)
         return None

@@ -20,6 +20,7 @@ from msacclint.analysis.loss_scale import GRAD_FUNCTIONS, defined_value, file_ha
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
+from msacclint.rules.examples import fill
 from msacclint.rules.function_rule import FunctionRule
 
 MODEL = "mindspore.Model"
@@ -310,6 +311,41 @@ def _preset_scales(ctx) -> bool:
     return False
 
 
+#: a loss cell that casts its backbone to float16 (``{mark}``: the marker of a finding
+#: there), and what else the file holds (``{rest}``)
+_FLOAT16_LOSS_CELL = """
+    import mindspore as ms
+    from mindspore import nn
+    from mindspore.train import Model
+
+    class NetWithLoss(nn.Cell):
+        def __init__(self, backbone, loss_fn):
+            super().__init__()
+            self.backbone = backbone.to_float(ms.float16){mark}
+            self.loss_fn = loss_fn
+
+        def construct(self, x, y):
+            return self.loss_fn(self.backbone(x), y)
+
+    {rest}
+"""
+
+
+def _float16_loss_cell(rest: str, mark: str = "") -> str:
+    return fill(_FLOAT16_LOSS_CELL, rest=rest, mark=mark)
+
+
+def _trained_by(model: str) -> str:
+    """A ``main`` that trains the loss cell with the ``model`` it builds."""
+    return fill("""
+        def main(ds):
+            train_net = NetWithLoss(resnet50(), nn.CrossEntropyLoss())
+            opt = nn.SGD(train_net.trainable_params(), 0.1, 0.9)
+            {model}
+            model.train(10, ds)
+    """, model=model)
+
+
 class Float16WithoutLossScale(FunctionRule):
     code = "MSA404"
     name = "float16-without-loss-scale"
@@ -430,69 +466,22 @@ class Float16WithoutLossScale(FunctionRule):
                 loss, grads = grad_fn(data, label)
                 optimizer(grads)
         """, note="one operation deep inside the network"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.train import Model
-
-            class NetWithLoss(nn.Cell):
-                def __init__(self, backbone, loss_fn):
-                    super().__init__()
-                    self.backbone = backbone.to_float(ms.float16)
-                    self.loss_fn = loss_fn
-
-                def construct(self, x, y):
-                    return self.loss_fn(self.backbone(x), y)
-
-            def main(ds):
-                train_net = NetWithLoss(resnet50(), nn.CrossEntropyLoss())
-                opt = nn.SGD(train_net.trainable_params(), 0.1, 0.9)
-                manager = ms.FixedLossScaleManager(1024)
-                model = Model(train_net, optimizer=opt, loss_scale_manager=manager)
-                model.train(10, ds)
-        """, note="the loss cell's backbone in float16, trained with a loss scale manager"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.train import Model
-
-            class NetWithLoss(nn.Cell):
-                def __init__(self, backbone, loss_fn):
-                    super().__init__()
-                    self.backbone = backbone.to_float(ms.float16)
-                    self.loss_fn = loss_fn
-
-                def construct(self, x, y):
-                    return self.loss_fn(self.backbone(x), y)
-
-            def main(ds):
-                train_net = NetWithLoss(resnet50(), nn.CrossEntropyLoss())
-                opt = nn.SGD(train_net.trainable_params(), 0.1, 0.9)
-                model = Model(train_net, optimizer=opt,
-                              loss_scale_manager=ms.DynamicLossScaleManager(2**16, 2, 1000))
-                model.train(10, ds)
-        """, note="DynamicLossScaleManager"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.train import Model
-
-            class NetWithLoss(nn.Cell):
-                def __init__(self, backbone, loss_fn):
-                    super().__init__()
-                    self.backbone = backbone.to_float(ms.float16)
-                    self.loss_fn = loss_fn
-
-                def construct(self, x, y):
-                    return self.loss_fn(self.backbone(x), y)
-
+        Valid(_float16_loss_cell(_trained_by("""
+            manager = ms.FixedLossScaleManager(1024)
+            model = Model(train_net, optimizer=opt, loss_scale_manager=manager)
+        """)), note="the loss cell's backbone in float16, trained with a loss scale manager"),
+        Valid(_float16_loss_cell(_trained_by("""
+            model = Model(train_net, optimizer=opt,
+                          loss_scale_manager=ms.DynamicLossScaleManager(2**16, 2, 1000))
+        """)), note="DynamicLossScaleManager"),
+        Valid(_float16_loss_cell("""
             class TrainStep(nn.Cell):
                 def __init__(self, network, optimizer):
                     super().__init__()
                     self.network = network
                     self.optimizer = optimizer
                     self.grad = ms.ops.GradOperation(get_by_list=True)
-        """, note="a loss cell module that casts the backbone but is trained by another file, which may scale"),
+        """), note="a loss cell module that casts the backbone but is trained by another file, which may scale"),
         Valid("""
             import mindspore as ms
             from mindspore import nn
@@ -535,26 +524,8 @@ class Float16WithoutLossScale(FunctionRule):
             model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=True)  # MSA404
             model.train(10, ds)
         """),
-        Invalid("""
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.train import Model
-
-            class NetWithLoss(nn.Cell):
-                def __init__(self, backbone, loss_fn):
-                    super().__init__()
-                    self.backbone = backbone.to_float(ms.float16)  # MSA404
-                    self.loss_fn = loss_fn
-
-                def construct(self, x, y):
-                    return self.loss_fn(self.backbone(x), y)
-
-            def main(ds):
-                train_net = NetWithLoss(resnet50(), nn.CrossEntropyLoss())
-                opt = nn.SGD(train_net.trainable_params(), 0.1, 0.9)
-                model = Model(train_net, optimizer=opt)
-                model.train(10, ds)
-        """, note="model.half() in a loss wrapper ported without the GradScaler"),
+        Invalid(_float16_loss_cell(_trained_by("model = Model(train_net, optimizer=opt)"), mark="  # MSA404"),
+                note="model.half() in a loss wrapper ported without the GradScaler"),
         Invalid("""
             import mindspore as ms
             from mindspore import nn
@@ -621,6 +592,28 @@ class Float16WithoutLossScale(FunctionRule):
                         "use Model(amp_level='O2'), whose preset scales the loss")
 
 
+#: a network that computes its own loss (``{rest}``: what the file does with it)
+_NET_WITH_LOSS = """
+    import mindspore as ms
+    from mindspore import nn
+
+    class NetWithLoss(nn.Cell):
+        def __init__(self, backbone):
+            super().__init__()
+            self.backbone = backbone
+            self.loss = nn.CrossEntropyLoss()
+
+        def construct(self, x, y):
+            return self.loss(self.backbone(x), y)
+
+    {rest}
+"""
+
+
+def _with_loss_network(rest: str) -> str:
+    return fill(_NET_WITH_LOSS, rest=rest)
+
+
 class AmpLevelLossInNetwork(FunctionRule):
     code = "MSA405"
     name = "amp-level-loss-in-float16"
@@ -657,74 +650,26 @@ class AmpLevelLossInNetwork(FunctionRule):
     fix_safety = "No automatic fix."
     versions = "Same O2/O3 presets in 1.x and 2.10 (read from amp._config_level)."
     VALID = (
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            class NetWithLoss(nn.Cell):
-                def __init__(self, backbone):
-                    super().__init__()
-                    self.backbone = backbone
-                    self.loss = nn.CrossEntropyLoss()
-
-                def construct(self, x, y):
-                    return self.loss(self.backbone(x), y)
-
+        Valid(_with_loss_network("""
             model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')
-        """, note="idiomatic: loss_fn given"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            class NetWithLoss(nn.Cell):
-                def __init__(self, backbone):
-                    super().__init__()
-                    self.backbone = backbone
-                    self.loss = nn.CrossEntropyLoss()
-
-                def construct(self, x, y):
-                    return self.loss(self.backbone(x), y)
-
+        """), note="idiomatic: loss_fn given"),
+        Valid(_with_loss_network("""
             model = ms.Model(NetWithLoss(net), optimizer=opt)
             model.train(5, ds)
-        """, note="O0"),
+        """), note="O0"),
         Valid("""
             import mindspore as ms
             model = ms.Model(net, loss, opt, metrics={'acc'}, amp_level='O3')
             acc = model.eval(ds)
         """, note="an evaluation-only Model"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            class NetWithLoss(nn.Cell):
-                def __init__(self, backbone):
-                    super().__init__()
-                    self.backbone = backbone
-                    self.loss = nn.CrossEntropyLoss()
-
-                def construct(self, x, y):
-                    return self.loss(self.backbone(x), y)
-
+        Valid(_with_loss_network("""
             model = ms.Model(build_net(), optimizer=opt, amp_level='O2')
             model.train(5, ds)
-        """, note="a network the linter cannot see"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            class NetWithLoss(nn.Cell):
-                def __init__(self, backbone):
-                    super().__init__()
-                    self.backbone = backbone
-                    self.loss = nn.CrossEntropyLoss()
-
-                def construct(self, x, y):
-                    return self.loss(self.backbone(x), y)
-
+        """), note="a network the linter cannot see"),
+        Valid(_with_loss_network("""
             model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=False,
                              loss_scale_manager=ms.FixedLossScaleManager(1024, False))
-        """, note="O3 with explicit choices"),
+        """), note="O3 with explicit choices"),
         Valid("""
             import torch
             with torch.autocast('cuda'):
@@ -732,22 +677,10 @@ class AmpLevelLossInNetwork(FunctionRule):
         """, note="PyTorch"),
     )
     INVALID = (
-        Invalid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            class NetWithLoss(nn.Cell):
-                def __init__(self, backbone):
-                    super().__init__()
-                    self.backbone = backbone
-                    self.loss = nn.CrossEntropyLoss()
-
-                def construct(self, x, y):
-                    return self.loss(self.backbone(x), y)
-
+        Invalid(_with_loss_network("""
             model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')  # MSA405
             model.train(5, ds)
-        """),
+        """)),
         Invalid("""
             import mindspore as ms
             from mindspore import nn

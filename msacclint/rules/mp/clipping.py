@@ -17,7 +17,79 @@ from msacclint.analysis.flow import expr_facts
 from msacclint.analysis.loss_scale import GradScaleFlow, cell_scales_loss
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
+from msacclint.rules.examples import dedent, fill
 from msacclint.rules.function_rule import FunctionRule
+
+#: the model zoo's loss-scale training step: gradients computed with the scale sensitivity;
+#: ``{grads}`` is what the step does with them before the overflow check
+_SCALED_STEP = """
+    import mindspore as ms
+    from mindspore import nn, ops
+    import mindspore.ops.functional as F
+    from mindspore.ops import composite as C
+
+    _grad_scale = C.MultitypeFuncGraph('grad_scale')
+
+    @_grad_scale.register('Tensor', 'Tensor')
+    def tensor_grad_scale(scale, grad):
+        return grad * ops.reciprocal(scale)
+
+
+    class TrainStep({base}):
+        def construct(self, *inputs):
+            weights = self.weights
+            loss = self.network(*inputs)
+            scaling_sens = self.scale_sense
+            status, scaling_sens = self.start_overflow_check(loss, scaling_sens)
+            {grads}
+"""
+#: the rest of a full loss-scale step after ``{grads}``
+_OVERFLOW_CHECK = """
+    cond = self.get_overflow_status(status, grads)
+    overflow = self.process_loss_scale(cond)
+    if not overflow:
+        loss = F.depend(loss, self.optimizer(grads))
+    return loss, cond, scaling_sens
+"""
+
+
+def _scaled_step(grads: str) -> str:
+    """A TrainOneStepWithLossScaleCell step: the scaled gradients, then ``grads`` (what it
+    does with them), then the overflow check and the update."""
+    return fill(_SCALED_STEP, base="nn.TrainOneStepWithLossScaleCell", grads=(
+        "scaling_sens_filled = ops.ones_like(loss) * F.cast(scaling_sens, F.dtype(loss))\n"
+        "grads = self.grad(self.network, weights)(*inputs, scaling_sens_filled)\n"
+        + dedent(grads) + dedent(_OVERFLOW_CHECK)))
+
+
+#: a functional loop with a mindspore.amp loss scaler; the forward function returns
+#: ``{returned}`` and ``{step}`` is what happens between the gradients and the update
+_SCALER_LOOP = """
+    import mindspore as ms
+    from mindspore import ops
+    from mindspore.amp import DynamicLossScaler
+
+    loss_scaler = DynamicLossScaler(scale_value=2**16, scale_factor=2, scale_window=50)
+
+    def forward_fn(data, label):
+        logits = net(data)
+        loss = loss_fn(logits, label)
+        return {returned}, logits
+
+    grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
+
+    {loop}
+"""
+
+
+def _scaler_loop(step: str, returned: str = "loss_scaler.scale(loss)") -> str:
+    return fill(_SCALER_LOOP, returned=returned, loop=fill("""
+        def train_step(data, label):
+            (loss, _), grads = grad_fn(data, label)
+            {step}
+            optimizer(grads)
+            return loss
+    """, step=step))
 
 
 class ClipScaledGradients(FunctionRule):
@@ -54,164 +126,35 @@ class ClipScaledGradients(FunctionRule):
     fix_safety = "No automatic fix: moving the clip changes which value is clipped; reorder it by hand."
     versions = "All MindSpore versions: loss scaling has always been explicit."
     VALID = (
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn, ops
-            import mindspore.ops.functional as F
-            from mindspore.ops import composite as C
-
-            _grad_scale = C.MultitypeFuncGraph('grad_scale')
-
-            @_grad_scale.register('Tensor', 'Tensor')
-            def tensor_grad_scale(scale, grad):
-                return grad * ops.reciprocal(scale)
-
-
-            class TrainStep(nn.TrainOneStepWithLossScaleCell):
-                def construct(self, *inputs):
-                    weights = self.weights
-                    loss = self.network(*inputs)
-                    scaling_sens = self.scale_sense
-                    status, scaling_sens = self.start_overflow_check(loss, scaling_sens)
-                    scaling_sens_filled = ops.ones_like(loss) * F.cast(scaling_sens, F.dtype(loss))
-                    grads = self.grad(self.network, weights)(*inputs, scaling_sens_filled)
-                    grads = self.hyper_map(F.partial(_grad_scale, scaling_sens), grads)
-                    grads = ops.clip_by_global_norm(grads, 1.0)
-                    cond = self.get_overflow_status(status, grads)
-                    overflow = self.process_loss_scale(cond)
-                    if not overflow:
-                        loss = F.depend(loss, self.optimizer(grads))
-                    return loss, cond, scaling_sens
-        """, note="model-zoo order: unscale, then clip"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import ops
-            from mindspore.amp import DynamicLossScaler
-
-            loss_scaler = DynamicLossScaler(scale_value=2**16, scale_factor=2, scale_window=50)
-
-            def forward_fn(data, label):
-                logits = net(data)
-                loss = loss_fn(logits, label)
-                return loss_scaler.scale(loss), logits
-
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
-
-            def train_step(data, label):
-                (loss, _), grads = grad_fn(data, label)
-                grads = loss_scaler.unscale(grads)
-                grads = ops.clip_by_global_norm(grads, 1.0)
-                optimizer(grads)
-                return loss
-        """, note="functional loop, unscale then clip"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn, ops
-            import mindspore.ops.functional as F
-            from mindspore.ops import composite as C
-
-            _grad_scale = C.MultitypeFuncGraph('grad_scale')
-
-            @_grad_scale.register('Tensor', 'Tensor')
-            def tensor_grad_scale(scale, grad):
-                return grad * ops.reciprocal(scale)
-
-
-            class TrainStep(nn.TrainOneStepCell):
-                def construct(self, *inputs):
-                    weights = self.weights
-                    loss = self.network(*inputs)
-                    scaling_sens = self.scale_sense
-                    status, scaling_sens = self.start_overflow_check(loss, scaling_sens)
-                    grads = self.grad(self.network, weights)(*inputs, self.sens)
-                    grads = ops.clip_by_global_norm(grads, 1.0)
-                    return loss
-        """, note="sens of 1.0: nothing is scaled"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn, ops
-            import mindspore.ops.functional as F
-            from mindspore.ops import composite as C
-
-            _grad_scale = C.MultitypeFuncGraph('grad_scale')
-
-            @_grad_scale.register('Tensor', 'Tensor')
-            def tensor_grad_scale(scale, grad):
-                return grad * ops.reciprocal(scale)
-
-
-            class TrainStep(nn.TrainOneStepWithLossScaleCell):
-                def construct(self, *inputs):
-                    weights = self.weights
-                    loss = self.network(*inputs)
-                    scaling_sens = self.scale_sense
-                    status, scaling_sens = self.start_overflow_check(loss, scaling_sens)
-                    scaling_sens_filled = ops.ones_like(loss) * F.cast(scaling_sens, F.dtype(loss))
-                    grads = self.grad(self.network, weights)(*inputs, scaling_sens_filled)
-                    grads = self.down_scale_grads(scaling_sens, grads)
-                    grads = ops.clip_by_global_norm(grads, 1.0)
-                    cond = self.get_overflow_status(status, grads)
-                    overflow = self.process_loss_scale(cond)
-                    if not overflow:
-                        loss = F.depend(loss, self.optimizer(grads))
-                    return loss, cond, scaling_sens
-        """, note="an unscale helper the linter cannot read: silent"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import ops
-            from mindspore.amp import DynamicLossScaler
-
-            loss_scaler = DynamicLossScaler(scale_value=2**16, scale_factor=2, scale_window=50)
-
-            def forward_fn(data, label):
-                logits = net(data)
-                loss = loss_fn(logits, label)
-                return loss, logits
-
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
-
-            def train_step(data, label):
-                (loss, _), grads = grad_fn(data, label)
-                grads = ops.clip_by_global_norm(grads, 1.0)
-                optimizer(grads)
-                return loss
-        """, note="no loss scaling"),
+        Valid(_scaled_step("""
+            grads = self.hyper_map(F.partial(_grad_scale, scaling_sens), grads)
+            grads = ops.clip_by_global_norm(grads, 1.0)
+        """), note="model-zoo order: unscale, then clip"),
+        Valid(_scaler_loop("""
+            grads = loss_scaler.unscale(grads)
+            grads = ops.clip_by_global_norm(grads, 1.0)
+        """), note="functional loop, unscale then clip"),
+        Valid(fill(_SCALED_STEP, base="nn.TrainOneStepCell", grads="""
+            grads = self.grad(self.network, weights)(*inputs, self.sens)
+            grads = ops.clip_by_global_norm(grads, 1.0)
+            return loss
+        """), note="sens of 1.0: nothing is scaled"),
+        Valid(_scaled_step("""
+            grads = self.down_scale_grads(scaling_sens, grads)
+            grads = ops.clip_by_global_norm(grads, 1.0)
+        """), note="an unscale helper the linter cannot read: silent"),
+        Valid(_scaler_loop("grads = ops.clip_by_global_norm(grads, 1.0)", returned="loss"), note="no loss scaling"),
         Valid("""
             import torch
             scaler.scale(loss).backward()
             scaler.unscale_(optimizer)
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         """, note="PyTorch"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn, ops
-            import mindspore.ops.functional as F
-            from mindspore.ops import composite as C
-
-            _grad_scale = C.MultitypeFuncGraph('grad_scale')
-
-            @_grad_scale.register('Tensor', 'Tensor')
-            def tensor_grad_scale(scale, grad):
-                return grad * ops.reciprocal(scale)
-
-
-            class TrainStep(nn.TrainOneStepWithLossScaleCell):
-                def construct(self, *inputs):
-                    weights = self.weights
-                    loss = self.network(*inputs)
-                    scaling_sens = self.scale_sense
-                    status, scaling_sens = self.start_overflow_check(loss, scaling_sens)
-                    scaling_sens_filled = ops.ones_like(loss) * F.cast(scaling_sens, F.dtype(loss))
-                    grads = self.grad(self.network, weights)(*inputs, scaling_sens_filled)
-                    grads = self.grad_reducer(grads)
-                    grads = self.hyper_map(F.partial(_grad_scale, scaling_sens), grads)
-                    grads = self.hyper_map(F.partial(clip_grad, 1, 1.0), grads)
-                    cond = self.get_overflow_status(status, grads)
-                    overflow = self.process_loss_scale(cond)
-                    if not overflow:
-                        loss = F.depend(loss, self.optimizer(grads))
-                    return loss, cond, scaling_sens
-        """, note="BERT-style: reduce, unscale, then clip with a hyper_map"),
+        Valid(_scaled_step("""
+            grads = self.grad_reducer(grads)
+            grads = self.hyper_map(F.partial(_grad_scale, scaling_sens), grads)
+            grads = self.hyper_map(F.partial(clip_grad, 1, 1.0), grads)
+        """), note="BERT-style: reduce, unscale, then clip with a hyper_map"),
         Valid("""
             from mindspore import nn, ops
 
@@ -235,105 +178,25 @@ class ClipScaledGradients(FunctionRule):
         """, note="clipping something that is not a gradient"),
     )
     INVALID = (
-        Invalid("""
-            import mindspore as ms
-            from mindspore import ops
-            from mindspore.amp import DynamicLossScaler
-
-            loss_scaler = DynamicLossScaler(scale_value=2**16, scale_factor=2, scale_window=50)
-
-            def forward_fn(data, label):
-                logits = net(data)
-                loss = loss_fn(logits, label)
-                return loss_scaler.scale(loss), logits
-
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
-
-            def train_step(data, label):
-                (loss, _), grads = grad_fn(data, label)
-                grads = ops.clip_by_global_norm(grads, 1.0)  # MSA401
-                grads = loss_scaler.unscale(grads)
-                optimizer(grads)
-                return loss
-        """, note="a port of torch's scaler.scale(loss).backward(); clip_grad_norm_ without unscale_"),
-        Invalid("""
-            import mindspore as ms
-            from mindspore import nn, ops
-            import mindspore.ops.functional as F
-            from mindspore.ops import composite as C
-
-            _grad_scale = C.MultitypeFuncGraph('grad_scale')
-
-            @_grad_scale.register('Tensor', 'Tensor')
-            def tensor_grad_scale(scale, grad):
-                return grad * ops.reciprocal(scale)
-
-
-            class TrainStep(nn.TrainOneStepWithLossScaleCell):
-                def construct(self, *inputs):
-                    weights = self.weights
-                    loss = self.network(*inputs)
-                    scaling_sens = self.scale_sense
-                    status, scaling_sens = self.start_overflow_check(loss, scaling_sens)
-                    scaling_sens_filled = ops.ones_like(loss) * F.cast(scaling_sens, F.dtype(loss))
-                    grads = self.grad(self.network, weights)(*inputs, scaling_sens_filled)
-                    grads = ops.clip_by_global_norm(grads, 1.0)  # MSA401
-                    grads = self.hyper_map(F.partial(_grad_scale, scaling_sens), grads)
-                    cond = self.get_overflow_status(status, grads)
-                    overflow = self.process_loss_scale(cond)
-                    if not overflow:
-                        loss = F.depend(loss, self.optimizer(grads))
-                    return loss, cond, scaling_sens
-        """),
-        Invalid("""
-            import mindspore as ms
-            from mindspore import ops
-            from mindspore.amp import DynamicLossScaler
-
-            loss_scaler = DynamicLossScaler(scale_value=2**16, scale_factor=2, scale_window=50)
-
-            def forward_fn(data, label):
-                logits = net(data)
-                loss = loss_fn(logits, label)
-                return loss_scaler.scale(loss), logits
-
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
-
+        Invalid(_scaler_loop("""
+            grads = ops.clip_by_global_norm(grads, 1.0)  # MSA401
+            grads = loss_scaler.unscale(grads)
+        """), note="a port of torch's scaler.scale(loss).backward(); clip_grad_norm_ without unscale_"),
+        Invalid(_scaled_step("""
+            grads = ops.clip_by_global_norm(grads, 1.0)  # MSA401
+            grads = self.hyper_map(F.partial(_grad_scale, scaling_sens), grads)
+        """)),
+        Invalid(fill(_SCALER_LOOP, returned="loss_scaler.scale(loss)", loop="""
             for data, label in dataset:
                 (loss, _), grads = grad_fn(data, label)
                 grads = ops.clip_by_value(grads, -1.0, 1.0)  # MSA401
                 optimizer(loss_scaler.unscale(grads))
-        """, note="a script's top-level loop"),
-        Invalid("""
-            import mindspore as ms
-            from mindspore import nn, ops
-            import mindspore.ops.functional as F
-            from mindspore.ops import composite as C
-
-            _grad_scale = C.MultitypeFuncGraph('grad_scale')
-
-            @_grad_scale.register('Tensor', 'Tensor')
-            def tensor_grad_scale(scale, grad):
-                return grad * ops.reciprocal(scale)
-
-
-            class TrainStep(nn.TrainOneStepWithLossScaleCell):
-                def construct(self, *inputs):
-                    weights = self.weights
-                    loss = self.network(*inputs)
-                    scaling_sens = self.scale_sense
-                    status, scaling_sens = self.start_overflow_check(loss, scaling_sens)
-                    scaling_sens_filled = ops.ones_like(loss) * F.cast(scaling_sens, F.dtype(loss))
-                    grads = self.grad(self.network, weights)(*inputs, scaling_sens_filled)
-                    grads = self.grad_reducer(grads)
-                    grads = self.hyper_map(F.partial(clip_grad, 1, 1.0), grads)  # MSA401
-                    grads = self.hyper_map(F.partial(_grad_scale, scaling_sens), grads)
-                    cond = self.get_overflow_status(status, grads)
-                    overflow = self.process_loss_scale(cond)
-                    if not overflow:
-                        loss = F.depend(loss, self.optimizer(grads))
-                    return loss, cond, scaling_sens
-        """),
+        """), note="a script's top-level loop"),
+        Invalid(_scaled_step("""
+            grads = self.grad_reducer(grads)
+            grads = self.hyper_map(F.partial(clip_grad, 1, 1.0), grads)  # MSA401
+            grads = self.hyper_map(F.partial(_grad_scale, scaling_sens), grads)
+        """)),
     )
 
     def check_function(self, func: Union[cst.FunctionDef, cst.Module], owner: Optional[CellInfo]) -> None:
@@ -354,6 +217,33 @@ _NORM_WORDS = ("norm", "square", "pow", "l2_loss")
 def _is_norm_like(node: cst.CSTNode) -> bool:
     facts = expr_facts(node)
     return facts.has_power or any(w in name.lower() for name in facts.call_names for w in _NORM_WORDS)
+
+
+#: a gradient penalty inside a loss-scaled forward function: the gradients of
+#: ``scaled_loss_fn`` (which returns ``{scaled}``), then ``{penalty}``, added as ``{term}``
+_PENALTY = """
+    import mindspore as ms
+    from mindspore import ops
+    from mindspore.amp import StaticLossScaler
+
+    loss_scaler = StaticLossScaler(1024.0)
+
+    def scaled_loss_fn(data, label):
+        return {scaled}
+
+    param_grad_fn = ms.grad(scaled_loss_fn, None, net.trainable_params())
+
+    def forward_fn(data, label):
+        grads = param_grad_fn(data, label)
+        {penalty}
+        loss = loss_fn(net(data), label) + {term}
+        return loss_scaler.scale(loss)
+"""
+
+
+def _penalty(penalty: str, scaled: str = "loss_scaler.scale(loss_fn(net(data), label))",
+             term: str = "0.1 * penalty") -> str:
+    return fill(_PENALTY, scaled=scaled, penalty=penalty, term=term)
 
 
 class PenaltyFromScaledGradients(FunctionRule):
@@ -381,62 +271,16 @@ class PenaltyFromScaledGradients(FunctionRule):
     fix_safety = "No automatic fix: insert the unscale by hand."
     versions = "All MindSpore versions with mindspore.amp loss scalers (2.0+)."
     VALID = (
-        Valid("""
-            import mindspore as ms
-            from mindspore import ops
-            from mindspore.amp import StaticLossScaler
-
-            loss_scaler = StaticLossScaler(1024.0)
-
-            def scaled_loss_fn(data, label):
-                return loss_scaler.scale(loss_fn(net(data), label))
-
-            param_grad_fn = ms.grad(scaled_loss_fn, None, net.trainable_params())
-
-            def forward_fn(data, label):
-                grads = param_grad_fn(data, label)
-                grads = loss_scaler.unscale(grads)
-                penalty = ops.sqrt(sum([ops.sum(g ** 2) for g in grads]))
-                loss = loss_fn(net(data), label) + 0.1 * penalty
-                return loss_scaler.scale(loss)
-        """, note="unscaled first"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import ops
-            from mindspore.amp import StaticLossScaler
-
-            loss_scaler = StaticLossScaler(1024.0)
-
-            def scaled_loss_fn(data, label):
-                return loss_fn(net(data), label)
-
-            param_grad_fn = ms.grad(scaled_loss_fn, None, net.trainable_params())
-
-            def forward_fn(data, label):
-                grads = param_grad_fn(data, label)
-                penalty = ops.sqrt(sum([ops.sum(g ** 2) for g in grads]))
-                loss = loss_fn(net(data), label) + 0.1 * penalty
-                return loss_scaler.scale(loss)
-        """, note="gradients of an unscaled loss"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import ops
-            from mindspore.amp import StaticLossScaler
-
-            loss_scaler = StaticLossScaler(1024.0)
-
-            def scaled_loss_fn(data, label):
-                return loss_scaler.scale(loss_fn(net(data), label))
-
-            param_grad_fn = ms.grad(scaled_loss_fn, None, net.trainable_params())
-
-            def forward_fn(data, label):
-                grads = param_grad_fn(data, label)
-                grads = ops.clip_by_global_norm(loss_scaler.unscale(grads), 1.0)
-                penalty = 0.0
-                loss = loss_fn(net(data), label) + 0.1 * penalty
-                return loss_scaler.scale(loss)
-        """, note="no penalty from gradients"),
+        Valid(_penalty("""
+            grads = loss_scaler.unscale(grads)
+            penalty = ops.sqrt(sum([ops.sum(g ** 2) for g in grads]))
+        """), note="unscaled first"),
+        Valid(_penalty("penalty = ops.sqrt(sum([ops.sum(g ** 2) for g in grads]))",
+                       scaled="loss_fn(net(data), label)"), note="gradients of an unscaled loss"),
+        Valid(_penalty("""
+            grads = ops.clip_by_global_norm(loss_scaler.unscale(grads), 1.0)
+            penalty = 0.0
+        """), note="no penalty from gradients"),
         Valid("""
             import torch
             grads = torch.autograd.grad(scaler.scale(loss), params, create_graph=True)
@@ -444,44 +288,13 @@ class PenaltyFromScaledGradients(FunctionRule):
         """, note="PyTorch"),
     )
     INVALID = (
-        Invalid("""
-            import mindspore as ms
-            from mindspore import ops
-            from mindspore.amp import StaticLossScaler
-
-            loss_scaler = StaticLossScaler(1024.0)
-
-            def scaled_loss_fn(data, label):
-                return loss_scaler.scale(loss_fn(net(data), label))
-
-            param_grad_fn = ms.grad(scaled_loss_fn, None, net.trainable_params())
-
-            def forward_fn(data, label):
-                grads = param_grad_fn(data, label)
-                penalty = ops.sqrt(sum([ops.sum(g ** 2) for g in grads]))  # MSA402
-                loss = loss_fn(net(data), label) + 0.1 * penalty
-                return loss_scaler.scale(loss)
-        """, note="torch AMP gradient-penalty recipe ported without the unscale"),
-        Invalid("""
-            import mindspore as ms
-            from mindspore import ops
-            from mindspore.amp import StaticLossScaler
-
-            loss_scaler = StaticLossScaler(1024.0)
-
-            def scaled_loss_fn(data, label):
-                return loss_scaler.scale(loss_fn(net(data), label))
-
-            param_grad_fn = ms.grad(scaled_loss_fn, None, net.trainable_params())
-
-            def forward_fn(data, label):
-                grads = param_grad_fn(data, label)
-                gp = 0.0
-                for g in grads:
-                    gp = gp + ops.norm(g)  # MSA402
-                loss = loss_fn(net(data), label) + gp
-                return loss_scaler.scale(loss)
-        """),
+        Invalid(_penalty("penalty = ops.sqrt(sum([ops.sum(g ** 2) for g in grads]))  # MSA402"),
+                note="torch AMP gradient-penalty recipe ported without the unscale"),
+        Invalid(_penalty("""
+            gp = 0.0
+            for g in grads:
+                gp = gp + ops.norm(g)  # MSA402
+        """, term="gp")),
     )
 
     def check_function(self, func: Union[cst.FunctionDef, cst.Module], owner: Optional[CellInfo]) -> None:
