@@ -13,6 +13,7 @@ from typing import Optional
 
 import libcst as cst
 
+from msacclint.analysis import words
 from msacclint.analysis.calls import literal
 from msacclint.analysis.cells import CellInfo, cells
 from msacclint.analysis.flow import flow
@@ -302,7 +303,6 @@ class UnusedSubCell(Rule):
             return
         if _trivial(info.construct):
             return
-        source = self.ctx.source
         missing = _read_but_never_set(info)
         # the class's text is part of the file's, so an attribute named more often in the
         # file than it is assigned in the whole file is used: only the others need the
@@ -313,8 +313,8 @@ class UnusedSubCell(Rule):
                 continue
             if difflib.get_close_matches(name, missing, n=1, cutoff=0.75):
                 continue  # construct reads a misspelling of it: AttributeError on the first forward, loud
-            mentions = len(re.findall(r"\b" + re.escape(name) + r"\b", source))
-            if mentions <= len(re.findall(_ASSIGNED % re.escape(name), source)):
+            mentions = words.mentions(self.ctx, name)
+            if mentions <= words.self_assignments(self.ctx, name):
                 candidates.append((name, attr, mentions))
         if not candidates:
             return
@@ -322,14 +322,13 @@ class UnusedSubCell(Rule):
         if _DYNAMIC.search(class_text):
             return
         for name, attr, mentions in candidates:
-            assignments = len(re.findall(_ASSIGNED % re.escape(name), class_text))
+            assignments = words.count_self_assignments(class_text, name)
             if mentions <= assignments:
                 self.report(attr.assign, f"self.{name} ({_code(attr.value.func) if isinstance(attr.value, cst.Call) else 'a Cell'}) "
                             f"is built in __init__ but never used: its parameters are trained and saved without "
                             f"ever affecting the output; call it in construct or remove it")
 
 
-_ASSIGNED = r"\bself\.%s\s*(?::[^=\n]*)?=(?!=)"
 
 
 def _read_but_never_set(info) -> list:
