@@ -19,7 +19,7 @@ conversion module). MSA003 and the ``port`` profile suggestion of ``msacclint ch
 from __future__ import annotations
 
 import re
-from typing import Optional, Tuple
+from typing import Optional, Set, Tuple
 
 import libcst as cst
 
@@ -93,6 +93,8 @@ _CONVERT_MODULE = re.compile(r"^(convert\w*|\w*_convert\w*)$", re.IGNORECASE)
 _CONVERSION_FUNCTION = re.compile(r"^(\w*_torch|torch2\w*|pth2\w*|\w*_pth2\w*|\w*2ms|\w*_from_(torch|pth)\w*)$",
                                   re.IGNORECASE)
 _PTH_PATH = re.compile(r"\.(pth|pt|bin)$", re.IGNORECASE)
+#: a conversion the other way (MindSpore to PyTorch): no evidence of PyTorch weights coming in
+_REVERSE = re.compile(r"(^ms2|2(pt|pth|torch)$|^to_(torch|pt|pth)$)", re.IGNORECASE)
 
 
 def _string(node: cst.BaseExpression) -> Optional[str]:
@@ -108,21 +110,32 @@ class _WeightFinder(cst.CSTVisitor):
         self.found: Optional[Tuple[cst.CSTNode, str]] = None
         lowered = ctx.source.lower()
         self.mentions_torch = "torch" in lowered or ".pth" in lowered
+        #: checkpoints read straight into a PyTorch module (``m.load_state_dict(torch.load(p))``,
+        #: a torch backend kept next to the MindSpore one): not weights for MindSpore
+        self.into_torch: Set[cst.CSTNode] = set()
+
+    def _note_torch_target(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "load_state_dict":
+            for arg in node.args:
+                if isinstance(arg.value, cst.Call):
+                    self.into_torch.add(arg.value)
 
     def visit_Call(self, node: cst.Call) -> bool:
         if self.found is not None:
             return False
+        self._note_torch_target(node)
         name = self.ctx.callee(node)
         if name is None or name.startswith(("mindspore.", "numpy.", "os.", "builtins.")) and name not in _MS_LOADERS:
             return True
         parts = name.split(".")
         if name in TORCH_LOADERS:
-            self.found = (node, f"reads a PyTorch checkpoint ({name})")
+            if node not in self.into_torch:
+                self.found = (node, f"reads a PyTorch checkpoint ({name})")
         elif name in _MS_LOADERS:
             path = _string(node.args[0].value) if node.args else None
             if path is not None and _PTH_PATH.search(path):
                 self.found = (node, f"gives a PyTorch checkpoint ({path}) to load_checkpoint")
-        elif parts[0] not in ("torch", "mindspore", "<local>") and (
+        elif parts[0] not in ("torch", "mindspore", "<local>") and not _REVERSE.search(parts[-1]) and (
                 any(_CONVERSION_MODULE.match(p) for p in parts[:-1]) or _CONVERSION_FUNCTION.match(parts[-1])
                 or (self.mentions_torch and any(_CONVERT_MODULE.match(p) for p in parts[:-1]))):
             self.found = (node, f"calls {name}, a conversion of PyTorch weights")
