@@ -58,10 +58,12 @@ def parameter_names(target, check):
 @behaviour
 def weight_bound_ratio(target, check):
     """max|w| divided by PyTorch's kaiming-uniform bound 1/sqrt(fan_in): about 1.0 when the
-    default initialisation matches PyTorch's."""
+    default initialisation matches PyTorch's. Rounded to 2 digits: the weights are drawn
+    unseeded and the 4th digit of the maximum of 36,864 draws varies between runs (0.9999 or
+    1.0), which made a fresh probe disagree with its own snapshot."""
     weight = build(target, check).weight.asnumpy()
     fan_in = int(np.prod(weight.shape[1:]))
-    return round(float(np.abs(weight).max()) * math.sqrt(fan_in), 4)
+    return round(float(np.abs(weight).max()) * math.sqrt(fan_in), 2)
 
 
 @behaviour
