@@ -281,7 +281,7 @@ class SinkSizeEpochs(Rule):
             "is not reported: nothing in the code says that a number is a sink size then. Field check "
             "(docs/evaluation/field.md, issue 14 rules): no finding on the four tuning repositories (6,045 "
             "files) nor on the 94 files of mindspore-ai/models that pass sink_size; the 21 tuning call sites "
-            "that pass a sink size were read and all are correct (12 pass the dataset size, 9 convert the "
+            "that pass a sink size were read and all are correct (13 pass the dataset size, 8 convert the "
             "epoch count), so its precision is not measured yet; on by default as a warning because it "
             "reports only a resolved schedule and an epoch count that never reads the sink size.")
     why = ("With `dataset_sink_mode=True` and `sink_size=N`, `Model.train(E, ds)` runs E 'epochs' of N steps "
