@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import datetime
 import os
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Type, Union
 
-from msacclint import __version__
+from msacclint import __version__, coverage
 from msacclint.analysis.versions import parse as parse_version
 from msacclint.config import ConfigError, Options, find_pyproject, plain_settings, resolve
 from msacclint.data import checklist
@@ -38,7 +39,7 @@ from msacclint.engine.fixes import FileFix, configured_line_length, fix_source, 
 from msacclint.engine.notebook import fix_path
 from msacclint.engine.runner import check_source
 from msacclint.project.index import ProjectIndex, Projects
-from msacclint.report import Report, conclude, mindspore_description
+from msacclint.report import PROBLEM, Report, conclude, mindspore_description, port_files, port_suggestion
 from msacclint.rules.base import Rule
 from msacclint.settings import Settings
 
@@ -198,11 +199,28 @@ def build_report(paths: Sequence[str], options: ReportOptions = ReportOptions())
     for rule_class in registry.all_rules():
         rules_by_item.setdefault(rule_class.checklist, []).append(rule_class.code)
     data = checklist()
-    items = conclude(data["item"], diagnostics_of(results.values()), uses, prepared.settings.enabled,
-                     rules_by_item)
+    diagnostics = diagnostics_of(results.values())
+    enabled = prepared.settings.enabled
+    # each item's wording is the coverage verdict (docs/coverage.md's words), for this run
+    found = Counter(d.checklist for d in diagnostics)
+    verdicts = {c.id: (c.decidable, c.not_covered, coverage.verdict(c, found[c.id], enabled))
+                for c in coverage.coverage()}
+    items = conclude(data["item"], diagnostics, uses, enabled, rules_by_item, verdicts)
+    ported = port_files(prepared.files, enabled)
+    for item in items:
+        if item.id == "tool.03" and ported and not item.findings:
+            item.conclusion = PROBLEM
+            item.detail = port_suggestion(ported) + ". Files: " + ", ".join(f"{f.path}:{f.line}" for f in ported)
     return Report(__version__, mindspore_description(options.mindspore_version, prepared.settings),
                   list(prepared.files), items, dict(data["areas"]),
-                  generated=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+                  generated=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                  port_files=ported)
+
+
+def port_suggestion_for(run: LintRun) -> str:
+    """The ``port`` profile suggestion for a check run, once per run ("" when no file
+    checked loads PyTorch weights, or the profile is selected)."""
+    return port_suggestion(port_files(run.files, run.settings.enabled))
 
 
 # -- one file's text (flake8, the editor) -------------------------------------------------------

@@ -91,7 +91,7 @@ def verdict(item: ItemCoverage, findings: int, enabled: Optional[Iterable[str]] 
         return f"{findings} finding{'s' if findings != 1 else ''} ({', '.join(ran) or 'rules'})."
     if item.decidable == "no" or not ran:
         why = "no rule decides this item" if not item.rules else \
-            f"its rules ({', '.join(r.code for r in item.rules)}) were not selected"
+            f"its rules ({', '.join(r.code for r in item.rules)}) are switched off in this run"
         return f"Not checked by msacclint ({why}). Check by hand: {item.manual}"
     names = ", ".join(ran)
     if item.decidable == "yes":

@@ -5,9 +5,20 @@
   distributed setup, no MindSpore dataset, ...), decided from the names the files use
   (msacclint.analysis.uses, gathered in the engine's traversal and cached with the
   findings);
-- "No problem": the rules that cover the item ran and found nothing (they are named);
+- "No problem": the item is one the rules decide (``decidable = "yes"``), they ran and
+  found nothing (they are named);
+- "Partly checked": the rules decide only some forms of the item (``decidable =
+  "partial"``): they ran and found nothing, and the report says what they do not check
+  and how a person checks the rest. Such an item never reads "No problem" alone;
 - "Check by hand": code cannot decide it (the dataset itself, the epoch count) or its
   rules are switched off; the item's ``manual`` text says what to do.
+
+Each item's wording comes from ``msacclint.coverage.verdict`` (the same text as
+docs/coverage.md), handed in by ``msacclint.api.build_report`` as ``verdicts``.
+
+``port_files(paths, enabled)``: the files that load PyTorch weights
+(msacclint.analysis.port.torch_weights), for the ``port`` profile suggestion that the
+report and ``msacclint check`` make once per run.
 
 ``msacclint.api.build_report`` fills it in; the renderers (Markdown, JSON, HTML) live with
 the ``report`` front end in msacclint.frontends.report.
@@ -17,14 +28,24 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from msacclint.analysis.context import FileContext
+from msacclint.analysis.imports import ImportTable
+from msacclint.analysis.port import torch_weights
 from msacclint.config import installed_mindspore
 from msacclint.diagnostics import Diagnostic
+from msacclint.rules.profiles import PROFILES
 from msacclint.settings import Settings
 
 PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND = "Problem found", "No problem", "N/A", "Check by hand"
-CONCLUSIONS = (PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND)
+PARTLY_CHECKED = "Partly checked"
+CONCLUSIONS = (PROBLEM, NO_PROBLEM, PARTLY_CHECKED, NOT_APPLICABLE, BY_HAND)
+#: what a report needs of msacclint.coverage for one item: (decidable, not_covered, verdict)
+Verdict = Tuple[str, str, str]
 
 
 # -- what the code uses decides whether an item applies ---------------------------------------
@@ -121,6 +142,12 @@ class Report:
     items: List[ItemResult]
     areas: Dict[str, str]
     generated: str = ""
+    #: files that load PyTorch weights while the port profile is off (the suggestion)
+    port_files: List[PortFile] = field(default_factory=list)
+
+    @property
+    def suggestion(self) -> str:
+        return port_suggestion(self.port_files)
 
     def counts(self) -> Dict[str, int]:
         return {c: sum(1 for i in self.items if i.conclusion == c) for c in CONCLUSIONS}
@@ -128,11 +155,16 @@ class Report:
     def to_json(self) -> dict:
         return {"msacclint_version": self.msacclint_version, "mindspore_version": self.mindspore_version,
                 "generated": self.generated, "files": self.files, "summary": self.counts(),
+                "port_profile": {"suggested": bool(self.port_files), "message": self.suggestion,
+                                 "files": [{"path": f.path, "line": f.line, "what": f.what} for f in self.port_files]},
                 "items": [i.to_json() for i in self.items]}
 
 
 def conclude(items: Sequence[dict], diagnostics: Sequence[Diagnostic], uses: FrozenSet[str],
-             enabled: FrozenSet[str], rules_by_item: Dict[str, List[str]]) -> List[ItemResult]:
+             enabled: FrozenSet[str], rules_by_item: Dict[str, List[str]],
+             verdicts: Optional[Mapping[str, Verdict]] = None) -> List[ItemResult]:
+    """One ItemResult per checklist item. ``verdicts``: item id -> (decidable, not_covered,
+    the coverage verdict for this run); without it, ``decidable`` is read from the items."""
     by_item: Dict[str, List[Diagnostic]] = {}
     for d in diagnostics:
         by_item.setdefault(d.checklist, []).append(d)
@@ -143,28 +175,100 @@ def conclude(items: Sequence[dict], diagnostics: Sequence[Diagnostic], uses: Fro
         manual = item.get("manual", "").strip()
         covering = sorted(rules_by_item.get(item_id, []))
         ran = [c for c in covering if c in enabled]
+        decidable, not_covered, said = (verdicts or {}).get(
+            item_id, (item.get("decidable", "no"), item.get("not_covered", ""), ""))
         result = ItemResult(item_id, area, item["title"], BY_HAND, rules=ran)
-        decidable = not item.get("reach", "").startswith("none")
         applies = applicability(item_id)
         if by_item.get(item_id):
             result.conclusion = PROBLEM
             result.findings = sorted(by_item[item_id], key=Diagnostic.sort_key)
             result.detail = f"{len(result.findings)} finding{'s' if len(result.findings) != 1 else ''}"
+            if decidable == "partial":
+                result.also_check = f"not checked by the rules: {not_covered}. {manual}".strip()
         elif not uses or (applies is not None and not applies[0](uses)):
             result.conclusion = NOT_APPLICABLE
             result.detail = applies[1] if applies and uses else "none of the files read uses MindSpore"
-        elif ran and decidable:
+        elif ran and decidable == "yes":
             result.conclusion = NO_PROBLEM
-            result.detail = "checked by " + ", ".join(ran) + "; nothing found"
-            if not item.get("reach", "").startswith("good"):
+            result.detail = said or "checked by " + ", ".join(ran) + "; nothing found"
+        elif ran and decidable == "partial":
+            result.conclusion = PARTLY_CHECKED
+            if said:  # the verdict names what is not checked and how to check it by hand
+                result.detail = said
+            else:
+                result.detail = f"{', '.join(ran)} ran and found nothing; not checked: {not_covered}"
                 result.also_check = manual
         else:
-            result.detail = manual or "no rule covers this item"
+            result.detail = said or manual or "no rule covers this item"
             off = [c for c in covering if c not in enabled]
-            if off and decidable:
+            if not said and off and decidable != "no":
                 result.detail += f" (the rules {', '.join(off)} are switched off in this run)"
         results.append(result)
     return results
+
+
+# -- the port profile suggestion ---------------------------------------------------------------
+@dataclass(frozen=True)
+class PortFile:
+    path: str
+    line: int
+    #: what the file does: "reads a PyTorch checkpoint (torch.load)"
+    what: str
+
+
+def port_profile_selected(enabled: Iterable[str]) -> bool:
+    return set(PROFILES["port"]) <= set(enabled)
+
+
+def port_files(paths: Sequence[str], enabled: Iterable[str]) -> List[PortFile]:
+    """The files among ``paths`` that load PyTorch weights (resolved calls, see
+    msacclint.analysis.port.torch_weights), when the ``port`` profile is not selected;
+    [] when it is. Only files whose text names torch, .pth, a *2ms or a convert* module
+    are parsed (again: the engine's cache holds findings, not trees)."""
+    if port_profile_selected(enabled):
+        return []
+    found = []
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        if not any(word in data for word in (b"torch", b"pth", b"2ms", b"convert")) or b"mindspore" not in data:
+            continue
+        hit = _torch_weights_of(path, data)
+        if hit is not None:
+            found.append(hit)
+    return found
+
+
+def _torch_weights_of(path: str, data: bytes) -> Optional[PortFile]:
+    try:
+        source = data.decode("utf-8")
+        wrapper = cst.MetadataWrapper(cst.parse_module(source))
+    except (UnicodeDecodeError, cst.ParserSyntaxError, RecursionError):
+        return None  # MSA001 reports it
+    module = wrapper.module
+    ctx = FileContext(path=path, source=source, module=module, imports=ImportTable.from_module(module),
+                      settings=Settings())
+    hit = torch_weights(ctx)
+    if hit is None:
+        return None
+    node, what = hit
+    line = wrapper.resolve(PositionProvider)[node].start.line
+    return PortFile(path, line, what)
+
+
+def port_suggestion(files: Sequence[PortFile]) -> str:
+    """The one sentence a run prints when files load PyTorch weights ("" when none)."""
+    if not files:
+        return ""
+    first = files[0]
+    more = f" and {len(files) - 1} more" if len(files) > 1 else ""
+    return (f"{len(files)} file{'s' if len(files) != 1 else ''} load{'' if len(files) != 1 else 's'} PyTorch "
+            f"weights ({first.path}:{first.line} {first.what}{more}): the `port` profile checks the MindSpore "
+            "defaults that differ from PyTorch there - run with `--select port` (or select = [\"port\"] in "
+            "[tool.msacclint])")
 
 
 def mindspore_description(given_version: Optional[str], settings: Settings) -> str:

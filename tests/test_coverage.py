@@ -43,5 +43,5 @@ def test_verdicts_for_findings_unselected_rules_and_decided_items():
     assert coverage.verdict(items["dp.05"], 0) == "No problem found by MSA307."
     assert coverage.verdict(items["dp.05"], 2).startswith("2 findings")
     unselected = coverage.verdict(items["dp.05"], 0, enabled=["MSA101"])
-    assert unselected.startswith("Not checked by msacclint (its rules (MSA307) were not selected)")
+    assert unselected.startswith("Not checked by msacclint (its rules (MSA307) are switched off in this run)")
     assert coverage.verdict(items["hp.03"], 0).startswith("Not checked by msacclint (no rule decides this item)")

@@ -11,6 +11,7 @@ import mindspore.nn as nn
 import torch
 ln = nn.LayerNorm((768,))
 emb = nn.Embedding(100, 16, padding_idx=0)
+state = torch.load("bert_base.pth")
 """
 
 

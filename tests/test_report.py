@@ -11,10 +11,19 @@ import sys
 import pytest
 from conftest import ROOT
 
-from msacclint import __version__
+from msacclint import __version__, coverage
 from msacclint.data import checklist
 from msacclint.engine.runner import analyse_source
-from msacclint.report import BY_HAND, NO_PROBLEM, NOT_APPLICABLE, PROBLEM, conclude, snapshot_version
+from msacclint.report import (
+    BY_HAND,
+    CONCLUSIONS,
+    NO_PROBLEM,
+    NOT_APPLICABLE,
+    PARTLY_CHECKED,
+    PROBLEM,
+    conclude,
+    snapshot_version,
+)
 from msacclint.settings import Settings
 
 ITEM_IDS = [item["id"] for item in checklist()["item"]]
@@ -41,14 +50,21 @@ def test_markdown_report_on_examples_reads_as_a_filled_checklist(example_markdow
     for item_id in ITEM_IDS:  # every item, once, with a conclusion
         row = _row(md, item_id)
         assert any(f"| {c} |" in row or f"| **{c}** |" in row
-                   for c in (PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND)), row
+                   for c in CONCLUSIONS), row
     api = _row(md, "api.01")
     assert "**Problem found**" in api
     assert "`examples/train.py:15` MSA104" in api and "`examples/train.py:20` MSA101" in api
     assert "**Check by hand**" in _row(md, "ds.04") and "checksums" in _row(md, "ds.04")
     assert "**Check by hand**" in _row(md, "hp.03")  # no rule decides it
     # partly decidable: the rule that ran is named, and what is left is still asked for
-    assert "MSA137" in _row(md, "hp.02") and "check by hand" in _row(md, "hp.02")
+    # (never "No problem" alone: the coverage verdict says what the rules do not check)
+    hp02 = _row(md, "hp.02")
+    assert f"**{PARTLY_CHECKED}**" in hp02 and "No problem" not in hp02
+    assert "MSA137, MSA138 ran and found nothing; not checked: the epoch count against the reference" in hp02
+    assert "Check by hand: Compare the number of epochs" in hp02
+    for item in coverage.coverage():  # every partly decidable item of this run, likewise
+        if item.decidable == "partial":
+            assert "| No problem |" not in _row(md, item.id), item.id
     assert "| N/A |" in _row(md, "mp.01") and "mixed precision" in _row(md, "mp.01")
     assert "| N/A |" in _row(md, "dist.01")
     assert "| No problem |" in _row(md, "tool.01") and "MSA001" in _row(md, "tool.01")
@@ -226,3 +242,70 @@ def test_long_markdown_becomes_a_summary_with_the_full_report_beside_it(tmp_path
     asked = _report(tmp_path / "small", ".", "--summary", "--no-cache")
     assert asked.stdout.startswith("# MindSpore accuracy checklist, filled in by msacclint (summary)")
     assert (tmp_path / "small" / "msacclint-report.full.md").is_file()
+
+
+# ---------------------------------------------------------------- the port profile suggestion
+PORTED = """\
+import torch
+import mindspore as ms
+from mindspore import nn
+
+net = nn.SequentialCell([nn.Dense(4, 4), nn.LayerNorm((4,))])
+state = torch.load("bert_base.pth")
+"""
+CONVERTED = """\
+import mindspore as ms
+from tools.pth2ms import convert_state_dict
+
+params = convert_state_dict("vit_b16.pth")
+ms.load_param_into_net(net, params)
+"""
+COMPARED = """\
+import numpy as np
+import torch
+import mindspore as ms
+
+expected = torch.nn.functional.gelu(torch.tensor([1.0])).numpy()
+np.testing.assert_allclose(ms.ops.gelu(ms.Tensor([1.0])).asnumpy(), expected, rtol=1e-5)
+"""
+
+
+def _port_tree(tmp_path):
+    (tmp_path / "convert_bert_weights.py").write_text("import mindspore.nn as nn\nnet = nn.Dense(2, 3)\n")
+    (tmp_path / "train.py").write_text(PORTED)
+    (tmp_path / "finetune.py").write_text(CONVERTED)
+    (tmp_path / "test_gelu.py").write_text(COMPARED)
+
+
+def test_report_suggests_the_port_profile_once_from_resolved_calls(tmp_path):
+    _port_tree(tmp_path)
+    md = _report(tmp_path, ".", "--no-cache").stdout
+    suggested = [line for line in md.splitlines() if line.startswith("- Suggested:")]
+    assert len(suggested) == 1, suggested  # once per run, not per file
+    assert "2 files load PyTorch weights" in suggested[0] and "--select port" in suggested[0]
+    assert "finetune.py:4 calls tools.pth2ms.convert_state_dict, a conversion of PyTorch weights" in suggested[0]
+    row = _row(md, "tool.03")
+    assert "**Problem found**" in row and "train.py:6" in row and "finetune.py:4" in row
+    # a name that says conversion is no evidence, nor torch imported to compare outputs
+    assert "convert_bert_weights.py" not in row and "test_gelu.py" not in row
+    data = json.loads(_report(tmp_path, ".", "--format", "json", "--no-cache").stdout)
+    assert data["port_profile"]["suggested"] is True
+    assert sorted((f["path"].split("/")[-1], f["line"]) for f in data["port_profile"]["files"]) == [
+        ("finetune.py", 4), ("train.py", 6)]
+    # under the profile there is nothing to suggest
+    selected = _report(tmp_path, ".", "--select", "port", "--no-cache").stdout
+    assert "- Suggested:" not in selected and "**Problem found**" not in _row(selected, "tool.03")
+
+
+def test_check_suggests_the_port_profile_once_per_run(tmp_path, msacclint):
+    _port_tree(tmp_path)
+    result = msacclint("check", ".", "--no-cache")
+    lines = [line for line in result.stderr.splitlines() if line.startswith("Suggested:")]
+    assert len(lines) == 1 and "2 files load PyTorch weights" in lines[0] and "--select port" in lines[0]
+    assert "MSA003" not in result.stdout  # a sentence at the end of the run, not a finding per file
+    quiet = msacclint("check", ".", "--select", "port", "--no-cache")
+    assert "Suggested:" not in quiet.stderr
+    native = tmp_path / "native"
+    native.mkdir()
+    (native / "net.py").write_text("import mindspore.nn as nn\nnet = nn.Dense(2, 3)\n")
+    assert "Suggested:" not in msacclint("check", str(native), "--no-cache").stderr

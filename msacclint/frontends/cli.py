@@ -129,6 +129,9 @@ def run_check(args: argparse.Namespace) -> int:
     output.emit(run.diagnostics, args.format, args.output_file, args.statistics)
     with_findings = len({d.path for d in run.diagnostics})
     _note(args, output.check_summary(len(run.diagnostics), with_findings, len(run.files), run.fixable))
+    suggestion = api.port_suggestion_for(run)
+    if suggestion:
+        _note(args, f"Suggested: {suggestion}.")
     if run.diagnostics and not args.exit_zero:
         return EXIT_FOUND
     return EXIT_CLEAN

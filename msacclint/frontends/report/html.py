@@ -7,7 +7,7 @@ import re
 from html import escape as _escape
 from typing import List
 
-from msacclint.report import BY_HAND, NO_PROBLEM, NOT_APPLICABLE, PROBLEM, Report
+from msacclint.report import BY_HAND, NO_PROBLEM, NOT_APPLICABLE, PARTLY_CHECKED, PROBLEM, Report
 
 
 def escape(text: str) -> str:
@@ -15,7 +15,7 @@ def escape(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", _escape(str(text)))
 
 
-_CLASS = {PROBLEM: "problem", NO_PROBLEM: "ok", NOT_APPLICABLE: "na", BY_HAND: "manual"}
+_CLASS = {PROBLEM: "problem", NO_PROBLEM: "ok", PARTLY_CHECKED: "partial", NOT_APPLICABLE: "na", BY_HAND: "manual"}
 
 _CSS = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328;
@@ -39,6 +39,8 @@ td.id { white-space: nowrap; font-family: ui-monospace, SFMono-Regular, Menlo, m
 .ok { background: #dafbe1; color: #116329; }
 .na { background: #eaeef2; color: #57606a; }
 .manual { background: #fff8c5; color: #7d4e00; }
+.partial { background: #ddf4ff; color: #0a3069; }
+.suggested { border-left: 4px solid #0969da; padding: .4rem .8rem; background: #f6f8fa; }
 ul.findings { margin: 0; padding-left: 1.1rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .85em;
        background: #f6f8fa; padding: .05rem .3rem; border-radius: .3rem; }
@@ -66,6 +68,8 @@ def html_page(report: Report) -> str:
         '<div class="summary">' + "".join(
             f'<span class="{_CLASS[c]}">{n} {escape(c)}</span>' for c, n in counts.items()) + "</div>",
     ]
+    if report.suggestion:
+        parts.append(f'<p class="suggested">Suggested: {escape(report.suggestion)}</p>')
     for area, title in report.areas.items():
         items = [i for i in report.items if i.area == area]
         if not items:
@@ -81,8 +85,8 @@ def html_page(report: Report) -> str:
                     for d in item.findings) + "</ul>"
             else:
                 evidence = escape(item.detail)
-                if item.also_check:
-                    evidence += f'<div class="also">Also check by hand: {escape(item.also_check)}</div>'
+            if item.also_check:
+                evidence += f'<div class="also">Also check by hand: {escape(item.also_check)}</div>'
             parts.append(
                 f'<tr id="{escape(item.id)}"><td class="id">{escape(item.id)}</td><td>{escape(item.title)}</td>'
                 f'<td><span class="badge {_CLASS[item.conclusion]}">{escape(item.conclusion)}</span></td>'

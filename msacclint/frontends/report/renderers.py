@@ -9,7 +9,10 @@ from typing import Callable, Dict
 
 from msacclint.diagnostics import Diagnostic
 from msacclint.frontends.report.html import html_page
-from msacclint.report import BY_HAND, PROBLEM, Report
+from msacclint.report import BY_HAND, PARTLY_CHECKED, PROBLEM, Report
+
+#: conclusions that need a person, shown in bold
+NEEDS_A_PERSON = (PROBLEM, PARTLY_CHECKED, BY_HAND)
 
 
 def _cell(text: str) -> str:
@@ -28,6 +31,8 @@ def markdown(report: Report) -> str:
     out.append(f"- Generated: {report.generated}")
     out.append(f"- Files read: {len(report.files)}")
     out.append("- Summary: " + " · ".join(f"{n} {c}" for c, n in counts.items()))
+    if report.suggestion:
+        out.append(f"- Suggested: {report.suggestion}")
     out.append("")
     for area, title in report.areas.items():
         items = [i for i in report.items if i.area == area]
@@ -39,9 +44,9 @@ def markdown(report: Report) -> str:
                 evidence = "<br>".join(f"`{_cell(d.path)}:{d.line}` {d.code} {_cell(d.message)}" for d in item.findings)
             else:
                 evidence = _cell(item.detail)
-                if item.also_check:
-                    evidence += "<br>Also check by hand: " + _cell(item.also_check)
-            mark = "**" + item.conclusion + "**" if item.conclusion in (PROBLEM, BY_HAND) else item.conclusion
+            if item.also_check:
+                evidence += "<br>Also check by hand: " + _cell(item.also_check)
+            mark = "**" + item.conclusion + "**" if item.conclusion in NEEDS_A_PERSON else item.conclusion
             out.append(f"| {item.id} {_cell(item.title)} | {mark} | {evidence} |")
         out.append("")
     out += ["<details><summary>Files read</summary>", ""]
@@ -59,7 +64,10 @@ def summary_markdown(report: Report, full_name: str, limit: int) -> str:
             f"- msacclint: {report.msacclint_version}", f"- MindSpore: {report.mindspore_version}",
             f"- Generated: {report.generated}", f"- Files read: {len(report.files)}",
             "- Summary: " + " · ".join(f"{n} {c}" for c, n in counts.items()),
-            f"- Full report, every finding with its place: `{full_name}` (attached or linked)", ""]
+            f"- Full report, every finding with its place: `{full_name}` (attached or linked)"]
+    if report.suggestion:
+        head.append(f"- Suggested: {report.suggestion}")
+    head.append("")
     rows = ["| Item | Conclusion | Findings | Files with the most findings |", "|---|---|---|---|"]
     for item in report.items:
         per_file: Dict[str, int] = {}
@@ -67,7 +75,7 @@ def summary_markdown(report: Report, full_name: str, limit: int) -> str:
             per_file[d.path] = per_file.get(d.path, 0) + 1
         top = sorted(per_file.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
         files = ", ".join(f"`{_cell(p)}` ({n})" for p, n in top) + (" ..." if len(per_file) > 3 else "")
-        mark = "**" + item.conclusion + "**" if item.conclusion in (PROBLEM, BY_HAND) else item.conclusion
+        mark = "**" + item.conclusion + "**" if item.conclusion in NEEDS_A_PERSON else item.conclusion
         rows.append(f"| {item.id} {_cell(item.title)} | {mark} | {len(item.findings) or ''} | {files} |")
     tail = ["", f"The evidence and what to do for each item are in `{full_name}`.", ""]
     text = "\n".join(head + rows + tail)
