@@ -116,3 +116,12 @@ def test_a_new_user_of_the_class_makes_the_cached_finding_an_error_again(tmp_pat
     assert severity() == {8: "warning", 18: "warning"}
     (tmp_path / "pkg" / "net.py").write_text("from pkg.blocks import Mlp\nnet = Mlp()\n")
     assert severity() == {8: "error", 18: "warning"}
+
+
+def test_a_class_of_the_same_name_defined_elsewhere_is_not_a_use(tmp_path):
+    other = "import mindspore.nn as nn\n\n\nclass Mlp(nn.Cell):\n    pass\n\n\nnet = Mlp()\n"
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/blocks.py": BLOCKS, "pkg/other.py": other,
+                      "pkg/net.py": "from pkg.blocks import CMlp\nnet = CMlp()\n"})
+    found = _check(tmp_path)
+    assert found[("pkg/blocks.py", 8, "MSA101")]["severity"] == "warning"
+    assert found[("pkg/blocks.py", 18, "MSA101")]["severity"] == "error"

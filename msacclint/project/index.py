@@ -805,8 +805,11 @@ class ProjectIndex:
         own = len(re.findall(rb"\b" + re.escape(word) + rb"\b", self._bytes(path) or b""))
         if own > 1:
             return path
+        own_definition = re.compile(rb"^(?:class|def)\s+" + re.escape(word) + rb"\b", re.M)
         for other, words in self._words.items():
             if other != path and word in words:
+                if other.endswith(".py") and own_definition.search(self._bytes(other) or b""):
+                    continue  # the file defines its own ``name`` at top level: its mentions are its own
                 self._depend(other)
                 return other
         for other in self._words:  # nothing names it: any file that starts to changes the answer,

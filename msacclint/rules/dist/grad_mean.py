@@ -169,6 +169,15 @@ class GradientsSummed(Rule):
             cfg = dict(parallel_mode=ms.ParallelMode.DATA_PARALLEL)
             ms.set_auto_parallel_context(**cfg)
             """), note="keywords passed through **: not guessed at"),
+        Valid("""
+            from mindspore import context
+            from mindspore.context import ParallelMode
+            from mindspore.communication.management import init
+            init()
+            context.set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL, mirror_mean=True)
+            model = Model(net, loss, opt)
+            model.train(10, data)
+        """, note="mirror_mean, the name of gradients_mean before MindSpore 1.0"),
     )
     INVALID = (
         Invalid(example, note="a DDP script ported without DDP's averaging"),
@@ -198,8 +207,8 @@ class GradientsSummed(Rule):
                     and name.endswith(".set_auto_parallel_context") for c in calls]
         if any(has_star_kwargs(c) for c in contexts):
             return
-        if any(argument(c, "gradients_mean", ()) is not None for c in contexts):
-            return
+        if any(argument(c, key, ()) is not None for c in contexts for key in ("gradients_mean", "mirror_mean")):
+            return  # mirror_mean: the same setting's name before MindSpore 1.0
         reducers: List[cst.Call] = [c for name, calls in f.calls.items()
                                     if name.rsplit(".", 1)[-1] == "DistributedGradReducer" for c in calls]
         if not contexts and not reducers:
