@@ -263,3 +263,21 @@ def test_history_cases_2_halves_follow_the_seeded_hash():
             assert case.get("planned"), case["id"]
         else:
             assert case.get("code") or case.get("checklist"), case["id"]
+
+
+def test_triage_sheet_takes_every_error_and_a_seeded_sample_of_warnings():
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "..", "bench", "field", "triage_sheet.py")
+    spec = importlib.util.spec_from_file_location("triage_sheet", path)
+    sheet = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sheet)
+    findings = [{"at": f"r@c:f.py:{i}", "code": "MSA101", "severity": "error"} for i in range(5)]
+    findings += [{"at": f"r@c:g.py:{i}", "code": "MSA301", "severity": "warning"} for i in range(100)]
+    findings += [{"at": "r@c:h.py:1", "code": "MSA001", "severity": "error"}]
+    first = sheet.pick(findings, 60, 20261123)
+    assert [d for d in first if d["severity"] == "error"] == findings[:5]  # crash codes left out
+    assert sum(d["severity"] == "warning" for d in first) == 60
+    assert first == sheet.pick(list(reversed(findings)), 60, 20261123)  # same seed, same sheet
+    assert first != sheet.pick(findings, 60, 1)
