@@ -60,8 +60,10 @@ def analyse_file(path: str, settings: Settings, cache: Optional[Cache] = None,
     else:
         if project is not None:
             project.begin()
+            project.prime(path, data)
         found = analyse_source(data, path, settings, project=project)
         if project is not None:
+            project.checked(path)
             found = FileResult(found.diagnostics + _project_problems(project, settings), found.uses)
     if cache is not None and key is not None:
         deps = project.dependencies() if project is not None else None
@@ -87,6 +89,10 @@ _Job = Tuple[Sequence[str], Settings, bool, Dict[str, ProjectIndex]]
 def _worker(args: _Job) -> List[Tuple[str, FileResult]]:
     paths, settings, use_cache, projects = args
     cache = Cache.for_settings(settings) if use_cache else None
+    for index in projects.values():
+        # a file another file's check needs summarised before its own check keeps its
+        # parse until then
+        index.pending = {os.path.normpath(os.path.abspath(p)) for p in paths}
     return [(path, analyse_file(path, settings, cache, _project_of(path, projects, cache))) for path in paths]
 
 

@@ -1,9 +1,12 @@
 """A file's summary: the few facts other files ask about, small and picklable.
 
-The summary is gathered by ``SummaryCollector``, a batchable LibCST visitor (visit/leave
-callbacks per node type), so it can ride along in the engine's one traversal; until that
-walk accepts extra collectors it is run on its own by ``summarize`` (the one call site of
-a second walk). Expressions are kept as small tuples (``Expr``), never as CST nodes:
+The summary is gathered by ``SummaryCollector`` (visit/leave callbacks per node type). For
+a file the engine checks, it rides along in the engine's one traversal (a collector, see
+``ProjectIndex.summary_collector``) with its line numbers left as placeholders, filled in
+from Python's own parser only when another file's question needs the summary
+(``SummaryCollector.finalize``). A file the run does not check, or one whose summary is
+needed before its own check, is summarised on its own by ``summarize`` (a read-only walk).
+Expressions are kept as small tuples (``Expr``), never as CST nodes:
 
 - ``("lit", value)``: a literal (number, string, bool, None, tuple of those);
 - ``("param", name)``: a parameter of the enclosing function;
@@ -16,14 +19,14 @@ a second walk). Expressions are kept as small tuples (``Expr``), never as CST no
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
-from libcst import visit_batched
 
 from msacclint.analysis.calls import UNKNOWN, literal
 from msacclint.analysis.imports import canonical, dotted
+from msacclint.analysis.walk import Traversal, visitor_names
 
 #: bump when the shape of a summary changes: cached summaries of another format are ignored
 FORMAT = 3
@@ -190,15 +193,49 @@ def _ast_dotted(node) -> Optional[str]:
     return None
 
 
+class _Line:
+    """A line number not known yet: the ``ordinal``-th node of kind ``key`` in source order
+    (``line_table``); replaced by the line when the summary is finalised."""
+
+    __slots__ = ("key", "ordinal")
+
+    def __init__(self, key: Tuple[str, ...], ordinal: int) -> None:
+        self.key = key
+        self.ordinal = ordinal
+
+
+def _fill_lines(value: Any, table: Optional[Dict[Tuple[str, ...], List[int]]]) -> Any:
+    """``value`` with every ``_Line`` in it replaced by its line (0 when unknown)."""
+    if isinstance(value, _Line):
+        lines = table.get(value.key, ()) if table is not None else ()
+        return lines[value.ordinal] if value.ordinal < len(lines) else 0
+    if isinstance(value, list):
+        return [_fill_lines(v, table) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_fill_lines(v, table) for v in value)
+    if isinstance(value, dict):
+        return {k: _fill_lines(v, table) for k, v in value.items()}
+    if is_dataclass(value) and not isinstance(value, type):
+        for f in fields(value):
+            setattr(value, f.name, _fill_lines(getattr(value, f.name), table))
+    return value
+
+
+#: the sentinel ``lines`` value of a collector whose lines are filled in later
+DEFERRED: Dict[Tuple[str, ...], List[int]] = {}
+
+
 class SummaryCollector(cst.BatchableCSTVisitor):
     """Gathers a FileSummary in one walk. Line numbers come from ``lines`` (see
-    ``line_table``) when given, else they are 0."""
+    ``line_table``) when given, else they are 0; with ``lines=DEFERRED`` they are
+    placeholders until ``finalize(text)``."""
 
     def __init__(self, path: str, module: str, is_package: bool = False,
                  lines: Optional[Dict[Tuple[str, ...], List[int]]] = None) -> None:
         super().__init__()
         self.summary = FileSummary(path=path, module=module)
         self._lines = lines
+        self._deferred = lines is DEFERRED
         self._taken: Dict[Tuple[str, ...], int] = {}
         self.is_package = is_package
         self._classes: List[ClassSummary] = []
@@ -227,6 +264,8 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             return 0
         index = self._taken.get(key, 0)
         self._taken[key] = index + 1
+        if self._deferred:
+            return _Line(key, index)  # type: ignore[return-value]  # an int once finalised
         lines = self._lines.get(key, ())
         return lines[index] if index < len(lines) else 0
 
@@ -474,14 +513,35 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         # methods record their calls in the class too; a function's own calls stay on it
         return self.summary
 
+    # -- the engine's collector protocol (msacclint.analysis.walk.Collector) -------------
+    def visitors(self) -> Dict[str, Callable[[cst.CSTNode], Any]]:
+        return {name: getattr(self, name) for name in visitor_names(type(self))}
+
+    def done(self) -> None:
+        if self.on_done is not None:
+            self.on_done(self)
+
+    #: called with the collector when the engine's traversal is over
+    on_done: Optional[Callable[["SummaryCollector"], None]] = None
+
+    def finalize(self, text: str) -> FileSummary:
+        """The summary with its deferred line numbers filled in from ``text``."""
+        summary = self.finish()
+        if self._deferred:
+            _fill_lines(summary, line_table(text))
+            self._deferred = False
+        return summary
+
 
 def summarize(module: cst.Module, path: str, module_name: str, is_package: bool = False,
               text: Optional[str] = None) -> FileSummary:
-    """The summary of a parsed module (``text``: its source, for line numbers). The one
-    place a second walk over a file happens; it goes once the engine's traversal accepts
-    extra collectors."""
+    """The summary of a parsed module (``text``: its source, for line numbers), by a
+    read-only walk of its own: for files the engine's traversal does not collect (not
+    checked in this run, or needed before their own check)."""
     collector = SummaryCollector(path, module_name, is_package, line_table(text) if text is not None else None)
-    visit_batched(module, [collector])
+    traversal = Traversal()
+    traversal.add(collector.visitors())
+    traversal.run(module)
     return collector.finish()
 
 
