@@ -235,29 +235,52 @@ def walk(node: cst.CSTNode, visitor: Any) -> None:
     generic, trivia = plan.generic, plan.trivia
     on_visit = getattr(visitor, "on_visit", None) if "on_visit" in plan.names else None
     on_leave = getattr(visitor, "on_leave", None) if "on_leave" in plan.names else None
+    #: node class -> (visit, leave) bound methods of this visitor, looked up once per walk
+    bound: Dict[type, Tuple[Optional[NodeCallback], Optional[NodeCallback]]] = {}
     stack: List[Tuple[cst.CSTNode, bool]] = [(node, False)]
+    pop, push = stack.pop, stack.append
+    cache, trivia_classes = _meaning_cache, _TRIVIA_CLASSES
     # an explicit stack: deep expressions (long string concatenations, chained operators)
     # do not touch Python's recursion limit
     while stack:
-        current, leaving = stack.pop()
+        current, leaving = pop()
+        cls = type(current)
         if generic:
             enter, leave = on_visit, on_leave
         else:
-            visit_name, leave_name = plan.methods(type(current))
-            enter = getattr(visitor, visit_name) if visit_name else None
-            leave = getattr(visitor, leave_name) if leave_name else None
+            pair = bound.get(cls)
+            if pair is None:
+                visit_name, leave_name = plan.methods(cls)
+                pair = bound[cls] = (getattr(visitor, visit_name) if visit_name else None,
+                                     getattr(visitor, leave_name) if leave_name else None)
+            enter, leave = pair
         if leaving:
             if leave is not None:
                 leave(current)
             continue
-        descend = True
-        if enter is not None:
-            descend = enter(current) is not False
-        stack.append((current, True))
-        if descend:
-            children = list(iter_children(current, trivia))
-            for child in reversed(children):
-                stack.append((child, False))
+        if enter is not None and enter(current) is False:
+            push((current, True))
+            continue
+        push((current, True))
+        if trivia:
+            for child in reversed(list(iter_children(current, True))):
+                push((child, False))
+            continue
+        # iter_children(current), inlined and pushed in reverse (the walk's inner loop)
+        fields = cache.get(cls)
+        if fields is None:
+            fields = meaning_fields(cls)
+        for name, mixed in reversed(fields):
+            value = getattr(current, name)
+            if value is None:
+                continue
+            if isinstance(value, cst.CSTNode):
+                if not mixed or type(value) not in trivia_classes:
+                    push((value, False))
+            elif isinstance(value, (tuple, list)):
+                for item in reversed(value):
+                    if isinstance(item, cst.CSTNode) and (not mixed or type(item) not in trivia_classes):
+                        push((item, False))
 
 
 def _method(visitor: Any, name: str) -> Optional[NodeCallback]:

@@ -145,7 +145,7 @@ class ProjectIndex:
         #: files this process will check later in the run (set by the engine's batch)
         self.pending: Set[str] = set()
         #: path -> (text, parsed module) of pending files parsed for their summary
-        self._parsed: "OrderedDict[str, Tuple[str, Any]]" = OrderedDict()
+        self._parsed: OrderedDict[str, Tuple[str, Any]] = OrderedDict()
         self._parsed_bytes = 0
         #: path -> (text, collector) of checked files whose summary the engine's traversal
         #: collected, lines not yet filled in (done on first use)

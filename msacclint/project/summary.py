@@ -138,7 +138,7 @@ def signature(node: cst.FunctionDef) -> Tuple[Tuple[str, Optional[Expr]], ...]:
     for param in (*p.posonly_params, *p.params, *p.kwonly_params):
         default = None
         if param.default is not None:
-            value = literal(param.default)
+            value = _literal(param.default)
             default = ("lit", value) if value is not UNKNOWN else \
                 (("name", dotted(param.default)) if dotted(param.default) else UNKNOWN_EXPR)
         out.append((param.name.value, default))
@@ -193,6 +193,45 @@ def _ast_dotted(node) -> Optional[str]:
     return None
 
 
+def _literal(node: cst.BaseExpression) -> Any:
+    """``literal`` (msacclint.analysis.calls), without Python's compiler for the plain
+    numbers and strings a summary meets most (LibCST's ``evaluated_value`` compiles each)."""
+    kind = type(node)
+    if kind is cst.Integer:
+        return int(node.value, 0)  # type: ignore[attr-defined]
+    if kind is cst.Float:
+        return float(node.value)  # type: ignore[attr-defined]
+    if kind is cst.SimpleString:
+        text = node.value  # type: ignore[attr-defined]
+        if text[:1] in _QUOTES and BACKSLASH not in text and CR not in text:
+            if len(text) >= 6 and text[:3] in _TRIPLE_QUOTES:
+                return text[3:-3]
+            return text[1:-1]
+    return literal(node)
+
+
+_QUOTES = ("'", '"')
+_TRIPLE_QUOTES = (3 * "'", 3 * '"')
+BACKSLASH, CR = chr(92), chr(13)
+_ASSIGN_KEY: Tuple[str, ...] = ("A",)
+#: the names ``literal`` reads as values
+_CONSTANT_NAMES = {"True": True, "False": False, "None": None}
+
+
+def _dotted(node: cst.BaseExpression) -> Optional[str]:
+    """``dotted`` by exact class (Name and Attribute have no subclasses)."""
+    parts = []
+    while type(node) is cst.Attribute:
+        parts.append(node.attr.value)  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]
+    if type(node) is cst.Name:
+        if not parts:
+            return node.value  # type: ignore[attr-defined, no-any-return]
+        parts.append(node.value)  # type: ignore[attr-defined]
+        return ".".join(reversed(parts))
+    return None
+
+
 class _Line:
     """A line number not known yet: the ``ordinal``-th node of kind ``key`` in source order
     (``line_table``); replaced by the line when the summary is finalised."""
@@ -240,6 +279,10 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         self.is_package = is_package
         self._classes: List[ClassSummary] = []
         self._functions: List[FunctionSummary] = []
+        #: the parameter names of each function on ``_functions``
+        self._param_names: List[frozenset] = []
+        self._qualified_memo: Dict[str, str] = {}
+        self._callee_hint: Tuple[Optional[cst.CSTNode], Optional[str]] = (None, None)
         self._scope: List[str] = []
         self._names: set = set()
         self._positions = True
@@ -249,17 +292,19 @@ class SummaryCollector(cst.BatchableCSTVisitor):
     def _line(self, node: cst.CSTNode) -> int:
         if self._lines is None:
             return 0
-        if isinstance(node, cst.ClassDef):
-            key: Tuple[str, ...] = ("C", node.name.value)
-        elif isinstance(node, cst.FunctionDef):
-            key = ("F", node.name.value)
-        elif isinstance(node, cst.Call):
-            name = dotted(node.func)
+        kind = type(node)
+        if kind is cst.ClassDef:
+            key: Tuple[str, ...] = ("C", node.name.value)  # type: ignore[attr-defined]
+        elif kind is cst.FunctionDef:
+            key = ("F", node.name.value)  # type: ignore[attr-defined]
+        elif kind is cst.Call:
+            hint = self._callee_hint  # the call ``_call`` is recording: its callee is known
+            name = hint[1] if hint[0] is node else _dotted(node.func)  # type: ignore[attr-defined]
             if name is None:
                 return 0
             key = ("K", name)
-        elif isinstance(node, cst.Assign):
-            key = ("A",)
+        elif kind is cst.Assign:
+            key = _ASSIGN_KEY
         else:
             return 0
         index = self._taken.get(key, 0)
@@ -273,27 +318,34 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         return tuple(p for p, _ in self._functions[-1].params) if self._functions else ()
 
     def expr(self, node: cst.BaseExpression) -> Expr:
-        value = literal(node)
-        if value is not UNKNOWN:
-            return ("lit", value)
-        if isinstance(node, cst.Name):
-            if node.value in self._params():
-                return ("param", node.value)
-            return ("name", node.value)
-        if isinstance(node, cst.Attribute):
-            name = dotted(node)
+        kind = type(node)
+        # the common cases first, by exact class (LibCST's isinstance checks go through
+        # ABCMeta): a name, an attribute chain, a call are never literals
+        if kind is cst.Name:
+            value = node.value  # type: ignore[attr-defined]
+            if value in _CONSTANT_NAMES:
+                return ("lit", _CONSTANT_NAMES[value])
+            if self._functions and value in self._param_names[-1]:
+                return ("param", value)
+            return ("name", value)
+        if kind is cst.Attribute:
+            name = _dotted(node)
             return ("name", name) if name else UNKNOWN_EXPR
+        if kind is not cst.Call and kind is not cst.Subscript:
+            value = _literal(node)
+            if value is not UNKNOWN:
+                return ("lit", value)
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Subtract) \
-                and literal(node.left) in (1, 1.0) and literal(node.left) is not UNKNOWN:
+                and _literal(node.left) in (1, 1.0) and _literal(node.left) is not UNKNOWN:
             return ("minus1", self.expr(node.right))
         if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-            key = literal(node.slice[0].slice.value)
+            key = _literal(node.slice[0].slice.value)
             base = dotted(node.value)
             if isinstance(key, str) and base:
                 return ("key", base, key)
         if isinstance(node, cst.Call):
             if isinstance(node.func, cst.Attribute) and node.func.attr.value == "get" and node.args:
-                key = literal(node.args[0].value)
+                key = _literal(node.args[0].value)
                 base = dotted(node.func.value)
                 if isinstance(key, str) and base:
                     return ("key", base, key)
@@ -360,6 +412,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
                 info.selector = (name, default)
                 break
         self._functions.append(info)
+        self._param_names.append(frozenset(p for p, _ in info.params))
         self._scope.append(node.name.value)
         self.summary.functions[qual] = info
         cls = self._owner()
@@ -370,6 +423,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         info = self._functions.pop()
+        self._param_names.pop()
         self._scope.pop()
         if len(info.returns) == 1 and info.returns[0][0] == "name" and info.returns[0][1].startswith("self."):
             info.returns_attr = info.returns[0][1][5:]
@@ -423,7 +477,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             out = {}
             for element in value.elements:
                 if isinstance(element, cst.DictElement):
-                    key = literal(element.key)
+                    key = _literal(element.key)
                     if isinstance(key, str):
                         out[key] = (self.expr(element.value), line)
             return out
@@ -446,13 +500,14 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         self._call(node)
 
     def _call(self, node: cst.Call, attr: Optional[str] = None) -> None:
-        name = dotted(node.func)
+        name = _dotted(node.func)
         if name is None:
             return
         if id(node) in self._seen:
             return  # ``self.x = Call(...)`` was recorded by visit_Assign, which runs first
         self._seen.add(id(node))
         owner_calls = self._target_calls()
+        self._callee_hint = (node, name)
         line = self._line(node)
         args = tuple(self.expr(a.value) for a in node.args if a.keyword is None and not a.star)
         kwargs = {a.keyword.value: self.expr(a.value) for a in node.args if a.keyword is not None}
@@ -501,7 +556,11 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         bound = self.summary.imports.get(head)
         if bound is None:
             return name
-        return canonical(f"{bound}.{rest}" if rest else bound)
+        full = f"{bound}.{rest}" if rest else bound
+        found = self._qualified_memo.get(full)
+        if found is None:
+            found = self._qualified_memo[full] = canonical(full)
+        return found
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "training" and isinstance(node.value, cst.Name) and node.value.value == "self":
@@ -522,7 +581,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             self.on_done(self)
 
     #: called with the collector when the engine's traversal is over
-    on_done: Optional[Callable[["SummaryCollector"], None]] = None
+    on_done: Optional[Callable[[SummaryCollector], None]] = None
 
     def finalize(self, text: str) -> FileSummary:
         """The summary with its deferred line numbers filled in from ``text``."""
