@@ -84,16 +84,36 @@ def child_fields(cls: type) -> Tuple[str, ...]:
     """The fields of a node class that hold child nodes, in LibCST's visiting order."""
     found = _fields_cache.get(cls)
     if found is None:
-        try:
-            source = inspect.getsource(cls._visit_and_replace_children)  # type: ignore[attr-defined]
-            names = list(dict.fromkeys(_FIELD.findall(source)))
-        except (OSError, TypeError):  # no source (a compiled LibCST): dataclass order
-            names = []
+        names = _fields_from_code(cls)
         if not names:
+            names = _fields_from_source(cls)
+        if not names:  # no source (a compiled LibCST): dataclass order
             names = [f for f in getattr(cls, "__dataclass_fields__", {})]
         found = tuple(names)
         _fields_cache[cls] = found
     return found
+
+
+def _fields_from_code(cls: type) -> List[str]:
+    """The field names ``_visit_and_replace_children`` passes to ``visit_*``, read from its
+    compiled constants (string constants that name a field, in order of first use): the
+    same order as its source text (tests/test_walk.py compares the two on every node
+    class), without reading and tokenizing LibCST's source files in every process."""
+    method = getattr(cls, "_visit_and_replace_children", None)
+    code = getattr(method, "__code__", None)
+    fields = getattr(cls, "__dataclass_fields__", None)
+    if code is None or not fields:
+        return []
+    return list(dict.fromkeys(c for c in code.co_consts if isinstance(c, str) and c in fields))
+
+
+def _fields_from_source(cls: type) -> List[str]:
+    """The same, from the method's source text."""
+    try:
+        source = inspect.getsource(cls._visit_and_replace_children)  # type: ignore[attr-defined]
+    except (OSError, TypeError, AttributeError):
+        return []
+    return list(dict.fromkeys(_FIELD.findall(source)))
 
 
 def _node_types(hint: Any) -> List[type]:
