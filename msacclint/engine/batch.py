@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from msacclint.diagnostics import Diagnostic, FileResult, Severity
 from msacclint.engine.cache import Cache
@@ -14,6 +13,11 @@ from msacclint.engine.runner import _bad_input, analyse_source
 from msacclint.project import ProjectIndex, find_project_root, load_index
 from msacclint.settings import Settings
 
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
+#: the pool class (None: concurrent.futures.ProcessPoolExecutor, imported when first needed)
+ProcessPoolExecutor: Optional[Callable[..., Executor]] = None
 #: below this many files a process pool costs more than it saves
 PARALLEL_THRESHOLD = 16
 #: chunks handed to each worker process (more chunks: better balance, more messages)
@@ -159,7 +163,12 @@ def analyse_files(paths: Sequence[str], settings: Settings, jobs: Optional[int] 
         # size, and a worker that finishes early takes the next chunk
         count = min(len(todo), jobs * CHUNKS_PER_JOB)
         chunks = [todo[i::count] for i in range(count)]
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pool_class = ProcessPoolExecutor
+        if pool_class is None:  # imported here: a small run never needs multiprocessing
+            from concurrent.futures import ProcessPoolExecutor as default_pool
+
+            pool_class = default_pool
+        with pool_class(max_workers=jobs) as pool:
             for part in pool.map(_worker, [(c, settings, use_cache, projects) for c in chunks]):
                 found.update(part)
     return {path: found[path] for path in paths if path in found}
