@@ -77,6 +77,9 @@ def _all_subclasses(cls: type) -> List[type]:
 
 _TRIVIA_CLASSES = frozenset(c for base in TRIVIA for c in (base, *_all_subclasses(base)))
 _TRIVIA_CLASS_NAMES = frozenset(c.__name__ for c in _TRIVIA_CLASSES)
+#: every node class LibCST defines: the walks test ``type(x) in`` this set before falling
+#: back to ``isinstance`` (CSTNode is an ABC: each isinstance check goes through ABCMeta)
+_NODE_CLASSES = frozenset(_all_subclasses(cst.CSTNode))
 _fields_cache: Dict[type, Tuple[str, ...]] = {}
 
 
@@ -182,7 +185,7 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     stack: List[cst.CSTNode] = [node]
     pop, push = stack.pop, stack.append
     cache = _meaning_cache
-    trivia_classes = _TRIVIA_CLASSES
+    trivia_classes, node_classes = _TRIVIA_CLASSES, _NODE_CLASSES
     while stack:
         current = pop()
         yield current
@@ -194,12 +197,14 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
             value = getattr(current, name)
             if value is None:
                 continue
-            if isinstance(value, cst.CSTNode):
-                if not mixed or type(value) not in trivia_classes:
+            kind = type(value)
+            if kind in node_classes or (kind is not tuple and kind is not list and isinstance(value, cst.CSTNode)):
+                if not mixed or kind not in trivia_classes:
                     push(value)
-            elif isinstance(value, (tuple, list)):
+            elif kind is tuple or kind is list or isinstance(value, (tuple, list)):
                 for item in reversed(value):
-                    if isinstance(item, cst.CSTNode) and (not mixed or type(item) not in trivia_classes):
+                    if (type(item) in node_classes or isinstance(item, cst.CSTNode)) and \
+                            (not mixed or type(item) not in trivia_classes):
                         push(item)
 
 
@@ -259,7 +264,7 @@ def walk(node: cst.CSTNode, visitor: Any) -> None:
     bound: Dict[type, Tuple[Optional[NodeCallback], Optional[NodeCallback]]] = {}
     stack: List[Tuple[cst.CSTNode, bool]] = [(node, False)]
     pop, push = stack.pop, stack.append
-    cache, trivia_classes = _meaning_cache, _TRIVIA_CLASSES
+    cache, trivia_classes, node_classes = _meaning_cache, _TRIVIA_CLASSES, _NODE_CLASSES
     # an explicit stack: deep expressions (long string concatenations, chained operators)
     # do not touch Python's recursion limit
     while stack:
@@ -294,12 +299,14 @@ def walk(node: cst.CSTNode, visitor: Any) -> None:
             value = getattr(current, name)
             if value is None:
                 continue
-            if isinstance(value, cst.CSTNode):
-                if not mixed or type(value) not in trivia_classes:
+            kind = type(value)
+            if kind in node_classes or (kind is not tuple and kind is not list and isinstance(value, cst.CSTNode)):
+                if not mixed or kind not in trivia_classes:
                     push((value, False))
-            elif isinstance(value, (tuple, list)):
+            elif kind is tuple or kind is list or isinstance(value, (tuple, list)):
                 for item in reversed(value):
-                    if isinstance(item, cst.CSTNode) and (not mixed or type(item) not in trivia_classes):
+                    if (type(item) in node_classes or isinstance(item, cst.CSTNode)) and \
+                            (not mixed or type(item) not in trivia_classes):
                         push((item, False))
 
 
@@ -378,6 +385,7 @@ class Traversal:
         leave_by_class: Dict[type, Sequence[NodeCallback]] = {}
         visit_names, leave_names = self._visit, self._leave
         trivia = self._trivia
+        trivia_classes, node_classes = _TRIVIA_CLASSES, _NODE_CLASSES
         none: Sequence[NodeCallback] = ()
         stack: List[Tuple[cst.CSTNode, bool]] = [(module, False)]
         pop, push = stack.pop, stack.append
@@ -417,10 +425,13 @@ class Traversal:
                 value = getattr(current, name)
                 if value is None:
                     continue
-                if isinstance(value, cst.CSTNode):
-                    if not mixed or type(value) not in _TRIVIA_CLASSES:
+                kind = type(value)
+                if kind in node_classes or \
+                        (kind is not tuple and kind is not list and isinstance(value, cst.CSTNode)):
+                    if not mixed or kind not in trivia_classes:
                         push((value, False))
-                elif isinstance(value, (tuple, list)):
+                elif kind is tuple or kind is list or isinstance(value, (tuple, list)):
                     for item in reversed(value):
-                        if isinstance(item, cst.CSTNode) and (not mixed or type(item) not in _TRIVIA_CLASSES):
+                        if (type(item) in node_classes or isinstance(item, cst.CSTNode)) and \
+                                (not mixed or type(item) not in trivia_classes):
                             push((item, False))
