@@ -207,7 +207,22 @@ class _Guarded:
         self.dead = False
 
     def visitors(self) -> Dict[str, NodeCallback]:
-        return {name: self.wrap(func) for name, func in self.rule.get_visitors().items()}
+        return {name: self.wrap_visitor(func) for name, func in self.rule.get_visitors().items()}
+
+    def wrap_visitor(self, func: Callable[[cst.CSTNode], object]) -> NodeCallback:
+        """``wrap`` for a one-argument visitor (the traversal's hot path: no varargs)."""
+        def guarded(node: cst.CSTNode) -> None:
+            if self.dead:
+                return
+            try:
+                func(node)
+            except RecursionError:
+                raise
+            except Exception as exc:
+                self.dead = True
+                self.crashed.append((self.rule, exc))
+
+        return guarded
 
     def wrap(self, func: Callable[..., None]) -> Callable[..., None]:
         def guarded(node: cst.CSTNode, *more: object) -> None:
