@@ -41,6 +41,9 @@ UNMARKED_MAX_FILES = 5_000
 #: (the check then reuses the parse): at most this much source text at a time (a parsed
 #: module takes some 35 bytes of memory per byte of source)
 KEEP_PARSED_BYTES = 2_000_000
+#: summaries collected in the engine's traversal wait for their lines with the file's text:
+#: at most this much text at a time (a long flake8 or editor session checks many files)
+KEEP_DRAFT_BYTES = 16_000_000
 #: modules that never build a Cell (calls into them leave a class's mode-dependence known)
 NEUTRAL_MODULES = frozenset({"numpy", "math", "os", "sys", "logging", "copy", "functools", "collections",
                              "typing", "itertools", "re", "json", "random", "warnings", "builtins", "time",
@@ -149,13 +152,14 @@ class ProjectIndex:
         self._parsed_bytes = 0
         #: path -> (text, collector) of checked files whose summary the engine's traversal
         #: collected, lines not yet filled in (done on first use)
-        self._drafts: Dict[str, Tuple[str, SummaryCollector]] = {}
+        self._drafts: OrderedDict[str, Tuple[str, SummaryCollector]] = OrderedDict()
+        self._draft_bytes = 0
 
     # -- pickling: workers get the file list, not the summaries ----------------------
     def __getstate__(self):
         state = self.__dict__.copy()
         state.update(_summaries={}, _texts={}, _used={}, _module_cache={}, _reported=set(), pending=set(),
-                     _parsed=OrderedDict(), _parsed_bytes=0, _drafts={})
+                     _parsed=OrderedDict(), _parsed_bytes=0, _drafts=OrderedDict(), _draft_bytes=0)
         state["configs"] = configs_mod.ConfigStore(self.configs.paths)
         return state
 
@@ -204,7 +208,7 @@ class ProjectIndex:
         path = os.path.normpath(os.path.abspath(path))
         self._texts.pop(path, None)
         self._summaries.pop(path, None)
-        self._drafts.pop(path, None)
+        self._drop_draft(path)
         self._drop_parsed(path)
         if path.endswith(".py"):
             known = path in self.files
@@ -257,7 +261,7 @@ class ProjectIndex:
             except (KeyError, TypeError, ValueError, AttributeError):
                 found = None
         if found is None:
-            draft = self._drafts.pop(path, None)
+            draft = self._drop_draft(path)
             if draft is not None and draft[1].summary.module == module and draft[1].is_package == is_package \
                     and decode(data)[0] == draft[0]:
                 found = draft[1].finalize(draft[0])
@@ -302,8 +306,13 @@ class ProjectIndex:
         collector = SummaryCollector(path, module, is_package, DEFERRED)
 
         def keep(done: SummaryCollector) -> None:
-            if path not in self._summaries:
+            if path not in self._summaries and len(text) <= KEEP_DRAFT_BYTES:
+                self._drop_draft(path)
                 self._drafts[path] = (text, done)
+                self._draft_bytes += len(text)
+                while self._draft_bytes > KEEP_DRAFT_BYTES:  # the oldest go: summarised again if asked
+                    _, (old, _collector) = self._drafts.popitem(last=False)
+                    self._draft_bytes -= len(old)
 
         collector.on_done = keep
         return collector
@@ -337,6 +346,12 @@ class ProjectIndex:
         while self._parsed_bytes > KEEP_PARSED_BYTES:
             _, (old, _module) = self._parsed.popitem(last=False)
             self._parsed_bytes -= len(old)
+
+    def _drop_draft(self, path: str) -> Optional[Tuple[str, SummaryCollector]]:
+        draft = self._drafts.pop(path, None)
+        if draft is not None:
+            self._draft_bytes -= len(draft[0])
+        return draft
 
     def _drop_parsed(self, path: str) -> Optional[Tuple[str, Any]]:
         kept = self._parsed.pop(path, None)
