@@ -147,6 +147,8 @@ class ProjectIndex:
         self._module_cache: Dict[Tuple[str, str], Optional[str]] = {}
         #: files this process will check later in the run (set by the engine's batch)
         self.pending: Set[str] = set()
+        #: the caller checks every file in turn without a list (flake8): keep any parse
+        self.keep_all_parses = False
         #: path -> (text, parsed module) of pending files parsed for their summary
         self._parsed: OrderedDict[str, Tuple[str, Any]] = OrderedDict()
         self._parsed_bytes = 0
@@ -286,7 +288,7 @@ class ProjectIndex:
         if parsed is None:
             self._problem(path, f"{problem_at[0]}; what it defines is unknown to other files", problem_at[1])
             return None
-        if path in self.pending:
+        if path in self.pending or self.keep_all_parses:
             self._keep_parsed(path, text, parsed)
         try:
             return summarize(parsed, path, module, is_package, text)
