@@ -249,17 +249,20 @@ def is_version(text: str) -> bool:
 
 
 def lint_text(text: Union[str, bytes], path: str, settings: Settings, use_cache: bool = False,
-              project: bool = False, disk_path: Optional[str] = None) -> List[Diagnostic]:
+              project: bool = False, disk_path: Optional[str] = None, run: bool = False) -> List[Diagnostic]:
     """The diagnostics of one file's text (an editor buffer, the lines flake8 read);
     ``path`` decides per-file ignores and appears in the diagnostics. ``use_cache``: read
     and write the result cache (flake8 runs over unchanged files; an editor buffer that
     changes at every keystroke gains nothing from it). ``project``: the rules see the
     repository the file belongs to (its index is built once per process, see
     ``project_for_file``); ``disk_path`` is where the file is when ``path`` is the name
-    shown in the diagnostics (the editor shows paths relative to the project)."""
+    shown in the diagnostics (the editor shows paths relative to the project); ``run``: the
+    caller checks the repository's files in turn (flake8's run), so a file summarised for
+    another file's check keeps its parse for its own."""
     index = project_for_file(disk_path or path, settings) if project else None
     if index is not None:
         index.begin()
+        index.keep_all_parses = run
     if not use_cache:
         return check_source(text, path, settings, project=index)
     cache = _cache_for(settings)

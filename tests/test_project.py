@@ -517,3 +517,82 @@ def test_checked_file_bindings_are_memoised_per_index(tmp_path):
     # there, and its relative import names the top-level "helpers"
     assert checked_file_bindings(elsewhere, ctx).get("f") == "helpers.f"
     assert checked_file_bindings(in_repo, ctx) is checked_file_bindings(in_repo, ctx)  # memoised
+
+
+def _parse_counter(monkeypatch):
+    """Count LibCST parses per file text (the real parser still runs)."""
+    import collections
+
+    import libcst
+
+    from msacclint.analysis import source
+    from msacclint.project import index as project_index
+
+    counts = collections.Counter()
+    real = libcst.parse_module
+
+    def counting(text, *args, **kwargs):
+        counts[text if isinstance(text, str) else text.decode()] += 1
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(libcst, "parse_module", counting)
+    monkeypatch.setattr(source.cst, "parse_module", counting, raising=False)
+    assert project_index.parse is source.parse
+    return counts
+
+
+def test_each_checked_file_is_parsed_once_with_the_project_layer(tmp_path, monkeypatch):
+    """A whole-repository run parses each checked file once, whether another file's check
+    needs its summary before its own check (the parse is kept for it) or after (the summary
+    was collected in the engine's traversal); the findings are those of the cross-file case."""
+    from msacclint.engine.batch import analyse_files
+    from msacclint.engine.registry import default_codes
+    from msacclint.settings import Settings
+
+    case = CASES["msa201-bn-in-a-block-of-a-third-file"]
+    _write(tmp_path, case)
+    counts = _parse_counter(monkeypatch)
+    settings = Settings(enabled=default_codes())
+    for order in (["train.py", "src/model.py", "src/blocks.py"], ["src/blocks.py", "src/model.py", "train.py"]):
+        counts.clear()
+        paths = [str(tmp_path / p) for p in order]
+        results = analyse_files(paths, settings, jobs=1, use_cache=False)
+        texts = {(tmp_path / p).read_text() for p in order}
+        assert {t: counts[t] for t in texts} == {t: 1 for t in texts}, order
+        found = {(p, d.line, d.code) for p, r in results.items() for d in r.diagnostics}
+        train = str(tmp_path / "train.py")
+        assert any(p == train and code == "MSA201" for p, _, code in found), found
+
+
+def test_summary_collected_in_the_traversal_equals_the_standalone_one(tmp_path):
+    """The summary the engine's traversal collects (lines filled in afterwards) is the one
+    ``summarize`` builds on its own, for every file of the multi-file cases."""
+    import os
+
+    import libcst as cst
+
+    from msacclint.engine.registry import default_codes
+    from msacclint.engine.runner import check_source
+    from msacclint.project import load_index
+    from msacclint.project.summary import summarize
+    from msacclint.settings import Settings
+
+    compared = 0
+    for name, case in CASES.items():
+        root = tmp_path / name
+        root.mkdir()
+        _write(root, case)
+        for rel in case:
+            path = str(root / rel)
+            text = (root / rel).read_text()
+            index = load_index(str(root))
+            check_source(text, path, Settings(enabled=default_codes()), index)
+            if os.path.normpath(path) not in index._drafts:
+                continue  # not checked by any rule (no traversal): summarised on its own
+            collected = index.summary(path)
+            module, is_package = index.module_name(path)
+            alone = summarize(cst.parse_module(text), path, module, is_package, text)
+            alone.path = collected.path
+            assert collected == alone, (name, rel)
+            compared += 1
+    assert compared >= 10

@@ -127,3 +127,20 @@ def test_the_recursion_limit_is_raised_by_a_check_not_by_import():
             "print(a, sys.getrecursionlimit())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["1000", "3000"]
+
+
+def test_child_fields_from_compiled_constants_match_the_source():
+    """``child_fields`` reads the visiting order from the compiled constants of LibCST's
+    ``_visit_and_replace_children``; it must be the order its source text gives, for every
+    node class (a LibCST upgrade that broke this would change the walk's order)."""
+    import libcst as cst
+
+    from msacclint.analysis.walk import _all_subclasses, _fields_from_code, _fields_from_source
+
+    compared = 0
+    for cls in _all_subclasses(cst.CSTNode):
+        from_code = _fields_from_code(cls)
+        if from_code:
+            assert from_code == _fields_from_source(cls), cls.__name__
+            compared += 1
+    assert compared > 150

@@ -77,6 +77,9 @@ def _all_subclasses(cls: type) -> List[type]:
 
 _TRIVIA_CLASSES = frozenset(c for base in TRIVIA for c in (base, *_all_subclasses(base)))
 _TRIVIA_CLASS_NAMES = frozenset(c.__name__ for c in _TRIVIA_CLASSES)
+#: every node class LibCST defines: the walks test ``type(x) in`` this set before falling
+#: back to ``isinstance`` (CSTNode is an ABC: each isinstance check goes through ABCMeta)
+_NODE_CLASSES = frozenset(_all_subclasses(cst.CSTNode))
 _fields_cache: Dict[type, Tuple[str, ...]] = {}
 
 
@@ -84,16 +87,36 @@ def child_fields(cls: type) -> Tuple[str, ...]:
     """The fields of a node class that hold child nodes, in LibCST's visiting order."""
     found = _fields_cache.get(cls)
     if found is None:
-        try:
-            source = inspect.getsource(cls._visit_and_replace_children)  # type: ignore[attr-defined]
-            names = list(dict.fromkeys(_FIELD.findall(source)))
-        except (OSError, TypeError):  # no source (a compiled LibCST): dataclass order
-            names = []
+        names = _fields_from_code(cls)
         if not names:
+            names = _fields_from_source(cls)
+        if not names:  # no source (a compiled LibCST): dataclass order
             names = [f for f in getattr(cls, "__dataclass_fields__", {})]
         found = tuple(names)
         _fields_cache[cls] = found
     return found
+
+
+def _fields_from_code(cls: type) -> List[str]:
+    """The field names ``_visit_and_replace_children`` passes to ``visit_*``, read from its
+    compiled constants (string constants that name a field, in order of first use): the
+    same order as its source text (tests/test_walk.py compares the two on every node
+    class), without reading and tokenizing LibCST's source files in every process."""
+    method = getattr(cls, "_visit_and_replace_children", None)
+    code = getattr(method, "__code__", None)
+    fields = getattr(cls, "__dataclass_fields__", None)
+    if code is None or not fields:
+        return []
+    return list(dict.fromkeys(c for c in code.co_consts if isinstance(c, str) and c in fields))
+
+
+def _fields_from_source(cls: type) -> List[str]:
+    """The same, from the method's source text."""
+    try:
+        source = inspect.getsource(cls._visit_and_replace_children)  # type: ignore[attr-defined]
+    except (OSError, TypeError, AttributeError):
+        return []
+    return list(dict.fromkeys(_FIELD.findall(source)))
 
 
 def _node_types(hint: Any) -> List[type]:
@@ -174,11 +197,29 @@ def iter_children(node: cst.CSTNode, trivia: bool = False) -> Iterator[cst.CSTNo
 def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """``node`` and every non-trivia node under it, in lexical (pre-)order."""
     stack: List[cst.CSTNode] = [node]
-    pop, extend = stack.pop, stack.extend
+    pop, push = stack.pop, stack.append
+    cache = _meaning_cache
+    trivia_classes, node_classes = _TRIVIA_CLASSES, _NODE_CLASSES
     while stack:
         current = pop()
         yield current
-        extend(_reversed_children(current))
+        cls = type(current)
+        fields = cache.get(cls)
+        if fields is None:
+            fields = meaning_fields(cls)
+        for name, mixed in reversed(fields):
+            value = getattr(current, name)
+            if value is None:
+                continue
+            kind = type(value)
+            if kind in node_classes or (kind is not tuple and kind is not list and isinstance(value, cst.CSTNode)):
+                if not mixed or kind not in trivia_classes:
+                    push(value)
+            elif kind is tuple or kind is list or isinstance(value, (tuple, list)):
+                for item in reversed(value):
+                    if (type(item) in node_classes or isinstance(item, cst.CSTNode)) and \
+                            (not mixed or type(item) not in trivia_classes):
+                        push(item)
 
 
 def _wants_trivia(names: Iterable[str]) -> bool:
@@ -233,29 +274,54 @@ def walk(node: cst.CSTNode, visitor: Any) -> None:
     generic, trivia = plan.generic, plan.trivia
     on_visit = getattr(visitor, "on_visit", None) if "on_visit" in plan.names else None
     on_leave = getattr(visitor, "on_leave", None) if "on_leave" in plan.names else None
+    #: node class -> (visit, leave) bound methods of this visitor, looked up once per walk
+    bound: Dict[type, Tuple[Optional[NodeCallback], Optional[NodeCallback]]] = {}
     stack: List[Tuple[cst.CSTNode, bool]] = [(node, False)]
+    pop, push = stack.pop, stack.append
+    cache, trivia_classes, node_classes = _meaning_cache, _TRIVIA_CLASSES, _NODE_CLASSES
     # an explicit stack: deep expressions (long string concatenations, chained operators)
     # do not touch Python's recursion limit
     while stack:
-        current, leaving = stack.pop()
+        current, leaving = pop()
+        cls = type(current)
         if generic:
             enter, leave = on_visit, on_leave
         else:
-            visit_name, leave_name = plan.methods(type(current))
-            enter = getattr(visitor, visit_name) if visit_name else None
-            leave = getattr(visitor, leave_name) if leave_name else None
+            pair = bound.get(cls)
+            if pair is None:
+                visit_name, leave_name = plan.methods(cls)
+                pair = bound[cls] = (getattr(visitor, visit_name) if visit_name else None,
+                                     getattr(visitor, leave_name) if leave_name else None)
+            enter, leave = pair
         if leaving:
             if leave is not None:
                 leave(current)
             continue
-        descend = True
-        if enter is not None:
-            descend = enter(current) is not False
-        stack.append((current, True))
-        if descend:
-            children = list(iter_children(current, trivia))
-            for child in reversed(children):
-                stack.append((child, False))
+        if enter is not None and enter(current) is False:
+            push((current, True))
+            continue
+        push((current, True))
+        if trivia:
+            for child in reversed(list(iter_children(current, True))):
+                push((child, False))
+            continue
+        # iter_children(current), inlined and pushed in reverse (the walk's inner loop)
+        fields = cache.get(cls)
+        if fields is None:
+            fields = meaning_fields(cls)
+        for name, mixed in reversed(fields):
+            value = getattr(current, name)
+            if value is None:
+                continue
+            kind = type(value)
+            if kind in node_classes or (kind is not tuple and kind is not list and isinstance(value, cst.CSTNode)):
+                if not mixed or kind not in trivia_classes:
+                    push((value, False))
+            elif kind is tuple or kind is list or isinstance(value, (tuple, list)):
+                for item in reversed(value):
+                    if (type(item) in node_classes or isinstance(item, cst.CSTNode)) and \
+                            (not mixed or type(item) not in trivia_classes):
+                        push((item, False))
 
 
 def _method(visitor: Any, name: str) -> Optional[NodeCallback]:
@@ -333,6 +399,7 @@ class Traversal:
         leave_by_class: Dict[type, Sequence[NodeCallback]] = {}
         visit_names, leave_names = self._visit, self._leave
         trivia = self._trivia
+        trivia_classes, node_classes = _TRIVIA_CLASSES, _NODE_CLASSES
         none: Sequence[NodeCallback] = ()
         stack: List[Tuple[cst.CSTNode, bool]] = [(module, False)]
         pop, push = stack.pop, stack.append
@@ -363,5 +430,20 @@ class Traversal:
                 for child in reversed(list(iter_children(current, True))):
                     push((child, False))
                 continue
-            for child in _reversed_children(current):
-                push((child, False))
+            fields = _meaning_cache.get(cls)
+            if fields is None:
+                fields = meaning_fields(cls)
+            for name, mixed in reversed(fields):
+                value = getattr(current, name)
+                if value is None:
+                    continue
+                kind = type(value)
+                if kind in node_classes or \
+                        (kind is not tuple and kind is not list and isinstance(value, cst.CSTNode)):
+                    if not mixed or kind not in trivia_classes:
+                        push((value, False))
+                elif kind is tuple or kind is list or isinstance(value, (tuple, list)):
+                    for item in reversed(value):
+                        if (type(item) in node_classes or isinstance(item, cst.CSTNode)) and \
+                                (not mixed or type(item) not in trivia_classes):
+                            push((item, False))

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import replace
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from msacclint.diagnostics import Diagnostic, FileResult, Severity
 from msacclint.engine.cache import Cache
@@ -14,6 +13,11 @@ from msacclint.engine.runner import _bad_input, analyse_source
 from msacclint.project import ProjectIndex, find_project_root, load_index
 from msacclint.settings import Settings
 
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
+#: the pool class (None: concurrent.futures.ProcessPoolExecutor, imported when first needed)
+ProcessPoolExecutor: Optional[Callable[..., Executor]] = None
 #: below this many files a process pool costs more than it saves
 PARALLEL_THRESHOLD = 16
 #: chunks handed to each worker process (more chunks: better balance, more messages)
@@ -65,8 +69,10 @@ def analyse_file(path: str, settings: Settings, cache: Optional[Cache] = None,
     else:
         if project is not None:
             project.begin()
+            project.prime(path, data)
         found = analyse_source(data, path, settings, project=project)
         if project is not None:
+            project.checked(path)
             found = FileResult(found.diagnostics + _project_problems(project, settings), found.uses)
     if cache is not None and key is not None:
         deps = project.dependencies() if project is not None else None
@@ -92,6 +98,10 @@ _Job = Tuple[Sequence[str], Settings, bool, Dict[str, ProjectIndex]]
 def _worker(args: _Job, each: Optional[Callable[[], None]] = None) -> List[Tuple[str, FileResult]]:
     paths, settings, use_cache, projects = args
     cache = Cache.for_settings(settings) if use_cache else None
+    for index in projects.values():
+        # a file another file's check needs summarised before its own check keeps its
+        # parse until then
+        index.pending = {os.path.normpath(os.path.abspath(p)) for p in paths}
     out: List[Tuple[str, FileResult]] = []
     for path in paths:
         out.append((path, analyse_file(path, settings, cache, _project_of(path, projects, cache))))
@@ -180,7 +190,14 @@ def analyse_files(paths: Sequence[str], settings: Settings, jobs: Optional[int] 
         # size, and a worker that finishes early takes the next chunk
         count = min(len(todo), jobs * CHUNKS_PER_JOB)
         chunks = [todo[i::count] for i in range(count)]
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pool_class = ProcessPoolExecutor
+        if pool_class is None:  # imported here: a small run never needs multiprocessing
+            from concurrent.futures import ProcessPoolExecutor as default_pool
+
+            pool_class = default_pool
+        from concurrent.futures import as_completed
+
+        with pool_class(max_workers=jobs) as pool:
             futures = [pool.submit(_worker, (c, settings, use_cache, projects)) for c in chunks]
             for future in as_completed(futures):
                 found.update(future.result())

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterable, Iterator, List, Sequence
-
-import pathspec
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, List, Sequence
 
 from msacclint.analysis.source import SKIPPED_FOLDERS
+
+if TYPE_CHECKING:
+    import pathspec
 
 #: what a walk of a folder checks: Python files and Jupyter notebooks
 #: (msacclint/engine/notebook.py); ``exclude = ["*.ipynb"]`` leaves notebooks out
@@ -56,7 +57,11 @@ def discover(paths: Sequence[str], exclude: Iterable[str] = (), root: str = ".")
     for path in paths:
         if not os.path.lexists(path):
             raise MissingPath(path)
-    spec = pathspec.PathSpec.from_lines("gitwildmatch", list(exclude)) if exclude else None
+    spec = None
+    if exclude:
+        import pathspec  # only when there are patterns: its import costs more than a small run
+
+        spec = pathspec.PathSpec.from_lines("gitwildmatch", list(exclude))
     root_path = Path(root).resolve()
     found: List[str] = []
     seen = set()

@@ -60,7 +60,10 @@ def analyse_source(source: Union[str, bytes], path: str, settings: Settings,
     if PREFILTER not in text:
         return FileResult([], nothing)
     _ensure_recursion_limit()
-    module, problem_at = _parse(text)
+    module = project.take_parsed(path, text) if project is not None else None
+    problem_at = None
+    if module is None:
+        module, problem_at = _parse(text)
     if module is None:
         assert problem_at is not None  # parse gives a problem whenever it gives no module
         message, line, column = problem_at
@@ -95,20 +98,33 @@ def _engine_diagnostic(code: str, path: str, message: str, line: int = 1, column
 
 #: factories of extra read-only collectors that join every file's traversal (the project
 #: layer's per-file summary); each result is stored in ``ctx.collected[name]``
-COLLECTORS: Dict[str, Callable[[FileContext], Collector]] = {}
+COLLECTORS: Dict[str, Callable[[FileContext], Optional[Collector]]] = {}
 
 
-def register_collector(name: str, factory: Callable[[FileContext], Collector]) -> None:
+def register_collector(name: str, factory: Callable[[FileContext], Optional[Collector]]) -> None:
     """Have ``factory(ctx)`` join the engine's single traversal of every checked file.
 
     The collector's ``visitors()`` are called during the walk, its ``done()`` after it;
     the instance is then available to rules (in ``finish``) and to the caller as
-    ``ctx.collected[name]``. See docs/dev/architecture.md."""
+    ``ctx.collected[name]``. A factory returning None sits that file out. See
+    docs/dev/architecture.md."""
     COLLECTORS[name] = factory
 
 
+def _project_summary(ctx: FileContext) -> Optional[Collector]:
+    """The project layer's summary of the checked file, gathered in the same traversal
+    (None: no project, or its summary is known already)."""
+    if ctx.project is None:
+        return None
+    collector: Optional[Collector] = ctx.project.summary_collector(ctx.path, ctx.source)
+    return collector
+
+
+register_collector("project.summary", _project_summary)
+
+
 def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]],
-              collectors: Optional[Dict[str, Callable[[FileContext], Collector]]] = None,
+              collectors: Optional[Dict[str, Callable[[FileContext], Optional[Collector]]]] = None,
               also: Sequence[cst.BatchableCSTVisitor] = ()) -> List[Diagnostic]:
     """Run rules over a parsed file in one traversal; a crashing rule is reported and
     dropped, the others go on. ``collectors`` (default: the registered ones) join the
@@ -135,6 +151,8 @@ def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]],
         traversal.add(facts.visitors())
         for name, factory in (COLLECTORS if collectors is None else collectors).items():
             collector = factory(ctx)
+            if collector is None:
+                continue
             ctx.collected[name] = collector
             traversal.add(collector.visitors())
             extra.append(collector)
@@ -189,7 +207,22 @@ class _Guarded:
         self.dead = False
 
     def visitors(self) -> Dict[str, NodeCallback]:
-        return {name: self.wrap(func) for name, func in self.rule.get_visitors().items()}
+        return {name: self.wrap_visitor(func) for name, func in self.rule.get_visitors().items()}
+
+    def wrap_visitor(self, func: Callable[[cst.CSTNode], object]) -> NodeCallback:
+        """``wrap`` for a one-argument visitor (the traversal's hot path: no varargs)."""
+        def guarded(node: cst.CSTNode) -> None:
+            if self.dead:
+                return
+            try:
+                func(node)
+            except RecursionError:
+                raise
+            except Exception as exc:
+                self.dead = True
+                self.crashed.append((self.rule, exc))
+
+        return guarded
 
     def wrap(self, func: Callable[..., None]) -> Callable[..., None]:
         def guarded(node: cst.CSTNode, *more: object) -> None:

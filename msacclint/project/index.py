@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
@@ -22,11 +23,13 @@ from msacclint.analysis.imports import dotted, imported_names
 from msacclint.analysis.source import MAX_SOURCE_BYTES, SKIPPED_FOLDERS, decode, parse
 from msacclint.project import configs as configs_mod
 from msacclint.project.summary import (
+    DEFERRED,
     FORMAT,
     ClassSummary,
     Expr,
     FileSummary,
     FunctionSummary,
+    SummaryCollector,
     from_json,
     resolve_relative,
     summarize,
@@ -39,6 +42,13 @@ MAX_FILES = 50_000
 #: a folder without pyproject.toml/setup.py/setup.cfg/.git is indexed this deep and this far
 UNMARKED_DEPTH = 2
 UNMARKED_MAX_FILES = 5_000
+#: parsed modules kept for files that were summarised before their own check in this run
+#: (the check then reuses the parse): at most this much source text at a time (a parsed
+#: module takes some 35 bytes of memory per byte of source)
+KEEP_PARSED_BYTES = 2_000_000
+#: summaries collected in the engine's traversal wait for their lines with the file's text:
+#: at most this much text at a time (a long flake8 or editor session checks many files)
+KEEP_DRAFT_BYTES = 16_000_000
 #: modules that never build a Cell (calls into them leave a class's mode-dependence known)
 NEUTRAL_MODULES = frozenset({"numpy", "math", "os", "sys", "logging", "copy", "functools", "collections",
                              "typing", "itertools", "re", "json", "random", "warnings", "builtins", "time",
@@ -143,11 +153,23 @@ class ProjectIndex:
         self._module_cache: Dict[Tuple[str, str], Optional[str]] = {}
         #: path -> the words of its text (``referrers``), built on first use
         self._words: Optional[Dict[str, frozenset]] = None
+        #: files this process will check later in the run (set by the engine's batch)
+        self.pending: Set[str] = set()
+        #: the caller checks every file in turn without a list (flake8): keep any parse
+        self.keep_all_parses = False
+        #: path -> (text, parsed module) of pending files parsed for their summary
+        self._parsed: OrderedDict[str, Tuple[str, Any]] = OrderedDict()
+        self._parsed_bytes = 0
+        #: path -> (text, collector) of checked files whose summary the engine's traversal
+        #: collected, lines not yet filled in (done on first use)
+        self._drafts: OrderedDict[str, Tuple[str, SummaryCollector]] = OrderedDict()
+        self._draft_bytes = 0
 
     # -- pickling: workers get the file list, not the summaries ----------------------
     def __getstate__(self):
         state = self.__dict__.copy()
-        state.update(_summaries={}, _texts={}, _used={}, _module_cache={}, _reported=set(), _words=None)
+        state.update(_summaries={}, _texts={}, _used={}, _module_cache={}, _reported=set(), pending=set(),
+                     _parsed=OrderedDict(), _parsed_bytes=0, _drafts=OrderedDict(), _draft_bytes=0, _words=None)
         state["configs"] = configs_mod.ConfigStore(self.configs.paths)
         return state
 
@@ -197,6 +219,8 @@ class ProjectIndex:
         self._texts.pop(path, None)
         self._summaries.pop(path, None)
         self._words = None
+        self._drop_draft(path)
+        self._drop_parsed(path)
         if path.endswith(".py"):
             known = path in self.files
             if os.path.exists(path):
@@ -248,7 +272,12 @@ class ProjectIndex:
             except (KeyError, TypeError, ValueError, AttributeError):
                 found = None
         if found is None:
-            found = self._build(path, data, module, is_package)
+            draft = self._drop_draft(path)
+            if draft is not None and draft[1].summary.module == module and draft[1].is_package == is_package \
+                    and decode(data)[0] == draft[0]:
+                found = draft[1].finalize(draft[0])
+            else:
+                found = self._build(path, data, module, is_package)
             if found is not None and self.cache is not None:
                 self.cache.store_object("summary", key, to_json(found))
         if found is not None:
@@ -268,11 +297,78 @@ class ProjectIndex:
         if parsed is None:
             self._problem(path, f"{problem_at[0]}; what it defines is unknown to other files", problem_at[1])
             return None
+        if path in self.pending or self.keep_all_parses:
+            self._keep_parsed(path, text, parsed)
         try:
             return summarize(parsed, path, module, is_package, text)
         except RecursionError:
             self._problem(path, "file is nested too deeply for the project layer; what it defines is unknown")
             return None
+
+    # -- the engine's side: one parse and one traversal per checked file ------------------
+    def summary_collector(self, path: str, text: str) -> Optional[SummaryCollector]:
+        """A collector gathering the summary of the checked file ``path`` (source ``text``)
+        in the engine's traversal, or None when the summary is already known. Its lines are
+        filled in only if another question needs the summary (``summary``)."""
+        path = os.path.normpath(os.path.abspath(path))
+        if path in self._summaries or path in self._drafts:
+            return None
+        module, is_package = self.module_name(path)
+        collector = SummaryCollector(path, module, is_package, DEFERRED)
+
+        def keep(done: SummaryCollector) -> None:
+            if path not in self._summaries and len(text) <= KEEP_DRAFT_BYTES:
+                self._drop_draft(path)
+                self._drafts[path] = (text, done)
+                self._draft_bytes += len(text)
+                while self._draft_bytes > KEEP_DRAFT_BYTES:  # the oldest go: summarised again if asked
+                    _, (old, _collector) = self._drafts.popitem(last=False)
+                    self._draft_bytes -= len(old)
+
+        collector.on_done = keep
+        return collector
+
+    def prime(self, path: str, data: bytes) -> None:
+        """The bytes of ``path`` as the engine read them to check it (not read again)."""
+        path = os.path.normpath(os.path.abspath(path))
+        self._texts.setdefault(path, data)
+
+    def take_parsed(self, path: str, text: str) -> Optional[Any]:
+        """The module parsed for ``path``'s summary earlier in this run, if its text is
+        ``text`` (the check reuses it instead of parsing again); forgotten once taken."""
+        path = os.path.normpath(os.path.abspath(path))
+        kept = self._drop_parsed(path)
+        if kept is not None and kept[0] == text:
+            return kept[1]
+        return None
+
+    def checked(self, path: str) -> None:
+        """``path`` has been checked: no parse is kept for it any more."""
+        path = os.path.normpath(os.path.abspath(path))
+        self.pending.discard(path)
+        self._drop_parsed(path)
+
+    def _keep_parsed(self, path: str, text: str, parsed: Any) -> None:
+        if len(text) > KEEP_PARSED_BYTES:
+            return
+        self._drop_parsed(path)
+        self._parsed[path] = (text, parsed)
+        self._parsed_bytes += len(text)
+        while self._parsed_bytes > KEEP_PARSED_BYTES:
+            _, (old, _module) = self._parsed.popitem(last=False)
+            self._parsed_bytes -= len(old)
+
+    def _drop_draft(self, path: str) -> Optional[Tuple[str, SummaryCollector]]:
+        draft = self._drafts.pop(path, None)
+        if draft is not None:
+            self._draft_bytes -= len(draft[0])
+        return draft
+
+    def _drop_parsed(self, path: str) -> Optional[Tuple[str, Any]]:
+        kept = self._parsed.pop(path, None)
+        if kept is not None:
+            self._parsed_bytes -= len(kept[0])
+        return kept
 
     # -- modules --------------------------------------------------------------------
     def _bases(self, importer: str) -> Iterator[str]:

@@ -1,9 +1,12 @@
 """A file's summary: the few facts other files ask about, small and picklable.
 
-The summary is gathered by ``SummaryCollector``, a batchable LibCST visitor (visit/leave
-callbacks per node type), so it can ride along in the engine's one traversal; until that
-walk accepts extra collectors it is run on its own by ``summarize`` (the one call site of
-a second walk). Expressions are kept as small tuples (``Expr``), never as CST nodes:
+The summary is gathered by ``SummaryCollector`` (visit/leave callbacks per node type). For
+a file the engine checks, it rides along in the engine's one traversal (a collector, see
+``ProjectIndex.summary_collector``) with its line numbers left as placeholders, filled in
+from Python's own parser only when another file's question needs the summary
+(``SummaryCollector.finalize``). A file the run does not check, or one whose summary is
+needed before its own check, is summarised on its own by ``summarize`` (a read-only walk).
+Expressions are kept as small tuples (``Expr``), never as CST nodes:
 
 - ``("lit", value)``: a literal (number, string, bool, None, tuple of those);
 - ``("param", name)``: a parameter of the enclosing function;
@@ -16,14 +19,14 @@ a second walk). Expressions are kept as small tuples (``Expr``), never as CST no
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
-from libcst import visit_batched
 
 from msacclint.analysis.calls import UNKNOWN, literal
 from msacclint.analysis.imports import canonical, dotted
+from msacclint.analysis.walk import Traversal, visitor_names
 
 #: bump when the shape of a summary changes: cached summaries of another format are ignored
 FORMAT = 4
@@ -140,7 +143,7 @@ def signature(node: cst.FunctionDef) -> Tuple[Tuple[str, Optional[Expr]], ...]:
     for param in (*p.posonly_params, *p.params, *p.kwonly_params):
         default = None
         if param.default is not None:
-            value = literal(param.default)
+            value = _literal(param.default)
             default = ("lit", value) if value is not UNKNOWN else \
                 (("name", dotted(param.default)) if dotted(param.default) else UNKNOWN_EXPR)
         out.append((param.name.value, default))
@@ -195,19 +198,96 @@ def _ast_dotted(node) -> Optional[str]:
     return None
 
 
+def _literal(node: cst.BaseExpression) -> Any:
+    """``literal`` (msacclint.analysis.calls), without Python's compiler for the plain
+    numbers and strings a summary meets most (LibCST's ``evaluated_value`` compiles each)."""
+    kind = type(node)
+    if kind is cst.Integer:
+        return int(node.value, 0)  # type: ignore[attr-defined]
+    if kind is cst.Float:
+        return float(node.value)  # type: ignore[attr-defined]
+    if kind is cst.SimpleString:
+        text = node.value  # type: ignore[attr-defined]
+        if text[:1] in _QUOTES and BACKSLASH not in text and CR not in text:
+            if len(text) >= 6 and text[:3] in _TRIPLE_QUOTES:
+                return text[3:-3]
+            return text[1:-1]
+    return literal(node)
+
+
+_QUOTES = ("'", '"')
+_TRIPLE_QUOTES = (3 * "'", 3 * '"')
+BACKSLASH, CR = chr(92), chr(13)
+_ASSIGN_KEY: Tuple[str, ...] = ("A",)
+#: the names ``literal`` reads as values
+_CONSTANT_NAMES = {"True": True, "False": False, "None": None}
+
+
+def _dotted(node: cst.BaseExpression) -> Optional[str]:
+    """``dotted`` by exact class (Name and Attribute have no subclasses)."""
+    parts = []
+    while type(node) is cst.Attribute:
+        parts.append(node.attr.value)  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]
+    if type(node) is cst.Name:
+        if not parts:
+            return node.value  # type: ignore[attr-defined, no-any-return]
+        parts.append(node.value)  # type: ignore[attr-defined]
+        return ".".join(reversed(parts))
+    return None
+
+
+class _Line:
+    """A line number not known yet: the ``ordinal``-th node of kind ``key`` in source order
+    (``line_table``); replaced by the line when the summary is finalised."""
+
+    __slots__ = ("key", "ordinal")
+
+    def __init__(self, key: Tuple[str, ...], ordinal: int) -> None:
+        self.key = key
+        self.ordinal = ordinal
+
+
+def _fill_lines(value: Any, table: Optional[Dict[Tuple[str, ...], List[int]]]) -> Any:
+    """``value`` with every ``_Line`` in it replaced by its line (0 when unknown)."""
+    if isinstance(value, _Line):
+        lines = table.get(value.key, ()) if table is not None else ()
+        return lines[value.ordinal] if value.ordinal < len(lines) else 0
+    if isinstance(value, list):
+        return [_fill_lines(v, table) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_fill_lines(v, table) for v in value)
+    if isinstance(value, dict):
+        return {k: _fill_lines(v, table) for k, v in value.items()}
+    if is_dataclass(value) and not isinstance(value, type):
+        for f in fields(value):
+            setattr(value, f.name, _fill_lines(getattr(value, f.name), table))
+    return value
+
+
+#: the sentinel ``lines`` value of a collector whose lines are filled in later
+DEFERRED: Dict[Tuple[str, ...], List[int]] = {}
+
+
 class SummaryCollector(cst.BatchableCSTVisitor):
     """Gathers a FileSummary in one walk. Line numbers come from ``lines`` (see
-    ``line_table``) when given, else they are 0."""
+    ``line_table``) when given, else they are 0; with ``lines=DEFERRED`` they are
+    placeholders until ``finalize(text)``."""
 
     def __init__(self, path: str, module: str, is_package: bool = False,
                  lines: Optional[Dict[Tuple[str, ...], List[int]]] = None) -> None:
         super().__init__()
         self.summary = FileSummary(path=path, module=module)
         self._lines = lines
+        self._deferred = lines is DEFERRED
         self._taken: Dict[Tuple[str, ...], int] = {}
         self.is_package = is_package
         self._classes: List[ClassSummary] = []
         self._functions: List[FunctionSummary] = []
+        #: the parameter names of each function on ``_functions``
+        self._param_names: List[frozenset] = []
+        self._qualified_memo: Dict[str, str] = {}
+        self._callee_hint: Tuple[Optional[cst.CSTNode], Optional[str]] = (None, None)
         self._scope: List[str] = []
         self._names: set = set()
         self._positions = True
@@ -217,21 +297,25 @@ class SummaryCollector(cst.BatchableCSTVisitor):
     def _line(self, node: cst.CSTNode) -> int:
         if self._lines is None:
             return 0
-        if isinstance(node, cst.ClassDef):
-            key: Tuple[str, ...] = ("C", node.name.value)
-        elif isinstance(node, cst.FunctionDef):
-            key = ("F", node.name.value)
-        elif isinstance(node, cst.Call):
-            name = dotted(node.func)
+        kind = type(node)
+        if kind is cst.ClassDef:
+            key: Tuple[str, ...] = ("C", node.name.value)  # type: ignore[attr-defined]
+        elif kind is cst.FunctionDef:
+            key = ("F", node.name.value)  # type: ignore[attr-defined]
+        elif kind is cst.Call:
+            hint = self._callee_hint  # the call ``_call`` is recording: its callee is known
+            name = hint[1] if hint[0] is node else _dotted(node.func)  # type: ignore[attr-defined]
             if name is None:
                 return 0
             key = ("K", name)
-        elif isinstance(node, cst.Assign):
-            key = ("A",)
+        elif kind is cst.Assign:
+            key = _ASSIGN_KEY
         else:
             return 0
         index = self._taken.get(key, 0)
         self._taken[key] = index + 1
+        if self._deferred:
+            return _Line(key, index)  # type: ignore[return-value]  # an int once finalised
         lines = self._lines.get(key, ())
         return lines[index] if index < len(lines) else 0
 
@@ -239,27 +323,34 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         return tuple(p for p, _ in self._functions[-1].params) if self._functions else ()
 
     def expr(self, node: cst.BaseExpression) -> Expr:
-        value = literal(node)
-        if value is not UNKNOWN:
-            return ("lit", value)
-        if isinstance(node, cst.Name):
-            if node.value in self._params():
-                return ("param", node.value)
-            return ("name", node.value)
-        if isinstance(node, cst.Attribute):
-            name = dotted(node)
+        kind = type(node)
+        # the common cases first, by exact class (LibCST's isinstance checks go through
+        # ABCMeta): a name, an attribute chain, a call are never literals
+        if kind is cst.Name:
+            value = node.value  # type: ignore[attr-defined]
+            if value in _CONSTANT_NAMES:
+                return ("lit", _CONSTANT_NAMES[value])
+            if self._functions and value in self._param_names[-1]:
+                return ("param", value)
+            return ("name", value)
+        if kind is cst.Attribute:
+            name = _dotted(node)
             return ("name", name) if name else UNKNOWN_EXPR
+        if kind is not cst.Call and kind is not cst.Subscript:
+            value = _literal(node)
+            if value is not UNKNOWN:
+                return ("lit", value)
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Subtract) \
-                and literal(node.left) in (1, 1.0) and literal(node.left) is not UNKNOWN:
+                and _literal(node.left) in (1, 1.0) and _literal(node.left) is not UNKNOWN:
             return ("minus1", self.expr(node.right))
         if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-            key = literal(node.slice[0].slice.value)
+            key = _literal(node.slice[0].slice.value)
             base = dotted(node.value)
             if isinstance(key, str) and base:
                 return ("key", base, key)
         if isinstance(node, cst.Call):
             if isinstance(node.func, cst.Attribute) and node.func.attr.value == "get" and node.args:
-                key = literal(node.args[0].value)
+                key = _literal(node.args[0].value)
                 base = dotted(node.func.value)
                 if isinstance(key, str) and base:
                     return ("key", base, key)
@@ -326,6 +417,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
                 info.selector = (name, default)
                 break
         self._functions.append(info)
+        self._param_names.append(frozenset(p for p, _ in info.params))
         self._scope.append(node.name.value)
         self.summary.functions[qual] = info
         cls = self._owner()
@@ -336,6 +428,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         info = self._functions.pop()
+        self._param_names.pop()
         self._scope.pop()
         if len(info.returns) == 1 and info.returns[0][0] == "name" and info.returns[0][1].startswith("self."):
             info.returns_attr = info.returns[0][1][5:]
@@ -393,7 +486,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             out = {}
             for element in value.elements:
                 if isinstance(element, cst.DictElement):
-                    key = literal(element.key)
+                    key = _literal(element.key)
                     if isinstance(key, str):
                         out[key] = (self.expr(element.value), line)
             return out
@@ -416,13 +509,14 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         self._call(node)
 
     def _call(self, node: cst.Call, attr: Optional[str] = None) -> None:
-        name = dotted(node.func)
+        name = _dotted(node.func)
         if name is None:
             return
         if id(node) in self._seen:
             return  # ``self.x = Call(...)`` was recorded by visit_Assign, which runs first
         self._seen.add(id(node))
         owner_calls = self._target_calls()
+        self._callee_hint = (node, name)
         line = self._line(node)
         args = tuple(self.expr(a.value) for a in node.args if a.keyword is None and not a.star)
         kwargs = {a.keyword.value: self.expr(a.value) for a in node.args if a.keyword is not None}
@@ -471,7 +565,11 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         bound = self.summary.imports.get(head)
         if bound is None:
             return name
-        return canonical(f"{bound}.{rest}" if rest else bound)
+        full = f"{bound}.{rest}" if rest else bound
+        found = self._qualified_memo.get(full)
+        if found is None:
+            found = self._qualified_memo[full] = canonical(full)
+        return found
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "training" and isinstance(node.value, cst.Name) and node.value.value == "self":
@@ -483,14 +581,35 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         # methods record their calls in the class too; a function's own calls stay on it
         return self.summary
 
+    # -- the engine's collector protocol (msacclint.analysis.walk.Collector) -------------
+    def visitors(self) -> Dict[str, Callable[[cst.CSTNode], Any]]:
+        return {name: getattr(self, name) for name in visitor_names(type(self))}
+
+    def done(self) -> None:
+        if self.on_done is not None:
+            self.on_done(self)
+
+    #: called with the collector when the engine's traversal is over
+    on_done: Optional[Callable[[SummaryCollector], None]] = None
+
+    def finalize(self, text: str) -> FileSummary:
+        """The summary with its deferred line numbers filled in from ``text``."""
+        summary = self.finish()
+        if self._deferred:
+            _fill_lines(summary, line_table(text))
+            self._deferred = False
+        return summary
+
 
 def summarize(module: cst.Module, path: str, module_name: str, is_package: bool = False,
               text: Optional[str] = None) -> FileSummary:
-    """The summary of a parsed module (``text``: its source, for line numbers). The one
-    place a second walk over a file happens; it goes once the engine's traversal accepts
-    extra collectors."""
+    """The summary of a parsed module (``text``: its source, for line numbers), by a
+    read-only walk of its own: for files the engine's traversal does not collect (not
+    checked in this run, or needed before their own check)."""
     collector = SummaryCollector(path, module_name, is_package, line_table(text) if text is not None else None)
-    visit_batched(module, [collector])
+    traversal = Traversal()
+    traversal.add(collector.visitors())
+    traversal.run(module)
     return collector.finish()
 
 
@@ -514,12 +633,31 @@ def _params_in(data) -> Tuple[Tuple[str, Optional[Expr]], ...]:
 
 
 def to_json(summary: FileSummary) -> Dict[str, Any]:
-    from dataclasses import asdict
-
-    data = asdict(summary)
+    """The summary as JSON-ready data (what ``dataclasses.asdict`` gives, tuples as lists:
+    the same JSON text; asdict's generic deep copy costs several times more)."""
+    data = _plain(summary)
     data["names"] = sorted(summary.names)
     data["format"] = FORMAT
-    return data
+    return data  # type: ignore[no-any-return]
+
+
+_FIELD_NAMES: Dict[type, Tuple[str, ...]] = {}
+
+
+def _plain(value: Any) -> Any:
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if kind is tuple or kind is list:
+        return [_plain(v) for v in value]
+    if kind is dict:
+        return {k: _plain(v) for k, v in value.items()}
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        if not is_dataclass(value):
+            return value  # left to json (as asdict leaves it)
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(value))
+    return {name: _plain(getattr(value, name)) for name in names}
 
 
 def from_json(data: Dict[str, Any]) -> FileSummary:

@@ -197,10 +197,27 @@ def _trigger_words(cls: type) -> FrozenSet[str]:
 @functools.cache
 def visitor_names(cls: type) -> Tuple[str, ...]:
     names = []
-    for name in dir(cls):
+    for name in _candidate_names(cls):
         if not (name.startswith("visit_") or name.startswith("leave_")) or name == "visit_resolved_call":
             continue
         func = getattr(cls, name)
         if callable(func) and not getattr(func, "_is_no_op", False):
             names.append(name)
     return tuple(names)
+
+
+def _candidate_names(cls: type) -> List[str]:
+    """``dir(cls)`` without the thousand no-op visitor stubs of LibCST's base classes
+    (the names each of those classes defines for real are looked up once)."""
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        if klass.__module__.startswith("libcst"):
+            names.update(_real_names(klass))
+        else:
+            names.update(vars(klass))
+    return sorted(names)
+
+
+@functools.cache
+def _real_names(klass: type) -> FrozenSet[str]:
+    return frozenset(name for name, value in vars(klass).items() if not getattr(value, "_is_no_op", False))
