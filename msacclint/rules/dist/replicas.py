@@ -398,6 +398,50 @@ class StepWithoutGradReduction(Rule):
             import mindspore.nn as nn
             import mindspore.ops as ops
 
+            class StepCell(nn.Cell):
+                def __init__(self, network, optimizer):
+                    super().__init__(auto_prefix=False)
+                    self.network = network
+                    self.optimizer = optimizer
+                    self.weights = optimizer.parameters
+                    self.grad = ops.GradOperation(get_by_list=True)  # MSA602
+
+                def construct(self, x, y):
+                    grads = self.grad(self.network, self.weights)(x, y)
+                    return self.optimizer(grads)
+        """,
+        "src/trainer.py": """
+            import mindspore.nn as nn
+            from src.step import StepCell
+
+            class Trainer:
+                def __init__(self, net, epochs):
+                    self.net = net
+                    self.epochs = epochs
+
+                def fit(self, data):
+                    step = StepCell(self.net, nn.Adam(self.net.trainable_params()))
+                    for _ in range(self.epochs):
+                        for x, y in data:
+                            step(x, y)
+        """,
+        "train.py": """
+            import mindspore as ms
+            from mindspore.communication import init
+            from src.trainer import Trainer
+
+            ms.set_seed(1)
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            Trainer(Net(), 10).fit(data)
+        """,
+        }, note="the step Cell is built by a Trainer class of src/ that the entry script builds"),
+        Invalid(files={
+        "src/__init__.py": "",
+        "src/step.py": """
+            import mindspore.nn as nn
+            import mindspore.ops as ops
+
             class TrainStep(nn.Cell):
                 def __init__(self, network, optimizer):
                     super().__init__(auto_prefix=False)
@@ -525,12 +569,11 @@ class StepWithoutGradReduction(Rule):
             node, reduces = _gradients_in(self.ctx, info.node)
             if node is None or reduces:
                 continue
-            for site, site_summary, call, _cls, _func in project.call_sites(path, name):
+            for site, site_summary, call in _entry_sites(project, path, name):
                 modes = [line for expr, line in site_summary.parallel_modes if _says_data_parallel(expr)]
-                if site == path or not site_summary.init_lines or not modes:
-                    continue
                 shown = project.display(site)
-                self.report(node, f"{name} takes gradients itself and never all-reduces them, and {shown} builds it "
+                self.report(node, f"{name} takes gradients itself and never all-reduces them, and {shown} builds it (directly or through "
+                            f"what it builds) "
                             f"(line {call.line}) after init() under DATA_PARALLEL (line {modes[0]}): the parallel "
                             "context reduces only inside nn.TrainOneStepCell and Model, so each device applies its "
                             "own gradients; apply nn.DistributedGradReducer to them in construct",
@@ -581,6 +624,26 @@ def _built_from(ctx, sc, fl, expr: cst.BaseExpression, before: int, depth: int =
         arg = argument(event.node, expr.value, tuple(sc.params(fl)[:position + 1]))
         answers.add(_built_from(ctx, sc, caller_fl, arg.value, event.order, depth + 1) if arg is not None else None)
     return answers.pop() if len(answers) == 1 else None
+
+
+def _entry_sites(project, path: str, name: str, depth: int = 0):
+    """Where the class or function ``name`` of ``path`` is built by a file that calls init()
+    and sets DATA_PARALLEL, directly or through up to three builders in between (a Trainer
+    class of ``src/`` that builds the step Cell): (file, its summary, the call there)."""
+    if depth > 3 or "." in name:
+        return
+    for site, summary, call, cls, func in project.call_sites(path, name):
+        if site != path and summary.init_lines and any(_says_data_parallel(e) for e, _ in summary.parallel_modes):
+            yield site, summary, call
+            return
+        owner = cls.name if cls is not None else (func.name if func is not None else None)
+        if owner is not None:
+            owner = owner.split(".")[0]  # a method runs on an instance of its class
+        if owner is not None and owner != name:
+            found = next(iter(_entry_sites(project, site, owner, depth + 1)), None)
+            if found is not None:
+                yield found
+                return
 
 
 def _says_data_parallel(expr) -> bool:

@@ -300,6 +300,8 @@ def _trains(project, summary) -> bool:
         qualified = project.qualified(summary, call.callee)
         if call.callee.endswith(".train") or qualified in TRAINING_CALLS:
             return True
+        if call.callee.endswith(".set_train") and (not call.args or call.args[0] == ("lit", True)):
+            return True  # a network put in training mode: a hand-written loop trains it
     return False
 
 
@@ -309,7 +311,7 @@ TRAINING_CALLS = frozenset({"mindspore.value_and_grad", "mindspore.grad", "minds
 
 
 def _says_dist_name(name: str) -> bool:
-    lowered = name.lower()
+    lowered = name.lower().replace("num_parallel_workers", "")  # the datasets' worker count
     return any(w in lowered for w in _DIST_WORDS)
 
 
