@@ -55,6 +55,18 @@ NEUTRAL_MODULES = frozenset({"numpy", "math", "os", "sys", "logging", "copy", "f
                              "operator", "abc", "dataclasses", "inspect", "pathlib", "enum", "scipy"})
 BUILTINS = frozenset(dir(__import__("builtins")))
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+#: calls that make a file a training script (``ProjectIndex.trains``)
+TRAINING_CALLS = frozenset({"mindspore.value_and_grad", "mindspore.grad", "mindspore.ops.value_and_grad",
+                            "mindspore.ops.GradOperation", "mindspore.nn.TrainOneStepCell",
+                            "mindspore.nn.TrainOneStepWithLossScaleCell"})
+
+
+def says_data_parallel(expr: Expr) -> bool:
+    """A parallel_mode value a summary recorded: ParallelMode.DATA_PARALLEL or 'data_parallel'
+    (a name held in a variable is not followed)."""
+    if expr[0] == "lit":
+        return isinstance(expr[1], str) and expr[1].lower() == "data_parallel"
+    return expr[0] == "name" and expr[1].rsplit(".", 1)[-1] == "DATA_PARALLEL"
 DROPOUTS = ("mindspore.nn.Dropout", "mindspore.nn.Dropout1d", "mindspore.nn.Dropout2d", "mindspore.nn.Dropout3d",
             "mindspore.mint.nn.Dropout")
 BATCH_NORMS = ("mindspore.nn.BatchNorm1d", "mindspore.nn.BatchNorm2d", "mindspore.nn.BatchNorm3d",
@@ -870,17 +882,34 @@ class ProjectIndex:
             out.extend((other, callee, call.line) for callee in builds)
         return out or None
 
-    def is_used(self, path: str, name: str) -> bool:
-        """Whether anything in the project names ``name`` (defined in ``path``) besides its
-        definition: conservative (a mention in a comment counts)."""
-        pattern = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
-        path = os.path.normpath(os.path.abspath(path))
-        for other in sorted(self.files):
-            data = self._bytes(other)
-            if data is None:
-                continue
-            hits = len(pattern.findall(data))
-            if hits > (1 if other == path else 0):
+    def data_parallel_builders(self, path: str, name: str, depth: int = 0
+                               ) -> Iterator[Tuple[str, FileSummary, Any, int]]:
+        """Where the class or function ``name`` of ``path`` is built by another file that calls
+        init() and sets DATA_PARALLEL, directly or through up to three builders in between (a
+        Trainer class of ``src/`` that builds the step Cell): (that file, its summary, the call
+        there, the line of its parallel context). The first such file only."""
+        if depth > 3 or "." in name:
+            return
+        for site, summary, call, cls, func in self.call_sites(path, name):
+            modes = [line for expr, line in summary.parallel_modes if says_data_parallel(expr)]
+            if site != path and summary.init_lines and modes:
+                yield site, summary, call, modes[0]
+                return
+            owner = cls.name if cls is not None else (func.name if func is not None else None)
+            owner = owner.split(".")[0] if owner is not None else None  # a method runs on an instance
+            if owner is not None and owner != name:
+                found = next(iter(self.data_parallel_builders(site, owner, depth + 1)), None)
+                if found is not None:
+                    yield found
+                    return
+
+    def trains(self, summary: FileSummary) -> bool:
+        """The file trains: Model.train, a TrainOneStepCell, a gradient function, or a network
+        put in training mode (``net.set_train()``, a hand-written loop)."""
+        for call in summary.calls + [c for f in summary.functions.values() for c in f.calls]:
+            if call.callee.endswith(".train") or self.qualified(summary, call.callee) in TRAINING_CALLS:
+                return True
+            if call.callee.endswith(".set_train") and (not call.args or call.args[0] == ("lit", True)):
                 return True
         return False
 

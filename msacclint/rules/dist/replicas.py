@@ -569,15 +569,14 @@ class StepWithoutGradReduction(Rule):
             node, reduces = _gradients_in(self.ctx, info.node)
             if node is None or reduces:
                 continue
-            for site, site_summary, call in _entry_sites(project, path, name):
-                modes = [line for expr, line in site_summary.parallel_modes if _says_data_parallel(expr)]
+            for site, _summary, call, mode_line in project.data_parallel_builders(path, name):
                 shown = project.display(site)
                 self.report(node, f"{name} takes gradients itself and never all-reduces them, and {shown} builds it (directly or through "
                             f"what it builds) "
-                            f"(line {call.line}) after init() under DATA_PARALLEL (line {modes[0]}): the parallel "
+                            f"(line {call.line}) after init() under DATA_PARALLEL (line {mode_line}): the parallel "
                             "context reduces only inside nn.TrainOneStepCell and Model, so each device applies its "
                             "own gradients; apply nn.DistributedGradReducer to them in construct",
-                            related=[(shown, modes[0], "set_auto_parallel_context(parallel_mode=DATA_PARALLEL)"),
+                            related=[(shown, mode_line, "set_auto_parallel_context(parallel_mode=DATA_PARALLEL)"),
                                      (shown, call.line, f"{call.callee}(...)")])
                 break
 
@@ -624,33 +623,6 @@ def _built_from(ctx, sc, fl, expr: cst.BaseExpression, before: int, depth: int =
         arg = argument(event.node, expr.value, tuple(sc.params(fl)[:position + 1]))
         answers.add(_built_from(ctx, sc, caller_fl, arg.value, event.order, depth + 1) if arg is not None else None)
     return answers.pop() if len(answers) == 1 else None
-
-
-def _entry_sites(project, path: str, name: str, depth: int = 0):
-    """Where the class or function ``name`` of ``path`` is built by a file that calls init()
-    and sets DATA_PARALLEL, directly or through up to three builders in between (a Trainer
-    class of ``src/`` that builds the step Cell): (file, its summary, the call there)."""
-    if depth > 3 or "." in name:
-        return
-    for site, summary, call, cls, func in project.call_sites(path, name):
-        if site != path and summary.init_lines and any(_says_data_parallel(e) for e, _ in summary.parallel_modes):
-            yield site, summary, call
-            return
-        owner = cls.name if cls is not None else (func.name if func is not None else None)
-        if owner is not None:
-            owner = owner.split(".")[0]  # a method runs on an instance of its class
-        if owner is not None and owner != name:
-            found = next(iter(_entry_sites(project, site, owner, depth + 1)), None)
-            if found is not None:
-                yield found
-                return
-
-
-def _says_data_parallel(expr) -> bool:
-    """A parallel_mode value a summary recorded: ParallelMode.DATA_PARALLEL or 'data_parallel'."""
-    if expr[0] == "lit":
-        return isinstance(expr[1], str) and expr[1].lower() == "data_parallel"
-    return expr[0] == "name" and expr[1].rsplit(".", 1)[-1] == "DATA_PARALLEL"
 
 
 def _gradients_in(ctx, node: cst.ClassDef) -> Tuple[Optional[cst.Call], bool]:

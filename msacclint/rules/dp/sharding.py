@@ -269,9 +269,8 @@ class DatasetNotSharded(Rule):
             event = sc.event(call)
             if event is not None and any(_says_distribution(t) for t, _ in event.guards):
                 continue
-            for site, site_summary, site_call, _cls, _func in project.call_sites(path, fn.name.value):
-                modes = [line for expr, line in site_summary.parallel_modes if _data_parallel(expr)]
-                if site == path or not site_summary.init_lines or not modes or not _trains(project, site_summary):
+            for site, site_summary, site_call, mode_line in project.data_parallel_builders(path, fn.name.value):
+                if not project.trains(site_summary):
                     continue
                 if any(k in SELECTOR_NAMES and v[0] == "lit" and v[1] in (False, "eval", "val", "valid", "test")
                        for k, v in site_call.kwargs.items()) or "**" in site_call.kwargs or \
@@ -280,34 +279,11 @@ class DatasetNotSharded(Rule):
                     continue
                 shown = project.display(site)
                 self.report(call, f"{shown} trains under DATA_PARALLEL (init() and the parallel context, line "
-                            f"{modes[0]}) on {fn.name.value}() (line {site_call.line}), and this dataset has no "
+                            f"{mode_line}) on {fn.name.value}() (line {site_call.line}), and this dataset has no "
                             "num_shards/shard_id: every device reads all samples in the same order",
-                            related=[(shown, modes[0], "set_auto_parallel_context(parallel_mode=DATA_PARALLEL)"),
+                            related=[(shown, mode_line, "set_auto_parallel_context(parallel_mode=DATA_PARALLEL)"),
                                      (shown, site_call.line, f"{site_call.callee}(...)")])
                 break
-
-
-def _data_parallel(expr) -> bool:
-    """A parallel_mode value a project summary recorded: ParallelMode.DATA_PARALLEL or 'data_parallel'."""
-    if expr[0] == "lit":
-        return isinstance(expr[1], str) and expr[1].lower() == "data_parallel"
-    return expr[0] == "name" and expr[1].rsplit(".", 1)[-1] == "DATA_PARALLEL"
-
-
-def _trains(project, summary) -> bool:
-    """The entry file trains: Model.train, a TrainOneStepCell, or a gradient function."""
-    for call in summary.calls + [c for f in summary.functions.values() for c in f.calls]:
-        qualified = project.qualified(summary, call.callee)
-        if call.callee.endswith(".train") or qualified in TRAINING_CALLS:
-            return True
-        if call.callee.endswith(".set_train") and (not call.args or call.args[0] == ("lit", True)):
-            return True  # a network put in training mode: a hand-written loop trains it
-    return False
-
-
-TRAINING_CALLS = frozenset({"mindspore.value_and_grad", "mindspore.grad", "mindspore.ops.value_and_grad",
-                            "mindspore.ops.GradOperation", "mindspore.nn.TrainOneStepCell",
-                            "mindspore.nn.TrainOneStepWithLossScaleCell"})
 
 
 def _says_dist_name(name: str) -> bool:
