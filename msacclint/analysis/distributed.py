@@ -17,8 +17,7 @@ gradient reduction and seeds.
 
 from __future__ import annotations
 
-import re
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import libcst as cst
 
@@ -87,27 +86,41 @@ class Distributed:
         return self.parallel_mode == "data"
 
 
-_BOUND_REDUCER = re.compile(r"([A-Za-z_][\w.]*)\s*=\s*(?:[A-Za-z_][\w.]*\.)?DistributedGradReducer\s*\(")
-
-
 def _reduces_gradients(ctx: FileContext, f: FileFacts) -> bool:
     """The file all-reduces gradients: an AllReduce/all_reduce call, or a
-    DistributedGradReducer that is called (``reducer(grads)``) or not bound to a plain name or
-    attribute. A reducer assigned to a name (``grad_reducer = ...``, ``self.grad_reducer =
-    ...``) that is never called reduces nothing."""
+    DistributedGradReducer that is called. A reducer bound to a name (``grad_reducer =
+    ...``) or to a Cell attribute (``self.grad_reducer = ...``) counts only when that name
+    or attribute is called somewhere in the file; one built any other way (an argument, a
+    returned value) is assumed to be used."""
+    from msacclint.analysis.cells import cells
+
     if any(name.rsplit(".", 1)[-1] in ("AllReduce", "all_reduce") for name in f.calls) or any(
             f.methods.get(name) for name in ("all_reduce", "AllReduce")):
         return True
-    mentions = ctx.source.count("DistributedGradReducer")
-    if not mentions:
-        return False
-    bound = _BOUND_REDUCER.findall(ctx.source)
-    imports = len(re.findall(r"import[^\n]*\bDistributedGradReducer\b", ctx.source))
-    if len(bound) < mentions - imports:
-        return True  # built in a way we do not follow (an argument, a return value): assume it is used
-    for name in bound:
-        attr = name.rsplit(".", 1)[-1]
-        if re.search(r"\b" + re.escape(attr) + r"\s*\(", ctx.source):
+    reducers = [c for name, calls in f.calls.items() if name.rsplit(".", 1)[-1] == "DistributedGradReducer"
+                for c in calls]
+    if not reducers:
+        # spelled so that the imports do not resolve it (a star import): assume it is used
+        return bool(f.unresolved.get("DistributedGradReducer") or f.methods.get("DistributedGradReducer"))
+    names: Dict[int, str] = {}
+    sc = scopes(ctx)
+    for fl in sc.flows:
+        for name, defs in fl.defs.items():
+            for d in defs:
+                if d.index is None and isinstance(d.value, cst.Call):
+                    names[id(d.value)] = name
+    attrs: Dict[int, str] = {id(value): attr for info in cells(ctx).classes.values()
+                             for attr, value in info.assigned if isinstance(value, cst.Call)}
+    for call in reducers:
+        if id(call) in attrs:
+            if f.methods.get(attrs[id(call)]):
+                return True
+        elif id(call) in names:
+            name = names[id(call)]
+            if any(isinstance(e.node.func, cst.Name) and e.node.func.value == name
+                   for fl in sc.flows for e in fl.calls()):
+                return True
+        else:
             return True
     return False
 
