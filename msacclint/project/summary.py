@@ -29,7 +29,7 @@ from msacclint.analysis.imports import canonical, dotted
 from msacclint.analysis.walk import Traversal, visitor_names
 
 #: bump when the shape of a summary changes: cached summaries of another format are ignored
-FORMAT = 4
+FORMAT = 5
 
 Expr = Tuple[Any, ...]
 UNKNOWN_EXPR: Expr = ("?",)
@@ -91,6 +91,9 @@ class ClassSummary:
     #: ``self.attr = <expr>`` in __init__ (getters return these)
     attrs: Dict[str, Expr] = field(default_factory=dict)
     methods: Tuple[str, ...] = ()
+    #: ``self.<name>`` attributes a method branches on (``if self.is_training:``, ``a if
+    #: not self.flag else b``): the class's own mode flags
+    tested: Tuple[str, ...] = ()
 
 
 @dataclass
@@ -571,6 +574,21 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             found = self._qualified_memo[full] = canonical(full)
         return found
 
+    def visit_If(self, node: cst.If) -> None:
+        self._tested(node.test)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._tested(node.test)
+
+    def _tested(self, test: cst.BaseExpression) -> None:
+        """A branch on ``self.<name>`` (or ``not self.<name>``) inside a method."""
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        owner = self._owner()
+        if owner is not None and isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) \
+                and test.value.value == "self" and test.attr.value not in owner.tested:
+            owner.tested = owner.tested + (test.attr.value,)
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "training" and isinstance(node.value, cst.Name) and node.value.value == "self":
             for cls in self._classes[-1:]:
@@ -670,7 +688,7 @@ def from_json(data: Dict[str, Any]) -> FileSummary:
             name=c["name"], line=c["line"], bases=tuple(c["bases"]), params=_params_in(c["params"]),
             calls=[_call_in(x) for x in c["calls"]], reads_training=bool(c["reads_training"]),
             functional_mode=bool(c["functional_mode"]), attrs={k: _expr_in(v) for k, v in c["attrs"].items()},
-            methods=tuple(c["methods"]))
+            methods=tuple(c["methods"]), tested=tuple(c["tested"]))
     functions = {}
     for name, f in data["functions"].items():
         selector = f["selector"]

@@ -233,6 +233,44 @@ class CallbackLeavesEvalMode(Rule):
                 model.train(10, ds, callbacks=[EvalCallBack(network, eval_ds)])
         """,
         }, note="the flag is set back after evaluating"),
+        Valid(files={
+        "src/__init__.py": "",
+        "src/lstm_crf.py": """
+            import mindspore.nn as nn
+
+            class LstmCRF(nn.Cell):
+                def __init__(self, vocab, tags, is_training=True):
+                    super().__init__()
+                    self.embedding = nn.Embedding(vocab, 64)
+                    self.fc = nn.Dense(64, tags)
+                    self.is_training = is_training
+
+                def construct(self, x, y):
+                    emissions = self.fc(self.embedding(x))
+                    return self.crf_loss(emissions, y)
+        """,
+        "train.py": """
+            import mindspore as ms
+            from mindspore.train.callback import TimeMonitor
+            from src.lstm_crf import LstmCRF
+
+            class EvalCallBack(TimeMonitor):
+                def __init__(self, network, ds):
+                    super().__init__()
+                    self.network = network
+                    self.ds = ds
+
+                def epoch_end(self, run_context):
+                    self.network.is_training = False
+                    for x, y in self.ds.create_tuple_iterator():
+                        self.network(x, y)
+
+            def main(ds, eval_ds):
+                network = LstmCRF(1000, 9)
+                model = ms.Model(network, optimizer=ms.nn.Adam(network.trainable_params()))
+                model.train(10, ds, callbacks=[EvalCallBack(network, eval_ds)])
+        """,
+        }, note="the nearest look-alike: the network stores the flag but never branches on it"),
     )
     INVALID = (
         Invalid(files={
@@ -371,7 +409,8 @@ class CallbackLeavesEvalMode(Rule):
         """``self.network.is_training = False`` in a hook, never set back by the class, where
         the project resolves the network handed in to a class whose ``__init__`` sets that
         attribute to True (a literal or a parameter defaulting to True): the network's own
-        training flag, which its construct reads instead of Cell.training."""
+        training flag, on which one of its methods branches (``if self.is_training:``) instead
+        of reading Cell.training."""
         project = self.ctx.project
         info = cells(self.ctx).by_node.get(node)
         init = info.methods.get("__init__") if info is not None else None
@@ -384,12 +423,7 @@ class CallbackLeavesEvalMode(Rule):
             root, attr = _root(target.value)
             if root != "self" or attr is None or not _received(self.ctx, target.value, info, info.methods[method]):
                 continue
-            handed = {name for value in (v for n, v in info.assigned if n == attr)
-                      for name in [_parameter_of(self.ctx, value, _params(init))] if name is not None}
-            if len(handed) != 1:
-                continue
-            built = project.argument_classes(os.path.abspath(self.ctx.path), node.name.value, handed.pop())
-            for path, callee, _line in built or ():
+            for path, callee, _line in self._networks_handed(node, info, attr) or ():
                 found = project.resolve_class(path, callee)
                 if found is None or not _flag_defaults_true(found[1], flag):
                     continue
@@ -408,18 +442,25 @@ class CallbackLeavesEvalMode(Rule):
         — in the class, its bases or the Cells it builds): the mode switch changes nothing."""
         project = self.ctx.project
         root, attr = _root(receiver)
-        init = info.methods.get("__init__")
-        if project is None or root != "self" or attr is None or init is None:
+        if project is None or root != "self" or attr is None:
             return False
-        params = _params(init)
-        handed = {name for value in (v for n, v in info.assigned if n == attr)
-                  for name in [_parameter_of(self.ctx, value, params)] if name is not None}
-        if len(handed) != 1:
-            return False
-        built = project.argument_classes(os.path.abspath(self.ctx.path), node.name.value, handed.pop())
+        built = self._networks_handed(node, info, attr)
         if not built:
             return False
         return all(project.mode_dependence(path, callee)[0] is False for path, callee, _line in built)
+
+    def _networks_handed(self, node: cst.ClassDef, info, attr: str):
+        """What every place in the project that builds this callback passes for the ``__init__``
+        parameter that ``self.<attr>`` is set from: [(file, class as written there, line)], or
+        None when that parameter, or any value passed for it, is not resolved."""
+        init = info.methods.get("__init__")
+        if self.ctx.project is None or init is None:
+            return None
+        handed = {name for value in (v for n, v in info.assigned if n == attr)
+                  for name in [_parameter_of(self.ctx, value, _params(init))] if name is not None}
+        if len(handed) != 1:
+            return None
+        return self.ctx.project.argument_classes(os.path.abspath(self.ctx.path), node.name.value, handed.pop())
 
     def _is_callback(self, node: cst.ClassDef, depth: int = 0) -> bool:
         for base in node.bases:
@@ -481,6 +522,9 @@ def _flag_assignments(node: cst.ClassDef) -> Tuple[List[tuple], Set[str]]:
 
 
 def _flag_defaults_true(cls, flag: str) -> bool:
+    """The class starts with ``self.<flag>`` True and one of its methods branches on it."""
+    if flag not in cls.tested:
+        return False
     value = cls.attrs.get(flag)
     if value == ("lit", True):
         return True
