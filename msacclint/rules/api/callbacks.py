@@ -48,6 +48,88 @@ def _eval_callback(hooks: str) -> str:
     return fill(_EVAL_CALLBACK, hooks=hooks)
 
 
+#: multi-file examples: a callback handed the network by an entry script, and the network
+_MMOE_CALLBACK = """
+    from mindspore.train.callback import Callback
+
+    class EvalCallBack(Callback):
+        def __init__(self, net, ds):
+            super().__init__()
+            self.net = net
+            self.ds = ds
+
+        def epoch_end(self, run_context):
+            self.net.set_train(False){mark}
+            for x, y in self.ds.create_tuple_iterator():
+                self.net(x)
+"""
+_MMOE_NET = """
+    import mindspore.nn as nn
+    import mindspore.ops as ops
+
+    class MMoE(nn.Cell):
+        def __init__(self, dim):
+            super().__init__()
+            self.experts = nn.Dense(dim, dim)
+            self.gate = nn.Dense(dim, 2)
+            {drop}
+
+        def construct(self, x):
+            return ops.softmax(self.gate(x)) * {apply}
+"""
+_MMOE_TRAIN = """
+    import mindspore as ms
+    from src.callback import EvalCallBack
+    from src.mmoe import MMoE
+
+    def main(ds, eval_ds):
+        net = MMoE(16)
+        model = ms.Model(net, ms.nn.MSELoss(), ms.nn.Adam(net.trainable_params()))
+        model.train(10, ds, callbacks=[EvalCallBack(net, eval_ds)])
+"""
+_LSTM_NET = """
+    import mindspore.nn as nn
+
+    class LstmCRF(nn.Cell):
+        def __init__(self, vocab, tags, is_training=True):
+            super().__init__()
+            self.embedding = nn.Embedding(vocab, 64)
+            self.fc = nn.Dense(64, tags)
+            self.is_training = is_training
+
+        def construct(self, x, y):
+            emissions = self.fc(self.embedding(x))
+            {construct}
+"""
+_LSTM_BRANCHES = """
+    if self.is_training:
+        return self.crf_loss(emissions, y)
+    return self.decode(emissions)
+"""
+_LSTM_TRAIN = """
+    import mindspore as ms
+    from mindspore.train.callback import TimeMonitor
+    from src.lstm_crf import LstmCRF
+
+    class EvalCallBack(TimeMonitor):
+        def __init__(self, network, ds):
+            super().__init__()
+            self.network = network
+            self.ds = ds
+
+        def epoch_end(self, run_context):
+            self.network.is_training = False{mark}
+            for x, y in self.ds.create_tuple_iterator():
+                self.network(x, y)
+            {back}
+
+    def main(ds, eval_ds):
+        network = LstmCRF(1000, 9)
+        model = ms.Model(network, optimizer=ms.nn.Adam(network.trainable_params()))
+        model.train(10, ds, callbacks=[EvalCallBack(network, eval_ds)])
+"""
+
+
 class CallbackLeavesEvalMode(Rule):
     code = "MSA203"
     name = "callback-leaves-eval-mode"
@@ -153,206 +235,33 @@ class CallbackLeavesEvalMode(Rule):
                     self.evaluate(self.net)
         """, note="in __init__, before Model.train switches training mode on"),
         Valid(files={
-        "src/__init__.py": "",
-        "src/callback.py": """
-            from mindspore.train.callback import Callback
-
-            class EvalCallBack(Callback):
-                def __init__(self, net, ds):
-                    super().__init__()
-                    self.net = net
-                    self.ds = ds
-
-                def epoch_end(self, run_context):
-                    self.net.set_train(False)
-                    for x, y in self.ds.create_tuple_iterator():
-                        self.net(x)
-        """,
-        "src/mmoe.py": """
-            import mindspore.nn as nn
-            import mindspore.ops as ops
-
-            class MMoE(nn.Cell):
-                def __init__(self, dim):
-                    super().__init__()
-                    self.experts = nn.Dense(dim, dim)
-                    self.gate = nn.Dense(dim, 2)
-
-                def construct(self, x):
-                    return ops.softmax(self.gate(x)) * self.experts(x)
-        """,
-        "train.py": """
-            import mindspore as ms
-            from src.callback import EvalCallBack
-            from src.mmoe import MMoE
-
-            def main(ds, eval_ds):
-                net = MMoE(16)
-                model = ms.Model(net, ms.nn.MSELoss(), ms.nn.Adam(net.trainable_params()))
-                model.train(10, ds, callbacks=[EvalCallBack(net, eval_ds)])
-        """,
+            "src/__init__.py": "",
+            "src/callback.py": fill(_MMOE_CALLBACK, mark=""),
+            "src/mmoe.py": fill(_MMOE_NET, drop="", apply="self.experts(x)"),
+            "train.py": _MMOE_TRAIN,
         }, note="the only network the project hands the callback has no Dropout, BatchNorm or self.training read (another file): the mode changes nothing"),
         Valid(files={
-        "src/__init__.py": "",
-        "src/lstm_crf.py": """
-            import mindspore.nn as nn
-
-            class LstmCRF(nn.Cell):
-                def __init__(self, vocab, tags, is_training=True):
-                    super().__init__()
-                    self.embedding = nn.Embedding(vocab, 64)
-                    self.fc = nn.Dense(64, tags)
-                    self.is_training = is_training
-
-                def construct(self, x, y):
-                    emissions = self.fc(self.embedding(x))
-                    if self.is_training:
-                        return self.crf_loss(emissions, y)
-                    return self.decode(emissions)
-        """,
-        "train.py": """
-            import mindspore as ms
-            from mindspore.train.callback import TimeMonitor
-            from src.lstm_crf import LstmCRF
-
-            class EvalCallBack(TimeMonitor):
-                def __init__(self, network, ds):
-                    super().__init__()
-                    self.network = network
-                    self.ds = ds
-
-                def epoch_end(self, run_context):
-                    self.network.is_training = False
-                    for x, y in self.ds.create_tuple_iterator():
-                        self.network(x, y)
-                    self.network.is_training = True
-
-            def main(ds, eval_ds):
-                network = LstmCRF(1000, 9)
-                model = ms.Model(network, optimizer=ms.nn.Adam(network.trainable_params()))
-                model.train(10, ds, callbacks=[EvalCallBack(network, eval_ds)])
-        """,
+            "src/__init__.py": "",
+            "src/lstm_crf.py": fill(_LSTM_NET, construct=_LSTM_BRANCHES),
+            "train.py": fill(_LSTM_TRAIN, mark="", back="self.network.is_training = True"),
         }, note="the flag is set back after evaluating"),
         Valid(files={
-        "src/__init__.py": "",
-        "src/lstm_crf.py": """
-            import mindspore.nn as nn
-
-            class LstmCRF(nn.Cell):
-                def __init__(self, vocab, tags, is_training=True):
-                    super().__init__()
-                    self.embedding = nn.Embedding(vocab, 64)
-                    self.fc = nn.Dense(64, tags)
-                    self.is_training = is_training
-
-                def construct(self, x, y):
-                    emissions = self.fc(self.embedding(x))
-                    return self.crf_loss(emissions, y)
-        """,
-        "train.py": """
-            import mindspore as ms
-            from mindspore.train.callback import TimeMonitor
-            from src.lstm_crf import LstmCRF
-
-            class EvalCallBack(TimeMonitor):
-                def __init__(self, network, ds):
-                    super().__init__()
-                    self.network = network
-                    self.ds = ds
-
-                def epoch_end(self, run_context):
-                    self.network.is_training = False
-                    for x, y in self.ds.create_tuple_iterator():
-                        self.network(x, y)
-
-            def main(ds, eval_ds):
-                network = LstmCRF(1000, 9)
-                model = ms.Model(network, optimizer=ms.nn.Adam(network.trainable_params()))
-                model.train(10, ds, callbacks=[EvalCallBack(network, eval_ds)])
-        """,
+            "src/__init__.py": "",
+            "src/lstm_crf.py": fill(_LSTM_NET, construct="return self.crf_loss(emissions, y)"),
+            "train.py": fill(_LSTM_TRAIN, mark="", back=""),
         }, note="the nearest look-alike: the network stores the flag but never branches on it"),
     )
     INVALID = (
         Invalid(files={
-        "src/__init__.py": "",
-        "src/lstm_crf.py": """
-            import mindspore.nn as nn
-
-            class LstmCRF(nn.Cell):
-                def __init__(self, vocab, tags, is_training=True):
-                    super().__init__()
-                    self.embedding = nn.Embedding(vocab, 64)
-                    self.fc = nn.Dense(64, tags)
-                    self.is_training = is_training
-
-                def construct(self, x, y):
-                    emissions = self.fc(self.embedding(x))
-                    if self.is_training:
-                        return self.crf_loss(emissions, y)
-                    return self.decode(emissions)
-        """,
-        "train.py": """
-            import mindspore as ms
-            from mindspore.train.callback import TimeMonitor
-            from src.lstm_crf import LstmCRF
-
-            class EvalCallBack(TimeMonitor):
-                def __init__(self, network, ds):
-                    super().__init__()
-                    self.network = network
-                    self.ds = ds
-
-                def epoch_end(self, run_context):
-                    self.network.is_training = False  # MSA203
-                    for x, y in self.ds.create_tuple_iterator():
-                        self.network(x, y)
-
-            def main(ds, eval_ds):
-                network = LstmCRF(1000, 9)
-                model = ms.Model(network, optimizer=ms.nn.Adam(network.trainable_params()))
-                model.train(10, ds, callbacks=[EvalCallBack(network, eval_ds)])
-        """,
+            "src/__init__.py": "",
+            "src/lstm_crf.py": fill(_LSTM_NET, construct=_LSTM_BRANCHES),
+            "train.py": fill(_LSTM_TRAIN, mark="  # MSA203", back=""),
         }, note="the network's own is_training flag (another file) switched off in a subclass of MindSpore's TimeMonitor"),
         Invalid(files={
-        "src/__init__.py": "",
-        "src/callback.py": """
-            from mindspore.train.callback import Callback
-
-            class EvalCallBack(Callback):
-                def __init__(self, net, ds):
-                    super().__init__()
-                    self.net = net
-                    self.ds = ds
-
-                def epoch_end(self, run_context):
-                    self.net.set_train(False)  # MSA203
-                    for x, y in self.ds.create_tuple_iterator():
-                        self.net(x)
-        """,
-        "src/mmoe.py": """
-            import mindspore.nn as nn
-            import mindspore.ops as ops
-
-            class MMoE(nn.Cell):
-                def __init__(self, dim):
-                    super().__init__()
-                    self.experts = nn.Dense(dim, dim)
-                    self.gate = nn.Dense(dim, 2)
-                    self.drop = nn.Dropout(p=0.2)
-
-                def construct(self, x):
-                    return ops.softmax(self.gate(x)) * self.drop(self.experts(x))
-        """,
-        "train.py": """
-            import mindspore as ms
-            from src.callback import EvalCallBack
-            from src.mmoe import MMoE
-
-            def main(ds, eval_ds):
-                net = MMoE(16)
-                model = ms.Model(net, ms.nn.MSELoss(), ms.nn.Adam(net.trainable_params()))
-                model.train(10, ds, callbacks=[EvalCallBack(net, eval_ds)])
-        """,
+            "src/__init__.py": "",
+            "src/callback.py": fill(_MMOE_CALLBACK, mark="  # MSA203"),
+            "src/mmoe.py": fill(_MMOE_NET, drop="self.drop = nn.Dropout(p=0.2)", apply="self.drop(self.experts(x))"),
+            "train.py": _MMOE_TRAIN,
         }, note="the nearest look-alike: the network handed to it has a Dropout"),
         Invalid(_eval_callback("""
                 def epoch_end(self, run_context):
