@@ -25,6 +25,7 @@ from msacclint.analysis.names import last_name, one_minus, says_drop, says_keep
 from msacclint.analysis.snapshot import for_settings
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Valid
+from msacclint.rules.examples import fill
 from msacclint.rules.function_rule import InFunctionRule
 from msacclint.rules.table import TableRuleMixin, called
 
@@ -55,6 +56,29 @@ def _with_p(call: cst.Call, arg: cst.Arg, value: cst.BaseExpression) -> cst.Call
 
 #: a value as (expression it rests on, whether it is 1 minus that expression)
 Reading = Tuple[cst.BaseExpression, bool]
+
+
+#: a config class of another file, its attributes read through an annotated parameter
+_GRAPHORMER_CONFIG = """
+    class GraphormerConfig:
+        def __init__(self, attention_dropout=0.1, attention_keep_prob=0.9, **kwargs):
+            self.attention_dropout = attention_dropout
+            self.attention_keep_prob = attention_keep_prob
+"""
+_GRAPHORMER_ATTENTION = """
+    from mindspore import nn
+    from .configuration_graphormer import GraphormerConfig
+
+    class GraphormerAttention(nn.Cell):
+        def __init__(self, config: GraphormerConfig):
+            super().__init__()
+            self.drop = nn.Dropout(p={p}){mark}
+
+        def construct(self, x):
+            return self.drop(x)
+
+    attention = GraphormerAttention(GraphormerConfig())
+"""
 
 
 class _DropoutRule(TableRuleMixin, InFunctionRule):
@@ -537,51 +561,16 @@ class DropoutWrongProbability(_DropoutRule):
         }, note="multi-file: lookalike yaml keep"),
         Valid(files={
         "graphormer/__init__.py": "",
-        "graphormer/configuration_graphormer.py": """
-            class GraphormerConfig:
-                def __init__(self, attention_dropout=0.1, attention_keep_prob=0.9, **kwargs):
-                    self.attention_dropout = attention_dropout
-                    self.attention_keep_prob = attention_keep_prob
-        """,
-        "graphormer/modeling_graphormer.py": """
-            from mindspore import nn
-            from .configuration_graphormer import GraphormerConfig
-
-            class GraphormerAttention(nn.Cell):
-                def __init__(self, config: GraphormerConfig):
-                    super().__init__()
-                    self.drop = nn.Dropout(p=1 - config.attention_keep_prob)
-
-                def construct(self, x):
-                    return self.drop(x)
-
-            attention = GraphormerAttention(GraphormerConfig())
-        """,
+        "graphormer/configuration_graphormer.py": _GRAPHORMER_CONFIG,
+        "graphormer/modeling_graphormer.py": fill(_GRAPHORMER_ATTENTION, p="1 - config.attention_keep_prob", mark=""),
         }, note="a config attribute that holds a keep probability, given as 1 - keep (another file)"),
     )
     INVALID = (
         Invalid(files={
         "graphormer/__init__.py": "",
-        "graphormer/configuration_graphormer.py": """
-            class GraphormerConfig:
-                def __init__(self, attention_dropout=0.1, attention_keep_prob=0.9, **kwargs):
-                    self.attention_dropout = attention_dropout
-                    self.attention_keep_prob = attention_keep_prob
-        """,
-        "graphormer/modeling_graphormer.py": """
-            from mindspore import nn
-            from .configuration_graphormer import GraphormerConfig
-
-            class GraphormerAttention(nn.Cell):
-                def __init__(self, config: GraphormerConfig):
-                    super().__init__()
-                    self.drop = nn.Dropout(p=1 - config.attention_dropout)  # MSA101
-
-                def construct(self, x):
-                    return self.drop(x)
-
-            attention = GraphormerAttention(GraphormerConfig())
-        """,
+        "graphormer/configuration_graphormer.py": _GRAPHORMER_CONFIG,
+        "graphormer/modeling_graphormer.py": fill(_GRAPHORMER_ATTENTION, p="1 - config.attention_dropout",
+                                                  mark="  # MSA101"),
         }, note="a drop rate from an annotated config class of another file, flipped into a keep probability"),
         Invalid("""
             import mindspore.nn as nn

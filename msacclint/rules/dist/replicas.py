@@ -25,6 +25,42 @@ GRAD_STEP_BUILDERS = frozenset({"mindspore.value_and_grad", "mindspore.grad", "m
                                 "mindspore.ops.composite.GradOperation"})
 
 
+#: multi-file examples: a step Cell of src/ that takes gradients itself, and an entry script
+#: that builds it under DATA_PARALLEL
+_BARE_STEP = """
+    import mindspore.nn as nn
+    import mindspore.ops as ops
+
+    class TrainStep(nn.Cell):
+        def __init__(self, network, optimizer):
+            super().__init__(auto_prefix=False)
+            self.network = network
+            self.optimizer = optimizer
+            self.weights = optimizer.parameters
+            self.grad = ops.GradOperation(get_by_list=True)  # MSA602
+
+        def construct(self, x, y):
+            loss = self.network(x, y)
+            grads = self.grad(self.network, self.weights)(x, y)
+            self.optimizer(grads)
+            return loss
+"""
+_STEP_ENTRY = """
+    import mindspore as ms
+    from mindspore import nn
+    from mindspore.communication import init
+    from src.step import TrainStep
+
+    ms.set_seed(1)
+    init()
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    net = nn.WithLossCell(Net(), nn.MSELoss())
+    step = TrainStep(net, nn.SGD(net.trainable_params(), 0.1))
+    for x, y in data:
+        step(x, y)
+"""
+
+
 class ReplicasUnseeded(Rule):
     code = "MSA601"
     name = "distributed-without-common-seed"
@@ -357,20 +393,7 @@ class StepWithoutGradReduction(Rule):
                     self.optimizer(grads)
                     return loss
         """,
-        "train.py": """
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.communication import init
-            from src.step import TrainStep
-
-            ms.set_seed(1)
-            init()
-            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-            net = nn.WithLossCell(Net(), nn.MSELoss())
-            step = TrainStep(net, nn.SGD(net.trainable_params(), 0.1))
-            for x, y in data:
-                step(x, y)
-        """,
+        "train.py": _STEP_ENTRY,
         }, note="the step Cell of another file reduces with TrainOneStepCell's grad_reducer"),
         Valid("""
             import mindspore as ms
@@ -394,25 +417,10 @@ class StepWithoutGradReduction(Rule):
     INVALID = (
         Invalid(files={
         "src/__init__.py": "",
-        "src/step.py": """
-            import mindspore.nn as nn
-            import mindspore.ops as ops
-
-            class StepCell(nn.Cell):
-                def __init__(self, network, optimizer):
-                    super().__init__(auto_prefix=False)
-                    self.network = network
-                    self.optimizer = optimizer
-                    self.weights = optimizer.parameters
-                    self.grad = ops.GradOperation(get_by_list=True)  # MSA602
-
-                def construct(self, x, y):
-                    grads = self.grad(self.network, self.weights)(x, y)
-                    return self.optimizer(grads)
-        """,
+        "src/step.py": _BARE_STEP,
         "src/trainer.py": """
             import mindspore.nn as nn
-            from src.step import StepCell
+            from src.step import TrainStep
 
             class Trainer:
                 def __init__(self, net, epochs):
@@ -420,7 +428,7 @@ class StepWithoutGradReduction(Rule):
                     self.epochs = epochs
 
                 def fit(self, data):
-                    step = StepCell(self.net, nn.Adam(self.net.trainable_params()))
+                    step = TrainStep(self.net, nn.Adam(self.net.trainable_params()))
                     for _ in range(self.epochs):
                         for x, y in data:
                             step(x, y)
@@ -438,38 +446,8 @@ class StepWithoutGradReduction(Rule):
         }, note="the step Cell is built by a Trainer class of src/ that the entry script builds"),
         Invalid(files={
         "src/__init__.py": "",
-        "src/step.py": """
-            import mindspore.nn as nn
-            import mindspore.ops as ops
-
-            class TrainStep(nn.Cell):
-                def __init__(self, network, optimizer):
-                    super().__init__(auto_prefix=False)
-                    self.network = network
-                    self.optimizer = optimizer
-                    self.weights = optimizer.parameters
-                    self.grad = ops.GradOperation(get_by_list=True)  # MSA602
-
-                def construct(self, x, y):
-                    loss = self.network(x, y)
-                    grads = self.grad(self.network, self.weights)(x, y)
-                    self.optimizer(grads)
-                    return loss
-        """,
-        "train.py": """
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.communication import init
-            from src.step import TrainStep
-
-            ms.set_seed(1)
-            init()
-            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-            net = nn.WithLossCell(Net(), nn.MSELoss())
-            step = TrainStep(net, nn.SGD(net.trainable_params(), 0.1))
-            for x, y in data:
-                step(x, y)
-        """,
+        "src/step.py": _BARE_STEP,
+        "train.py": _STEP_ENTRY,
         }, note="a hand-written step Cell in src/ under the entry script's DATA_PARALLEL: reported where the reducer belongs"),
         Invalid("""
             import mindspore as ms
