@@ -206,7 +206,7 @@ def build_report(paths: Sequence[str], options: ReportOptions = ReportOptions())
     verdicts = {c.id: (c.decidable, c.not_covered, coverage.verdict(c, found[c.id], enabled))
                 for c in coverage.coverage()}
     items = conclude(data["item"], diagnostics, uses, enabled, rules_by_item, verdicts)
-    ported = port_files(prepared.files, enabled)
+    ported = port_files(results, enabled)
     for item in items:
         if item.id == "tool.03" and ported and not item.findings:
             item.conclusion = PROBLEM
@@ -220,7 +220,7 @@ def build_report(paths: Sequence[str], options: ReportOptions = ReportOptions())
 def port_suggestion_for(run: LintRun) -> str:
     """The ``port`` profile suggestion for a check run, once per run ("" when no file
     checked loads PyTorch weights, or the profile is selected)."""
-    return port_suggestion(port_files(run.files, run.settings.enabled))
+    return port_suggestion(port_files(run.results, run.settings.enabled))
 
 
 # -- one file's text (flake8, the editor) -------------------------------------------------------
@@ -249,7 +249,8 @@ def is_version(text: str) -> bool:
 
 
 def lint_text(text: Union[str, bytes], path: str, settings: Settings, use_cache: bool = False,
-              project: bool = False, disk_path: Optional[str] = None, run: bool = False) -> List[Diagnostic]:
+              project: bool = False, disk_path: Optional[str] = None, run: bool = False,
+              cache_summaries: bool = True) -> List[Diagnostic]:
     """The diagnostics of one file's text (an editor buffer, the lines flake8 read);
     ``path`` decides per-file ignores and appears in the diagnostics. ``use_cache``: read
     and write the result cache (flake8 runs over unchanged files; an editor buffer that
@@ -258,8 +259,10 @@ def lint_text(text: Union[str, bytes], path: str, settings: Settings, use_cache:
     ``project_for_file``); ``disk_path`` is where the file is when ``path`` is the name
     shown in the diagnostics (the editor shows paths relative to the project); ``run``: the
     caller checks the repository's files in turn (flake8's run), so a file summarised for
-    another file's check keeps its parse for its own."""
-    index = project_for_file(disk_path or path, settings) if project else None
+    another file's check keeps its parse for its own; ``cache_summaries``: the project
+    index keeps its file summaries in the cache folder (the editor does, with no result
+    cache; flake8 with MSACCLINT_NO_CACHE does not)."""
+    index = project_for_file(disk_path or path, settings, cache_summaries) if project else None
     if index is not None:
         index.begin()
         index.keep_all_parses = run
@@ -294,14 +297,15 @@ def _cache_for(settings: Settings) -> Cache:
 _PROJECTS = Projects(lambda settings, root: Cache(root, settings_key(settings)))
 
 
-def project_for_file(path: str, settings: Settings) -> Optional[ProjectIndex]:
+def project_for_file(path: str, settings: Settings, use_cache: bool = True) -> Optional[ProjectIndex]:
     """The index of the repository ``path`` belongs to (its root found from the file),
     built on first use and kept; None for a buffer with no file on disk, or when the
-    project layer cannot read the repository (the file is then checked on its own)."""
+    project layer cannot read the repository (the file is then checked on its own).
+    ``use_cache``: keep its file summaries in the repository's cache folder."""
     if not path or path in ("-", "stdin") or not os.path.exists(path):
         return None
     try:
-        return _PROJECTS.index_for(path, settings)
+        return _PROJECTS.index_for(path, settings, use_cache)
     except Exception:  # the project layer never stops a file from being checked
         return None
 

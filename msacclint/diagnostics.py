@@ -171,3 +171,7 @@ class FileResult:
 
     diagnostics: List[Diagnostic]
     uses: Optional[FrozenSet[str]] = None
+    #: where the file loads PyTorch weights into MindSpore code, and how: ``(line, "reads a
+    #: PyTorch checkpoint (torch.load)")`` (msacclint.analysis.port.torch_weights), for the
+    #: ``port`` profile suggestion; None when it does not
+    torch_weights: Optional[Tuple[int, str]] = None

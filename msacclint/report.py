@@ -16,8 +16,8 @@
 Each item's wording comes from ``msacclint.coverage.verdict`` (the same text as
 docs/coverage.md), handed in by ``msacclint.api.build_report`` as ``verdicts``.
 
-``port_files(paths, enabled)``: the files that load PyTorch weights
-(msacclint.analysis.port.torch_weights), for the ``port`` profile suggestion that the
+``port_files(results, enabled)``: the files that load PyTorch weights (as each file's
+check recorded them, msacclint.analysis.port.torch_weights), for the ``port`` profile suggestion that the
 report and ``msacclint check`` make once per run.
 
 ``msacclint.api.build_report`` fills it in; the renderers (Markdown, JSON, HTML) live with
@@ -30,14 +30,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-import libcst as cst
-from libcst.metadata import PositionProvider
-
-from msacclint.analysis.context import FileContext
-from msacclint.analysis.imports import ImportTable
-from msacclint.analysis.port import torch_weights
 from msacclint.config import installed_mindspore
-from msacclint.diagnostics import Diagnostic
+from msacclint.diagnostics import Diagnostic, FileResult
 from msacclint.rules.profiles import PROFILES
 from msacclint.settings import Settings
 
@@ -220,43 +214,15 @@ def port_profile_selected(enabled: Iterable[str]) -> bool:
     return set(PROFILES["port"]) <= set(enabled)
 
 
-def port_files(paths: Sequence[str], enabled: Iterable[str]) -> List[PortFile]:
-    """The files among ``paths`` that load PyTorch weights (resolved calls, see
-    msacclint.analysis.port.torch_weights), when the ``port`` profile is not selected;
-    [] when it is. Only files whose text names torch, .pth, a *2ms or a convert* module
-    are parsed (again: the engine's cache holds findings, not trees)."""
+def port_files(results: Mapping[str, FileResult], enabled: Iterable[str]) -> List[PortFile]:
+    """The checked files that load PyTorch weights, in the order of ``results``, when the
+    ``port`` profile is not selected ([] when it is). Each file's check recorded it
+    (``FileResult.torch_weights``, from msacclint.analysis.port.torch_weights): nothing is
+    parsed again."""
     if port_profile_selected(enabled):
         return []
-    found = []
-    for path in paths:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError:
-            continue
-        if not any(word in data for word in (b"torch", b"pth", b"2ms", b"convert")) or b"mindspore" not in data:
-            continue
-        hit = _torch_weights_of(path, data)
-        if hit is not None:
-            found.append(hit)
-    return found
-
-
-def _torch_weights_of(path: str, data: bytes) -> Optional[PortFile]:
-    try:
-        source = data.decode("utf-8")
-        wrapper = cst.MetadataWrapper(cst.parse_module(source))
-    except (UnicodeDecodeError, cst.ParserSyntaxError, RecursionError):
-        return None  # MSA001 reports it
-    module = wrapper.module
-    ctx = FileContext(path=path, source=source, module=module, imports=ImportTable.from_module(module),
-                      settings=Settings())
-    hit = torch_weights(ctx)
-    if hit is None:
-        return None
-    node, what = hit
-    line = wrapper.resolve(PositionProvider)[node].start.line
-    return PortFile(path, line, what)
+    return [PortFile(path, result.torch_weights[0], result.torch_weights[1])
+            for path, result in results.items() if result.torch_weights is not None]
 
 
 def port_suggestion(files: Sequence[PortFile]) -> str:

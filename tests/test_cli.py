@@ -7,6 +7,7 @@ import pytest
 from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, triples
 
 from msacclint import api
+from msacclint.engine.cache import FORMAT
 
 
 def found(result, path="faulty.py"):
@@ -202,12 +203,12 @@ def test_corrupted_cache_file_is_ignored_and_rewritten(run_cli, write, tmp_path)
     write("faulty.py", FAULTY)
     first = run_cli("check", "faulty.py")
     [entry] = _cache_files(tmp_path)
-    for garbage in (b"", b"{not json", b'{"format": 1, "key": "other"}',
-                    b'{"format": 1, "diagnostics": 5}', b"\xff\xfe\x00"):
+    for garbage in (b"", b"{not json", b'{"format": %d, "key": "other"}' % FORMAT,
+                    b'{"format": %d, "diagnostics": 5}' % FORMAT, b"\xff\xfe\x00"):
         entry.write_bytes(garbage)
         again = run_cli("check", "faulty.py")
         assert (again.returncode, again.stdout) == (first.returncode, first.stdout), garbage
-        assert json.loads(entry.read_text())["format"] == 1, garbage  # rewritten
+        assert json.loads(entry.read_text())["format"] == FORMAT, garbage  # rewritten
 
 
 # -- rules and rule pages ------------------------------------------------------------------

@@ -341,6 +341,20 @@ def test_flake8_reads_the_project_index(tmp_path):
     assert "src/head.py:7:" in run.stdout and "train.py:12:" in run.stdout
 
 
+def test_a_model_folder_without_a_repository_is_one_project(tmp_path, msacclint):
+    """No pyproject.toml, setup.py or .git anywhere above (a model folder downloaded on its
+    own): src/model.py still sees default_config.yaml beside train.py, both when the run
+    is pointed at the folder and in flake8 started there."""
+    expected = _write(tmp_path, CASES["msa101-bug-yaml"])
+    (tmp_path / "pyproject.toml").unlink()
+    assert not any((parent / marker).exists() for parent in tmp_path.parents
+                   for marker in ("pyproject.toml", "setup.py", "setup.cfg", ".git"))
+    assert _found(msacclint("check", "--no-cache", "--select", "MSA101", "--format", "json", ".")) == expected
+    run = subprocess.run([sys.executable, "-m", "flake8", "--select", "MSA", "src/model.py"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert "src/model.py:7:" in run.stdout and "default_config.yaml:2" in run.stdout, run.stdout + run.stderr
+
+
 # -- bad input for the project layer: a clear message, and the run goes on ---------------
 def _yaml_case(tmp_path, yaml_text=None, yaml_bytes=None, name="default_config.yaml"):
     files = dict(CASES["msa101-bug-yaml"])

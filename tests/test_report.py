@@ -303,6 +303,12 @@ def test_check_suggests_the_port_profile_once_per_run(tmp_path, msacclint):
     lines = [line for line in result.stderr.splitlines() if line.startswith("Suggested:")]
     assert len(lines) == 1 and "2 files load PyTorch weights" in lines[0] and "--select port" in lines[0]
     assert "MSA003" not in result.stdout  # a sentence at the end of the run, not a finding per file
+    # each file's check records it, and the cache keeps it: a warm run suggests the same
+    cold = msacclint("check", ".")
+    warm = msacclint("check", ".")
+    assert [line for line in warm.stderr.splitlines() if line.startswith("Suggested:")] == lines
+    assert [line for line in cold.stderr.splitlines() if line.startswith("Suggested:")] == lines
+    assert (tmp_path / ".msacclint_cache").is_dir()
     quiet = msacclint("check", ".", "--select", "port", "--no-cache")
     assert "Suggested:" not in quiet.stderr
     native = tmp_path / "native"

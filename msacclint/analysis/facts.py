@@ -5,7 +5,8 @@ then runs a FileFacts collector in the same traversal as the rules, so the facts
 no extra pass. Outside the engine, ``facts(ctx)`` computes them on demand.
 
 Collected: every call with its resolved callee (``calls["mindspore.communication.init"]``),
-method calls by method name (``methods["set_train"]``), and the function definitions.
+method calls by method name (``methods["set_train"]``), every call in source order
+(``in_order``), and the function definitions.
 """
 
 from __future__ import annotations
@@ -29,9 +30,12 @@ class FileFacts(BaseCollector):
         #: calls whose callee does not resolve from the imports (local or unknown
         #: functions, methods), by the callee's last name: ``unresolved["set_seed"]``
         self.unresolved: Dict[str, List[cst.Call]] = {}
+        #: every call, in the order the traversal met them (lexical order)
+        self.in_order: List[cst.Call] = []
         self.complete = False
 
     def visit_Call(self, node: cst.Call) -> None:
+        self.in_order.append(node)
         name = self.ctx.callee(node)
         if name is not None:
             self.calls.setdefault(name, []).append(node)

@@ -19,11 +19,13 @@ conversion module). MSA003 and the ``port`` profile suggestion of ``msacclint ch
 from __future__ import annotations
 
 import re
-from typing import Optional, Set, Tuple
+from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
 from msacclint.analysis.context import FileContext, Question
+from msacclint.analysis.facts import facts
+from msacclint.analysis.walk import walk
 
 _MODULE = re.compile(r"(^|[._])(\w*_torch|torch2\w*|\w*2ms|pth2\w*|convert\w*|\w*_convert\w*)$", re.IGNORECASE)
 _NAME = re.compile(r"(^\w*_torch$|^torch2|^pth2|2ms$|_torch_)", re.IGNORECASE)
@@ -68,7 +70,7 @@ def _port_evidence(ctx: FileContext) -> Optional[cst.CSTNode]:
     if "torch" not in ctx.source and "convert" not in ctx.source.lower() and "2ms" not in ctx.source:
         return None
     finder = _Finder()
-    ctx.module.visit(finder)
+    walk(ctx.module, finder)
     return finder.found
 
 
@@ -104,42 +106,29 @@ def _string(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-class _WeightFinder(cst.CSTVisitor):
-    def __init__(self, ctx: FileContext) -> None:
-        self.ctx = ctx
-        self.found: Optional[Tuple[cst.CSTNode, str]] = None
-        lowered = ctx.source.lower()
-        self.mentions_torch = "torch" in lowered or ".pth" in lowered
-        #: checkpoints read straight into a PyTorch module (``m.load_state_dict(torch.load(p))``,
-        #: a torch backend kept next to the MindSpore one): not weights for MindSpore
-        self.into_torch: Set[cst.CSTNode] = set()
+def _into_torch(calls: List[cst.Call]) -> Set[cst.CSTNode]:
+    """Checkpoints read straight into a PyTorch module (``m.load_state_dict(torch.load(p))``,
+    a torch backend kept next to the MindSpore one): not weights for MindSpore."""
+    return {arg.value for call in calls if isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "load_state_dict" for arg in call.args if isinstance(arg.value, cst.Call)}
 
-    def _note_torch_target(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "load_state_dict":
-            for arg in node.args:
-                if isinstance(arg.value, cst.Call):
-                    self.into_torch.add(arg.value)
 
-    def visit_Call(self, node: cst.Call) -> bool:
-        if self.found is not None:
-            return False
-        self._note_torch_target(node)
-        name = self.ctx.callee(node)
-        if name is None or name.startswith(("mindspore.", "numpy.", "os.", "builtins.")) and name not in _MS_LOADERS:
-            return True
-        parts = name.split(".")
-        if name in TORCH_LOADERS:
-            if node not in self.into_torch:
-                self.found = (node, f"reads a PyTorch checkpoint ({name})")
-        elif name in _MS_LOADERS:
-            path = _string(node.args[0].value) if node.args else None
-            if path is not None and _PTH_PATH.search(path):
-                self.found = (node, f"gives a PyTorch checkpoint ({path}) to load_checkpoint")
-        elif parts[0] not in ("torch", "mindspore", "<local>") and not _REVERSE.search(parts[-1]) and (
-                any(_CONVERSION_MODULE.match(p) for p in parts[:-1]) or _CONVERSION_FUNCTION.match(parts[-1])
-                or (self.mentions_torch and any(_CONVERT_MODULE.match(p) for p in parts[:-1]))):
-            self.found = (node, f"calls {name}, a conversion of PyTorch weights")
-        return True
+def _weights_call(ctx: FileContext, node: cst.Call, mentions_torch: bool) -> Optional[str]:
+    """What ``node`` does when it brings PyTorch weights in, else None."""
+    name = ctx.callee(node)
+    if name is None or name.startswith(("mindspore.", "numpy.", "os.", "builtins.")) and name not in _MS_LOADERS:
+        return None
+    parts = name.split(".")
+    if name in TORCH_LOADERS:
+        return f"reads a PyTorch checkpoint ({name})"
+    if name in _MS_LOADERS:
+        path = _string(node.args[0].value) if node.args else None
+        return f"gives a PyTorch checkpoint ({path}) to load_checkpoint" if path and _PTH_PATH.search(path) else None
+    if parts[0] not in ("torch", "mindspore", "<local>") and not _REVERSE.search(parts[-1]) and (
+            any(_CONVERSION_MODULE.match(p) for p in parts[:-1]) or _CONVERSION_FUNCTION.match(parts[-1])
+            or (mentions_torch and any(_CONVERT_MODULE.match(p) for p in parts[:-1]))):
+        return f"calls {name}, a conversion of PyTorch weights"
+    return None
 
 
 def _torch_weights(ctx: FileContext) -> Optional[Tuple[cst.CSTNode, str]]:
@@ -148,9 +137,16 @@ def _torch_weights(ctx: FileContext) -> Optional[Tuple[cst.CSTNode, str]]:
         return None
     if not ctx.imports.mentions("mindspore"):
         return None
-    finder = _WeightFinder(ctx)
-    ctx.module.visit(finder)
-    return finder.found
+    # the calls of the engine's one traversal (FileFacts), in source order
+    calls = facts(ctx).in_order
+    lowered = source.lower()
+    mentions_torch = "torch" in lowered or ".pth" in lowered
+    into_torch = _into_torch(facts(ctx).methods.get("load_state_dict", []))
+    for node in calls:
+        what = _weights_call(ctx, node, mentions_torch)
+        if what is not None and not (what.startswith("reads a PyTorch") and node in into_torch):
+            return node, what
+    return None
 
 
 _TORCH_WEIGHTS = Question("port.torch_weights", _torch_weights)

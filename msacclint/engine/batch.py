@@ -73,12 +73,12 @@ def analyse_file(path: str, settings: Settings, cache: Optional[Cache] = None,
         found = analyse_source(data, path, settings, project=project)
         if project is not None:
             project.checked(path)
-            found = FileResult(found.diagnostics + _project_problems(project, settings), found.uses)
+            found = replace(found, diagnostics=found.diagnostics + _project_problems(project, settings))
     if cache is not None and key is not None:
         deps = project.dependencies() if project is not None else None
         if deps:
             deps.pop(os.path.normpath(os.path.abspath(path)), None)
-        cache.put(key, found.diagnostics, found.uses, deps)
+        cache.put(key, found.diagnostics, found.uses, deps, found.torch_weights)
     return found
 
 
@@ -142,10 +142,18 @@ def project_indexes(paths: Sequence[str], cache: Optional[Cache] = None) -> Dict
     """root -> ProjectIndex for the repositories the files belong to (the root is found
     from each file, so ``check one.py`` and ``check .`` see the same project)."""
     roots: Dict[str, str] = {}
+    # files with no root marker above them (a model folder downloaded without its
+    # repository) share one project: the working folder's when they lie inside it, else
+    # the folder they have in common
+    folders = {os.path.dirname(os.path.abspath(path)) for path in paths}
+    here = os.getcwd()
+    inside = here != os.path.expanduser("~") and all(
+        f == here or f.startswith(here.rstrip(os.sep) + os.sep) for f in folders)
+    common = here if inside else os.path.commonpath(sorted(folders)) if folders else None
     for path in paths:
         folder = os.path.dirname(os.path.abspath(path))
         if folder not in roots:
-            roots[folder] = find_project_root(folder)
+            roots[folder] = find_project_root(folder, fallback=common)
     return {root: load_index(root, cache=cache) for root in sorted(set(roots.values()))}
 
 

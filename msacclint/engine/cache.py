@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, List, Optional
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from msacclint import __version__
 from msacclint.data import data_dir
@@ -23,7 +23,7 @@ from msacclint.project.index import LISTING, listing_digest
 from msacclint.settings import Settings
 
 FOLDER = ".msacclint_cache"
-FORMAT = 1
+FORMAT = 2
 
 
 @functools.lru_cache(maxsize=1)
@@ -104,21 +104,26 @@ class Cache:
             uses = stored.get("uses")
             if need_uses and not isinstance(uses, list):
                 return None
+            weights = stored.get("torch_weights")
             return FileResult([Diagnostic.from_cache(d) for d in stored["diagnostics"]],
-                              frozenset(uses) if isinstance(uses, list) else None)
+                              frozenset(uses) if isinstance(uses, list) else None,
+                              (int(weights[0]), str(weights[1])) if weights else None)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
     def put(self, key: str, diagnostics: List[Diagnostic], uses: Optional[FrozenSet[str]] = None,
-            deps: Optional[Dict[str, str]] = None) -> None:
+            deps: Optional[Dict[str, str]] = None, torch_weights: Optional[Tuple[int, str]] = None) -> None:
         """``uses``: the names the file uses (the report); ``deps``: path -> content hash of
-        the other files the result depends on (the project layer)."""
+        the other files the result depends on (the project layer); ``torch_weights``: where
+        the file loads PyTorch weights (``FileResult.torch_weights``)."""
         if not self._prepare():
             return
         payload: Dict[str, Any] = {"format": FORMAT, "key": key, "diagnostics": [d.to_cache() for d in diagnostics],
                                    "deps": deps or {}}
         if uses is not None:
             payload["uses"] = sorted(uses)
+        if torch_weights is not None:
+            payload["torch_weights"] = list(torch_weights)
         try:
             target = self.folder / key[:2]
             target.mkdir(exist_ok=True)

@@ -18,6 +18,7 @@ from msacclint.analysis.context import FileContext
 from msacclint.analysis.edits import replacement
 from msacclint.analysis.facts import FileFacts
 from msacclint.analysis.imports import ImportTable
+from msacclint.analysis.port import torch_weights
 from msacclint.analysis.source import MAX_SOURCE_BYTES, TOO_DEEP, decode
 from msacclint.analysis.source import parse as _parse
 from msacclint.analysis.uses import NameUses
@@ -77,11 +78,24 @@ def analyse_source(source: Union[str, bytes], path: str, settings: Settings,
         uses = NameUses(imports) if settings.collect_uses else None
         found = run_rules(ctx, [rules_by_code()[c] for c in sorted(codes) if c in rules_by_code()],
                           also=(uses,) if uses is not None else ())
+        weights = _torch_weights(ctx)
     except RecursionError:
         return FileResult(_bad_input(path, TOO_DEEP, codes), nothing)
     if settings.honour_noqa:
         found = noqa.filter_noqa(text, found)
-    return FileResult(sorted(found, key=Diagnostic.sort_key), uses.result() if uses is not None else None)
+    return FileResult(sorted(found, key=Diagnostic.sort_key), uses.result() if uses is not None else None,
+                      weights)
+
+
+def _torch_weights(ctx: FileContext) -> Optional[Tuple[int, str]]:
+    """Where the file loads PyTorch weights (line, how), read from the calls the traversal
+    collected: the ``port`` profile suggestion of a run needs no second parse."""
+    hit = torch_weights(ctx)
+    if hit is None:
+        return None
+    node, what = hit
+    where = node_positions(ctx.module, [node]).get(node)
+    return (where.start.line if where is not None else 1), what
 
 
 def _bad_input(path: str, message: str, codes: FrozenSet[str], line: int = 1, column: int = 1) -> List[Diagnostic]:

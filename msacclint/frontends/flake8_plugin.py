@@ -81,5 +81,5 @@ class Flake8Plugin:
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         use_cache = not os.environ.get("MSACCLINT_NO_CACHE")
         for d in api.lint_text("".join(self.lines), self.filename, self._settings(), use_cache=use_cache,
-                               project=True, run=True):
+                               project=True, run=True, cache_summaries=use_cache):
             yield d.line, d.column - 1, f"{d.code} [{d.checklist}] {d.message}", type(self)

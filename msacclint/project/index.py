@@ -94,9 +94,12 @@ class Value:
     evidence: Optional[Evidence] = None
 
 
-def find_project_root(path: str) -> str:
+def find_project_root(path: str, fallback: Optional[str] = None) -> str:
     """The folder holding pyproject.toml, setup.py, setup.cfg or .git, walking up from
-    ``path``; the path's own folder when none is found."""
+    ``path``. When none is found (a model folder downloaded without its repository):
+    ``fallback`` when ``path`` lies inside it (the folder a run was pointed at, the
+    working folder of flake8 or the editor), so that ``train.py`` and the ``src/`` it
+    imports from share one project; else the path's own folder."""
     start = os.path.abspath(path)
     folder = start if os.path.isdir(start) else os.path.dirname(start)
     current = folder
@@ -105,8 +108,15 @@ def find_project_root(path: str) -> str:
             return current
         parent = os.path.dirname(current)
         if parent == current:
-            return folder
+            break
         current = parent
+    if fallback is not None:
+        top = os.path.abspath(fallback)
+        # never a whole home folder or file system (flake8 started from ~ on a stray file)
+        broad = top == os.path.dirname(top) or top == os.path.abspath(os.path.expanduser("~"))
+        if not broad and (folder == top or folder.startswith(top.rstrip(os.sep) + os.sep)):
+            return top
+    return folder
 
 
 def _walk(root: str, limit: int, max_depth: int = 10_000) -> Tuple[List[str], List[str], bool]:
@@ -1058,15 +1068,19 @@ class Projects:
         self._by_root: Dict[str, ProjectIndex] = {}
         self._root_of: Dict[str, str] = {}
 
-    def index_for(self, path: str, settings=None) -> Optional[ProjectIndex]:
+    def index_for(self, path: str, settings=None, use_cache: bool = True) -> Optional[ProjectIndex]:
+        """The index of the repository ``path`` belongs to, built on first use; its file
+        summaries are read from and written to the cache unless ``use_cache`` is False
+        (decided when the index is built). Without a root marker above it, a file inside
+        the working folder belongs to the working folder's project."""
         folder = os.path.dirname(os.path.abspath(path))
         root = self._root_of.get(folder)
         if root is None:
-            root = self._root_of[folder] = find_project_root(folder)
+            root = self._root_of[folder] = find_project_root(folder, fallback=os.getcwd())
         index = self._by_root.get(root)
         if index is None:
             cache = None
-            if self._cache_for is not None and settings is not None:
+            if use_cache and self._cache_for is not None and settings is not None:
                 try:
                     cache = self._cache_for(settings, root)
                 except Exception:
