@@ -13,6 +13,35 @@ from msacclint.analysis.scopes import says_eval, scopes
 from msacclint.analysis.training import holds_mode_cells, mode_evidence, training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
+from msacclint.rules.examples import fill
+
+#: MSA201's multi-file examples: a network in src/model.py and the entry script training it
+_NET_WITH_RATE = """
+    import mindspore.nn as nn
+
+    class Net(nn.Cell):
+        def __init__(self, rate={rate}):
+            super().__init__()
+            self.fc = nn.Dense(4, 2)
+            self.drop = nn.Dropout(p=rate)
+
+        def construct(self, x):
+            return self.drop(self.fc(x))
+"""
+_TRAIN_SCRIPT = """
+    import mindspore as ms
+    from mindspore import nn
+    from src.model import Net
+
+    net = Net()
+    opt = nn.Adam(net.trainable_params())
+    def forward(x, y):
+        return nn.MSELoss()(net(x), y)
+    grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+    {set_train}
+    for x, y in ds:
+        grad_fn(x, y){mark}
+"""
 
 
 class TrainLoopWithoutSetTrain(Rule):
@@ -190,197 +219,12 @@ class TrainLoopWithoutSetTrain(Rule):
         """, note="no BatchNorm or Dropout: the mode changes nothing"),
     )
     VALID = VALID + (
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc = nn.Dense(4, 2)
-                    self.bn = nn.BatchNorm1d(2)
-                    self.drop = nn.Dropout(p=0.1)
-
-                def construct(self, x):
-                    return self.drop(self.bn(self.fc(x)))
-
-            def train(dataset):
-                net = Net()
-                loss_fn = nn.CrossEntropyLoss()
-                opt = nn.SGD(net.trainable_params(), learning_rate=0.01)
-                def forward(x, y):
-                    return loss_fn(net(x), y)
-                grad_fn = ms.value_and_grad(forward, None, opt.parameters)
-                net.set_train()
-                for x, y in dataset.create_tuple_iterator():
-                    loss, grads = grad_fn(x, y)
-                    opt(grads)
-        """, note="idiomatic"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc = nn.Dense(4, 2)
-                    self.bn = nn.BatchNorm1d(2)
-                    self.drop = nn.Dropout(p=0.1)
-
-                def construct(self, x):
-                    return self.drop(self.bn(self.fc(x)))
-
-            net = Net()
-            model = ms.Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params()))
-            model.train(10, dataset)
-        """, note="Model.train sets the mode"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc = nn.Dense(4, 2)
-                    self.bn = nn.BatchNorm1d(2)
-                    self.drop = nn.Dropout(p=0.1)
-
-                def construct(self, x):
-                    return self.drop(self.bn(self.fc(x)))
-
-            def build():
-                net = Net()
-                step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params()))
-                step.set_train()
-                return step
-            def train(ds):
-                step = build()
-                for x, y in ds:
-                    step(x, y)
-        """, note="set_train on the step cell, in another function"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc = nn.Dense(4, 2)
-                    self.bn = nn.BatchNorm1d(2)
-                    self.drop = nn.Dropout(p=0.1)
-
-                def construct(self, x):
-                    return self.drop(self.bn(self.fc(x)))
-
-            def train(net, dataset, opt):
-                grad_fn = ms.value_and_grad(lambda x, y: net(x).sum(), None, opt.parameters)
-                for x, y in dataset:
-                    grad_fn(x, y)
-        """, note="the network is a parameter: set elsewhere"),
-        Valid("""
-            import torch
-            net = Net()
-            opt = torch.optim.SGD(net.parameters(), lr=0.1)
-            for x, y in loader:
-                loss = net(x).sum()
-                loss.backward()
-                opt.step()
-        """, note="PyTorch starts in train mode"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc = nn.Dense(4, 2)
-                    self.bn = nn.BatchNorm1d(2)
-                    self.drop = nn.Dropout(p=0.1)
-
-                def construct(self, x):
-                    return self.drop(self.bn(self.fc(x)))
-
-            class Step(nn.TrainOneStepCell):
-                def __init__(self, net, opt):
-                    super().__init__(net, opt)
-                    self.set_train()
-            net = nn.WithLossCell(Net(), nn.MSELoss())
-            step = Step(net, nn.SGD(net.trainable_params()))
-            for x, y in ds:
-                step(x, y)
-        """, note="the wrapper puts itself in training mode"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            class Mlp(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.body = nn.SequentialCell(nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 2))
-                def construct(self, x):
-                    return self.body(x)
-            def train(dataset):
-                net = Mlp()
-                loss_fn = nn.CrossEntropyLoss()
-                opt = nn.SGD(net.trainable_params(), learning_rate=0.01)
-                def forward(x, y):
-                    return loss_fn(net(x), y)
-                grad_fn = ms.value_and_grad(forward, None, opt.parameters)
-                for x, y in dataset.create_tuple_iterator():
-                    loss, grads = grad_fn(x, y)
-                    opt(grads)
-        """, note="no BatchNorm or Dropout: the mode changes nothing"),
-        Valid(files={
-        "src/__init__.py": "",
-        "src/model.py": """
-            import mindspore.nn as nn
-
-            class Net(nn.Cell):
-                def __init__(self, rate=0.1):
-                    super().__init__()
-                    self.fc = nn.Dense(4, 2)
-                    self.drop = nn.Dropout(p=rate)
-
-                def construct(self, x):
-                    return self.drop(self.fc(x))
-        """,
-        "train.py": """
-            import mindspore as ms
-            from mindspore import nn
-            from src.model import Net
-
-            net = Net()
-            opt = nn.Adam(net.trainable_params())
-            def forward(x, y):
-                return nn.MSELoss()(net(x), y)
-            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
-            net.set_train()
-            for x, y in ds:
-                grad_fn(x, y)
-        """,
-        }, note="multi-file: set_train() in the entry script"),
-        Valid(files={
-        "src/__init__.py": "",
-        "src/model.py": """
-            import mindspore.nn as nn
-
-            class Net(nn.Cell):
-                def __init__(self, rate=0.0):
-                    super().__init__()
-                    self.fc = nn.Dense(4, 2)
-                    self.drop = nn.Dropout(p=rate)
-
-                def construct(self, x):
-                    return self.drop(self.fc(x))
-        """,
-        "train.py": """
-            import mindspore as ms
-            from mindspore import nn
-            from src.model import Net
-
-            net = Net()
-            opt = nn.Adam(net.trainable_params())
-            def forward(x, y):
-                return nn.MSELoss()(net(x), y)
-            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
-            for x, y in ds:
-                grad_fn(x, y)
-        """,
-        }, note="look-alike, multi-file: the Dropout's rate is 0.0 at the only construction"),
+        Valid(files={"src/__init__.py": "", "src/model.py": fill(_NET_WITH_RATE, rate="0.1"),
+                     "train.py": fill(_TRAIN_SCRIPT, set_train="net.set_train()", mark="")},
+              note="multi-file: set_train() in the entry script"),
+        Valid(files={"src/__init__.py": "", "src/model.py": fill(_NET_WITH_RATE, rate="0.0"),
+                     "train.py": fill(_TRAIN_SCRIPT, set_train="", mark="")},
+              note="look-alike, multi-file: the Dropout's rate is 0.0 at the only construction"),
         Valid(files={
             "src/__init__.py": "",
             "src/model.py": """
@@ -391,20 +235,7 @@ class TrainLoopWithoutSetTrain(Rule):
                         super().__init__()
                         self.bn = nn.BatchNorm2d(8, use_batch_statistics=True)
             """,
-            "train.py": """
-                import mindspore as ms
-                from mindspore import nn
-                from src.model import Net
-
-                net = Net()
-                opt = nn.Adam(net.trainable_params())
-                def forward(x, y):
-                    return nn.MSELoss()(net(x), y)
-                grad_fn = ms.value_and_grad(forward, None, opt.parameters)
-
-                for x, y in ds:
-                    grad_fn(x, y)
-            """,
+            "train.py": fill(_TRAIN_SCRIPT, set_train="", mark=""),
         }, note="multi-file: batch statistics only"),
     )
     INVALID = (
@@ -491,34 +322,9 @@ class TrainLoopWithoutSetTrain(Rule):
             for x, y in ds:
                 grad_fn(x, y)  # MSA201
         """, note="a network from a model factory: its BatchNorm cannot be seen, the mistake still can"),
-        Invalid(files={
-        "src/__init__.py": "",
-        "src/model.py": """
-            import mindspore.nn as nn
-
-            class Net(nn.Cell):
-                def __init__(self, rate=0.1):
-                    super().__init__()
-                    self.fc = nn.Dense(4, 2)
-                    self.drop = nn.Dropout(p=rate)
-
-                def construct(self, x):
-                    return self.drop(self.fc(x))
-        """,
-        "train.py": """
-            import mindspore as ms
-            from mindspore import nn
-            from src.model import Net
-
-            net = Net()
-            opt = nn.Adam(net.trainable_params())
-            def forward(x, y):
-                return nn.MSELoss()(net(x), y)
-            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
-            for x, y in ds:
-                grad_fn(x, y)  # MSA201
-        """,
-        }, note="the network's class, with its Dropout, is in src/model.py (multi-file)"),
+        Invalid(files={"src/__init__.py": "", "src/model.py": fill(_NET_WITH_RATE, rate="0.1"),
+                       "train.py": fill(_TRAIN_SCRIPT, set_train="", mark="  # MSA201")},
+                note="the network's class, with its Dropout, is in src/model.py (multi-file)"),
         Invalid(files={
             "src/__init__.py": "",
             "src/blocks.py": """
@@ -539,20 +345,7 @@ class TrainLoopWithoutSetTrain(Rule):
                         super().__init__()
                         self.body = ConvBn(8)
             """,
-            "train.py": """
-                import mindspore as ms
-                from mindspore import nn
-                from src.model import Net
-
-                net = Net()
-                opt = nn.Adam(net.trainable_params())
-                def forward(x, y):
-                    return nn.MSELoss()(net(x), y)
-                grad_fn = ms.value_and_grad(forward, None, opt.parameters)
-
-                for x, y in ds:
-                    grad_fn(x, y)  # MSA201
-            """,
+            "train.py": fill(_TRAIN_SCRIPT, set_train="", mark="  # MSA201"),
         }, note="multi-file: bn in a block of a third file"),
     )
 
