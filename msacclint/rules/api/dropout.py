@@ -30,6 +30,11 @@ from msacclint.rules.function_rule import InFunctionRule
 from msacclint.rules.table import TableRuleMixin, called
 
 DROPOUT = "mindspore.nn.Dropout"
+#: the functional dropouts: their ``p`` (second positional) is the drop probability, as in
+#: PyTorch; MSA101 reads it the way it reads ``nn.Dropout(p=...)``
+FUNCTIONAL_DROPOUT = {"mindspore.ops.dropout": "ops.dropout", "mindspore.ops.function.dropout": "ops.dropout",
+                      "mindspore.ops.function.nn_func.dropout": "ops.dropout",
+                      "mindspore.mint.nn.functional.dropout": "mint.nn.functional.dropout"}
 
 
 def _number_text(value: float) -> str:
@@ -86,9 +91,24 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
     versions = ("keep_prob is the first parameter from 1.x to 2.10.0 (verified on 2.10.0: "
                 "nn.Dropout(0.1) zeroes about 90 % in training). p= exists since 2.0.")
 
+    #: whether the rule also reads the drop rate of the functional dropout (FUNCTIONAL_DROPOUT)
+    functional = False
+
     def visit_Call(self, node: cst.Call) -> None:
-        if called(self.ctx, node) != DROPOUT:
+        callee = called(self.ctx, node)
+        if callee in FUNCTIONAL_DROPOUT:
+            if self.functional:
+                self._evidence = []
+                self._layer = callee
+                positional = [a for a in node.args if a.keyword is None and not a.star]
+                keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}
+                p = keywords.get("p") or (positional[1] if len(positional) > 1 else None)
+                if p is not None:
+                    self.check_p(node, p)
             return
+        if callee != DROPOUT:
+            return
+        self._layer = DROPOUT
         self._evidence = []
         if forward_owner(self.ctx, self.scope) is not None:
             return  # built during the forward pass: inert whatever its value (MSA204)
@@ -104,6 +124,8 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         self._class_names: List[str] = []
         #: evidence of values the project layer resolved for the last readings
         self._evidence: list = []
+        #: the callee of the call being checked (nn.Dropout or a functional dropout)
+        self._layer = DROPOUT
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._class_names.append(node.name.value)
@@ -112,7 +134,7 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         self._class_names.pop()
 
     def report(self, node, message=None, fix=None, **extra) -> None:
-        if self.contradicted(DROPOUT, ["keep_prob"]):
+        if self._layer == DROPOUT and self.contradicted(DROPOUT, ["keep_prob"]):
             return  # the snapshot's release has no keep_prob default of 0.5 (e.g. it was removed)
         where = ""
         related = []
@@ -120,7 +142,8 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
             shown = sorted({f"{v.value:g} at {v.evidence.where()}" for v in self._evidence if v.evidence})
             where = f" (the value is {', '.join(shown[:3])})" if shown else ""
             related = [(v.evidence.path, v.evidence.line, v.evidence.what) for v in self._evidence if v.evidence]
-        super().report(node, (message or self.message) + where + self._observed(), fix, related=related, **extra)
+        observed = self._observed() if self._layer == DROPOUT else ""
+        super().report(node, (message or self.message) + where + observed, fix, related=related, **extra)
 
     def _observed(self) -> str:
         """What a probe snapshot saw of nn.Dropout's first parameter, quoted in the message."""
@@ -335,6 +358,7 @@ def _p_reads_as_keep(reading: Reading) -> bool:
 
 
 class DropoutWrongProbability(_DropoutRule):
+    functional = True
     code = "MSA101"
     name = "dropout-wrong-probability"
     checklist = "api.01"
@@ -347,7 +371,9 @@ class DropoutWrongProbability(_DropoutRule):
     what = ("Reports `nn.Dropout` calls whose value reads as the other probability: a drop rate "
             "passed as keep_prob (first positional argument, or `keep_prob=`) — a literal below "
             "0.5 or a name that says drop — and a keep probability passed as `p=` — `1 - <drop "
-            "name>`, a name that says keep, or a literal above 0.5.")
+            "name>`, a name that says keep, or a literal above 0.5. The functional `ops.dropout` and "
+            "`mint.nn.functional.dropout` take the drop probability (`p`, their second argument) and are read "
+            "the same way.")
     why = ("In MindSpore 2.10 `nn.Dropout`'s first parameter is still `keep_prob`. A PyTorch "
            "`nn.Dropout(0.1)` ported as is keeps 10 % of the activations and scales them by 10: "
            "heavy noise that slows or stops convergence, with no warning. The reverse mistake "
@@ -565,7 +591,39 @@ class DropoutWrongProbability(_DropoutRule):
         "graphormer/modeling_graphormer.py": fill(_GRAPHORMER_ATTENTION, p="1 - config.attention_keep_prob", mark=""),
         }, note="a config attribute that holds a keep probability, given as 1 - keep (another file)"),
     )
+    VALID = VALID + (
+        Valid("""
+            from mindspore import ops
+
+            def attend(probs, attn_drop=0.1, training=True):
+                return ops.dropout(probs, p=attn_drop, training=training)
+        """, note="functional dropout given its drop rate"),
+        Valid("""
+            from mindspore import ops
+
+            def attend(probs, keep_prob=0.9, training=True):
+                return ops.dropout(probs, p=1 - keep_prob, training=training)
+        """, note="look-alike: 1 - a keep probability is the drop rate"),
+        Valid("""
+            import torch.nn.functional as F
+
+            def attend(probs, attn_drop=0.1):
+                return F.dropout(probs, 1 - attn_drop)
+        """, note="torch's functional dropout is not MindSpore's"),
+    )
     INVALID = (
+        Invalid("""
+            from mindspore import ops
+
+            def attend(probs, attn_drop=0.1, training=True):
+                return ops.dropout(probs, p=1 - attn_drop, training=training)  # MSA101
+        """, note="a keep_prob=1 - rate port carried over to the functional dropout's p"),
+        Invalid("""
+            from mindspore import mint
+
+            def attend(probs, attention_keep_prob=0.9):
+                return mint.nn.functional.dropout(probs, attention_keep_prob)  # MSA101
+        """, note="a keep probability as the second argument"),
         Invalid(files={
         "graphormer/__init__.py": "",
         "graphormer/configuration_graphormer.py": _GRAPHORMER_CONFIG,
@@ -750,18 +808,30 @@ class DropoutWrongProbability(_DropoutRule):
                                     [(call, _with_p(call, keep, keep.value))]))
                 return
         if p is not None:
-            inner = one_minus(p.value)
-            # p=1 - <drop name> is how keep_prob=<x> was migrated to p: the name alone cannot say
-            # whether x held a keep probability all along; a value, or p=<keep name>, can
-            evidence = lambda r: _numeric(r) or _keep_named(r)  # noqa: E731
-            if _wrong(self.readings(p.value, call), _p_reads_as_keep, evidence):
-                shown = cst.Module([]).code_for_node(p.value)
-                fix = None
-                if inner is not None:
-                    fix = FixSpec(f"use p={cst.Module([]).code_for_node(inner)}", Applicability.UNSAFE,
-                                  [(call, _with_p(call, p, inner))])
-                self.report(call, f"nn.Dropout(p={shown}): p is the DROP probability, but this value reads "
-                            f"as a keep probability", fix)
+            self.check_p(call, p)
+
+    def check_p(self, call: cst.Call, p: cst.Arg) -> None:
+        """``p`` of nn.Dropout or of a functional dropout: a keep probability given as the
+        drop probability."""
+        inner = one_minus(p.value)
+        # p=1 - <drop name> is how keep_prob=<x> was migrated to p: the name alone cannot say
+        # whether x held a keep probability all along; a value, or p=<keep name>, can
+        evidence = lambda r: _numeric(r) or _keep_named(r)  # noqa: E731
+        if _wrong(self.readings(p.value, call), _p_reads_as_keep, evidence):
+            shown = cst.Module([]).code_for_node(p.value)
+            fix = None
+            if inner is not None:
+                # a positional p keeps its place (arguments may follow it)
+                fixed = _with_p(call, p, inner) if p.keyword is not None else call.with_changes(
+                    args=[a.with_changes(value=inner) if a is p else a for a in call.args])
+                fix = FixSpec(f"use p={cst.Module([]).code_for_node(inner)}", Applicability.UNSAFE, [(call, fixed)])
+            name = FUNCTIONAL_DROPOUT.get(self._layer, "nn.Dropout")
+            if p.keyword is None:
+                self.report(call, f"{name}(..., {shown}): its second argument is the DROP probability, but this "
+                            f"value reads as a keep probability", fix)
+                return
+            self.report(call, f"{name}(p={shown}): p is the DROP probability, but this value reads "
+                        f"as a keep probability", fix)
 
     @staticmethod
     def _drop_share(value) -> str:
