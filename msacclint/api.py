@@ -15,6 +15,13 @@ A run: options + the nearest ``[tool.msacclint]`` -> Settings; the files to chec
 engine over every file with the index of the project each file belongs to (cached, in
 parallel when it pays); a frozen result. Errors of configuration or
 usage raise ``ConfigError`` (the command line prints it and exits 2).
+
+A run that the cache answers needs none of the checking machinery: the modules that bring
+LibCST, the rules or the project layer (``engine.runner``, ``engine.fixes``,
+``engine.notebook``, ``project.index``, ``engine.registry.all_rules``) are imported by
+the functions below that use them, not when this module is imported, so ``msacclint
+check`` on unchanged files reads the files and their cached results and stops there
+(tests/test_warm_run.py holds this).
 """
 
 from __future__ import annotations
@@ -24,24 +31,23 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple, Type, Union
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Type, Union
 
 from msacclint import __version__, coverage
 from msacclint.analysis.versions import parse as parse_version
 from msacclint.config import ConfigError, Options, find_pyproject, plain_settings, resolve
 from msacclint.data import checklist
-from msacclint.diagnostics import Diagnostic, FileResult
+from msacclint.diagnostics import Diagnostic, FileFix, FileResult
 from msacclint.engine import registry
 from msacclint.engine.batch import Progress, analyse_files, diagnostics_of
 from msacclint.engine.cache import Cache, settings_key
 from msacclint.engine.discovery import MissingPath, discover
-from msacclint.engine.fixes import FileFix, configured_line_length, fix_source, write_fixed
-from msacclint.engine.notebook import fix_path
-from msacclint.engine.runner import check_source
-from msacclint.project.index import ProjectIndex, Projects
 from msacclint.report import PROBLEM, Report, conclude, mindspore_description, port_files, port_suggestion
-from msacclint.rules.base import Rule
 from msacclint.settings import Settings
+
+if TYPE_CHECKING:
+    from msacclint.project.index import ProjectIndex, Projects
+    from msacclint.rules.base import Rule
 
 __all__ = [
     "ConfigError", "FileFix", "FixOptions", "FixRun", "LintOptions", "LintRun", "Options", "Progress", "Report",
@@ -170,6 +176,9 @@ def fix_paths(paths: Sequence[str], options: FixOptions = FixOptions()) -> FixRu
     One (cached, parallel) check first: only files with an applicable fix are read again
     and fixed. Files are written only when ``options.write``; a file whose fixed text would
     not parse, or could not be read, decoded or parsed, is never touched."""
+    from msacclint.engine.fixes import write_fixed
+    from msacclint.engine.notebook import fix_path
+
     prepared = _prepare(paths, options)
     before = _analyse(prepared, options)
     fixes: Dict[str, FileFix] = {}
@@ -262,6 +271,8 @@ def lint_text(text: Union[str, bytes], path: str, settings: Settings, use_cache:
     another file's check keeps its parse for its own; ``cache_summaries``: the project
     index keeps its file summaries in the cache folder (the editor does, with no result
     cache; flake8 with MSACCLINT_NO_CACHE does not)."""
+    from msacclint.engine.runner import check_source
+
     index = project_for_file(disk_path or path, settings, cache_summaries) if project else None
     if index is not None:
         index.begin()
@@ -293,8 +304,17 @@ def _cache_for(settings: Settings) -> Cache:
 
 
 #: one project index per repository for the life of the process (flake8's run, the editor
-#: server); summaries come from the result cache's folder of each repository
-_PROJECTS = Projects(lambda settings, root: Cache(root, settings_key(settings)))
+#: server); summaries come from the result cache's folder of each repository. Made on the
+#: first file checked from its text.
+_PROJECTS: List[Projects] = []
+
+
+def _projects() -> Projects:
+    if not _PROJECTS:
+        from msacclint.project.index import Projects
+
+        _PROJECTS.append(Projects(lambda settings, root: Cache(root, settings_key(settings))))
+    return _PROJECTS[0]
 
 
 def project_for_file(path: str, settings: Settings, use_cache: bool = True) -> Optional[ProjectIndex]:
@@ -305,20 +325,24 @@ def project_for_file(path: str, settings: Settings, use_cache: bool = True) -> O
     if not path or path in ("-", "stdin") or not os.path.exists(path):
         return None
     try:
-        return _PROJECTS.index_for(path, settings, use_cache)
+        return _projects().index_for(path, settings, use_cache)
     except Exception:  # the project layer never stops a file from being checked
         return None
 
 
 def file_saved(path: str) -> None:
     """A file changed on disk: the project index re-reads it on its next question."""
-    _PROJECTS.saved(path)
+    for projects in _PROJECTS:
+        projects.saved(path)
 
 
 def fix_text(text: str, path: str, settings: Settings, unsafe: bool = False,
              explicit: bool = False) -> Tuple[str, int]:
     """One text with its fixes applied (only when the result parses), and how many were;
     ``explicit`` applies the KEEP edits of ``--add-explicit`` instead."""
+    from msacclint.engine.fixes import configured_line_length, fix_source
+    from msacclint.engine.runner import check_source
+
     return fix_source(text, lambda candidate: check_source(candidate, path, settings), unsafe=unsafe,
                       explicit=explicit, line_length=configured_line_length(path))
 

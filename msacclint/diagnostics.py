@@ -175,3 +175,21 @@ class FileResult:
     #: PyTorch checkpoint (torch.load)")`` (msacclint.analysis.port.torch_weights), for the
     #: ``port`` profile suggestion; None when it does not
     torch_weights: Optional[Tuple[int, str]] = None
+
+
+@dataclass
+class FileFix:
+    """The outcome of fixing one file."""
+
+    path: str
+    original: str
+    fixed: str
+    applied: int
+    #: the file's encoding (``utf-8-sig`` when it starts with a BOM, or its coding line's)
+    encoding: str = "utf-8"
+    #: the diagnostics of the fixed text
+    remaining: List[Diagnostic] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.applied > 0 and self.fixed != self.original

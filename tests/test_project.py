@@ -587,7 +587,7 @@ def test_summary_collected_in_the_traversal_equals_the_standalone_one(tmp_path):
 
     from msacclint.engine.registry import default_codes
     from msacclint.engine.runner import check_source
-    from msacclint.project import load_index
+    from msacclint.project.index import load_index
     from msacclint.project.summary import summarize
     from msacclint.settings import Settings
 

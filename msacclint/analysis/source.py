@@ -13,12 +13,6 @@ from typing import Optional, Tuple, Union
 
 import libcst as cst
 
-#: folders a walk never enters (besides hidden ones and virtualenvs)
-SKIPPED_FOLDERS = frozenset({
-    "__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env",
-    ".msacclint_cache",
-})
-
 #: larger files are generated data, not model code (the largest of 8,500 model-zoo files
 #: measured 0.28 MB); LibCST would take minutes and gigabytes on them
 MAX_SOURCE_BYTES = 2_000_000

@@ -19,7 +19,7 @@ from msacclint import __version__
 from msacclint.data import data_dir
 from msacclint.diagnostics import Diagnostic, FileResult
 from msacclint.engine.atomic import replace_file
-from msacclint.project.index import LISTING, listing_digest
+from msacclint.project.listing import LISTING, listing_digest
 from msacclint.settings import Settings
 
 FOLDER = ".msacclint_cache"
@@ -61,6 +61,9 @@ class Cache:
     def __init__(self, root: str, settings_key: str) -> None:
         self.folder = Path(root) / FOLDER / f"v{__version__}-{settings_key[:12]}-{code_fingerprint()[:8]}"
         self.ready = False
+        #: digests of the files (and listings) cached answers depend on, read once a run:
+        #: the files of one project are the dependencies of most of its answers
+        self._digests: Dict[str, str] = {}
 
     @classmethod
     def for_settings(cls, settings: Settings) -> Cache:
@@ -99,7 +102,7 @@ class Cache:
                 stored = json.load(handle)
             if stored.get("format") != FORMAT or stored.get("key") != key:
                 return None
-            if not _dependencies_unchanged(stored.get("deps") or {}):
+            if not self._dependencies_unchanged(stored.get("deps") or {}):
                 return None  # a file the project layer read for this one has changed
             uses = stored.get("uses")
             if need_uses and not isinstance(uses, list):
@@ -131,6 +134,27 @@ class Cache:
         except OSError:
             pass  # a cache that cannot be written only costs time
 
+    def _dependencies_unchanged(self, deps: Dict[str, str]) -> bool:
+        for path, digest in deps.items():
+            if self._digest(path) != digest:
+                return False
+        return True
+
+    def _digest(self, path: str) -> str:
+        """Today's digest of a dependency: a file's content, or a project's listing."""
+        known = self._digests.get(path)
+        if known is None:
+            if path.startswith(LISTING):  # which files the project holds
+                known = listing_digest(path[len(LISTING):])
+            else:
+                try:
+                    with open(path, "rb") as handle:
+                        known = hashlib.sha256(handle.read()).hexdigest()
+                except OSError:
+                    known = ""
+            self._digests[path] = known
+        return known
+
     # -- objects of the project layer (file summaries), by content hash -------------
     def load_object(self, kind: str, key: str) -> Any:
         """A JSON object this cache stored under ``kind`` (a file summary); None when absent
@@ -151,22 +175,6 @@ class Cache:
             _atomic_write(target / key, json.dumps({"key": key, "value": value}))
         except (OSError, TypeError, ValueError):
             pass
-
-
-def _dependencies_unchanged(deps: Dict[str, str]) -> bool:
-    for path, digest in deps.items():
-        if path.startswith(LISTING):  # which files the project holds
-            if listing_digest(path[len(LISTING):]) != digest:
-                return False
-            continue
-        try:
-            with open(path, "rb") as handle:
-                current = hashlib.sha256(handle.read()).hexdigest()
-        except OSError:
-            current = ""
-        if current != digest:
-            return False
-    return True
 
 
 def _atomic_write(path: Path, text: str) -> None:

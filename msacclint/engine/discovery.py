@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, List, Sequence
 
-from msacclint.analysis.source import SKIPPED_FOLDERS
+from msacclint.analysis.folders import SKIPPED_FOLDERS
 
 if TYPE_CHECKING:
     import pathspec

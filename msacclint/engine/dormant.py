@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from msacclint.diagnostics import Severity
-from msacclint.project import ProjectIndex
+from msacclint.project.index import ProjectIndex
 
 Definition = Union[cst.ClassDef, cst.FunctionDef]
 

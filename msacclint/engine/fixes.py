@@ -12,14 +12,13 @@ import os
 import re
 import stat
 import sys
-from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from msacclint.analysis.edits import detected_line_length, wrap_long_insertion
 from msacclint.analysis.source import read_source
-from msacclint.diagnostics import Diagnostic
+from msacclint.diagnostics import Diagnostic, FileFix
 from msacclint.engine.atomic import replace_file
 from msacclint.engine.runner import check_source
 from msacclint.settings import Settings
@@ -118,24 +117,6 @@ def fix_source(text: str, check: Callable[[str], Sequence[Diagnostic]], unsafe: 
 # the file's mode), in its own encoding (a UTF-8 BOM, or a PEP 263 coding line) and with
 # its line endings as they were. A file that did not parse, or could not be read or
 # decoded, is never touched.
-
-
-@dataclass
-class FileFix:
-    """The outcome of fixing one file."""
-
-    path: str
-    original: str
-    fixed: str
-    applied: int
-    #: the file's encoding (``utf-8-sig`` when it starts with a BOM, or its coding line's)
-    encoding: str = "utf-8"
-    #: the diagnostics of the fixed text
-    remaining: List[Diagnostic] = field(default_factory=list)
-
-    @property
-    def changed(self) -> bool:
-        return self.applied > 0 and self.fixed != self.original
 
 
 def _compiles(text: str) -> bool:

@@ -1,23 +1,41 @@
-"""Finds every rule once per process.
+"""Finds every rule once per process, and answers which codes exist without importing them.
 
 Rules live in the sub-packages of ``msacclint.rules`` (one package per checklist area).
 A module contributes the Rule subclasses it defines, and the classes listed in a module
 level ``RULES`` sequence (the table-driven rules are made that way).
+
+Selecting codes (``select``, ``ignore``, the defaults) needs only each rule's code and
+whether it is on by default. Those are also kept in ``rule_index.json`` beside the rule
+table, with a digest of the sources they were read from, so that a run answered from the
+cache reads that file instead of importing every rule module and LibCST with them. When
+the digest does not match (a rule was edited and the file not rewritten) the rules are
+imported as before; ``python -m msacclint.engine.registry`` rewrites the file and a test
+keeps it current.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib
+import json
 import pkgutil
-from typing import Dict, FrozenSet, Iterable, List, Tuple, Type
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Tuple, Type
 
-from msacclint.rules.base import Rule
+from msacclint.data import data_dir
+
+if TYPE_CHECKING:
+    from msacclint.rules.base import Rule
+
+INDEX_NAME = "rule_index.json"
 
 
 @functools.lru_cache(maxsize=1)
 def all_rules() -> Tuple[Type[Rule], ...]:
     import msacclint.rules as package
+    from msacclint.rules.base import Rule
 
     found: Dict[str, Type[Rule]] = {}
     for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
@@ -41,12 +59,65 @@ def rules_by_code() -> Dict[str, Type[Rule]]:
     return {rule.code: rule for rule in all_rules()}
 
 
+def sources_digest() -> str:
+    """A digest of everything a rule's code and default state are read from: the rule
+    modules and the data files (the table rules are built from rules/*.toml)."""
+    import msacclint.rules as package
+
+    digest = hashlib.sha256()
+    folders = [(Path(p), "*.py") for p in package.__path__] + [(data_dir(), "*.toml")]
+    for folder, pattern in folders:
+        for path in sorted(folder.rglob(pattern)):
+            if "__pycache__" in path.parts:
+                continue
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes())
+            digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def index_content() -> Dict[str, object]:
+    """What ``rule_index.json`` holds, read from the imported rules."""
+    rules = all_rules()
+    return {
+        "about": "Written by `python -m msacclint.engine.registry`; read by a run that needs no rule "
+                 "module (see msacclint/engine/registry.py). Do not edit.",
+        "digest": sources_digest(),
+        "codes": [rule.code for rule in rules],
+        "default": [rule.code for rule in rules if rule.enabled_by_default()],
+    }
+
+
+def read_index(path: Optional[Path] = None) -> Optional[Tuple[Tuple[str, ...], FrozenSet[str]]]:
+    """(every code, the default codes) from the index file; None when it is missing,
+    unreadable, or written from other sources than today's."""
+    try:
+        data = json.loads((path or data_dir() / INDEX_NAME).read_text(encoding="utf-8"))
+        if data.get("digest") != sources_digest():
+            return None
+        codes = tuple(str(c) for c in data["codes"])
+        default = frozenset(str(c) for c in data["default"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return codes, default
+
+
+@functools.lru_cache(maxsize=1)
+def _codes() -> Tuple[Tuple[str, ...], FrozenSet[str]]:
+    # once the rules are loaded (a run that checks files), ask them
+    index = None if "msacclint.rules.base" in sys.modules else read_index()
+    if index is not None:
+        return index
+    rules = all_rules()
+    return tuple(r.code for r in rules), frozenset(r.code for r in rules if r.enabled_by_default())
+
+
 def all_codes() -> Tuple[str, ...]:
-    return tuple(rules_by_code())
+    return _codes()[0]
 
 
 def default_codes() -> FrozenSet[str]:
-    return frozenset(rule.code for rule in all_rules() if rule.enabled_by_default())
+    return _codes()[1]
 
 
 def matching(prefix: str, codes: Iterable[str] = ()) -> List[str]:
@@ -62,3 +133,13 @@ def matching(prefix: str, codes: Iterable[str] = ()) -> List[str]:
         chosen = default_codes() | frozenset(extra)
         return [c for c in pool if c in chosen]
     return [c for c in pool if c.startswith(prefix.upper())]
+
+
+def write_index(path: Optional[Path] = None) -> Path:
+    target = path or (data_dir() / INDEX_NAME)
+    target.write_text(json.dumps(index_content(), indent=1) + "\n", encoding="utf-8")
+    return target
+
+
+if __name__ == "__main__":
+    print(f"wrote {write_index()}")

@@ -27,7 +27,7 @@ from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Related, Se
 from msacclint.engine import dormant, noqa
 from msacclint.engine.positions import node_positions
 from msacclint.engine.registry import rules_by_code
-from msacclint.project import ProjectIndex
+from msacclint.project.index import ProjectIndex
 from msacclint.rules.base import FixSpec, Report, Rule, visitor_names
 from msacclint.settings import Settings
 

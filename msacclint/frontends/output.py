@@ -17,7 +17,6 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence
 from urllib.parse import quote
 
 from msacclint import __version__, api, install_info
-from msacclint.api import FileFix
 from msacclint.diagnostics import Diagnostic, Severity
 
 
@@ -266,7 +265,7 @@ def diff_summary(fixed: int, files_changed: int) -> str:
     return f"Would fix {plural(fixed, 'problem')} in {plural(files_changed, 'file')}."
 
 
-def unified_diff(result: FileFix) -> str:
+def unified_diff(result: api.FileFix) -> str:
     """The change of one file as a unified diff (``a/path`` -> ``b/path``)."""
     name = result.path.replace(os.sep, "/")
     lines = difflib.unified_diff(result.original.splitlines(keepends=True), result.fixed.splitlines(keepends=True),

@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Dict, List, Type
+from typing import TYPE_CHECKING, Dict, List, Type
 
 from msacclint import api
 from msacclint.data import checklist
-from msacclint.rules.base import Rule
+
+if TYPE_CHECKING:
+    from msacclint.rules.base import Rule
 
 
 def _checklist_title(item_id: str) -> str:

@@ -5,8 +5,8 @@ that one file cannot answer: what class an imported name is and what it builds, 
 value a constant or a config key holds, what the callers of a function bind to a
 parameter. Summaries are built lazily, on the first question about a file, and cached by
 content hash (see docs/dev/architecture.md, "The project layer").
+
+Modules: ``listing`` (the root and the files a project holds; no LibCST, a run answered
+from the cache needs only it), ``summary`` (one file's facts), ``configs`` (YAML/JSON
+configs), ``index`` (the linked index the rules ask).
 """
-
-from msacclint.project.index import ProjectIndex, find_project_root, load_index
-
-__all__ = ["ProjectIndex", "find_project_root", "load_index"]

@@ -14,13 +14,15 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
+from msacclint.project.listing import CONFIG_SUFFIXES
+
 #: larger config files are data, not configuration
 MAX_BYTES = 2_000_000
 #: aliases (``*name``) a config may use; real configs use a handful
 MAX_ALIASES = 1_000
 #: nodes walked per file (a guard against deep or generated files)
 MAX_NODES = 200_000
-SUFFIXES = (".yaml", ".yml", ".json")
+SUFFIXES = CONFIG_SUFFIXES
 
 
 @dataclass

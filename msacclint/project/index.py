@@ -20,8 +20,9 @@ import libcst as cst
 
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.imports import dotted, imported_names
-from msacclint.analysis.source import MAX_SOURCE_BYTES, SKIPPED_FOLDERS, decode, parse
+from msacclint.analysis.source import MAX_SOURCE_BYTES, decode, parse
 from msacclint.project import configs as configs_mod
+from msacclint.project.listing import LISTING, MAX_FILES, find_project_root, listing, paths_digest
 from msacclint.project.summary import (
     DEFERRED,
     FORMAT,
@@ -36,12 +37,6 @@ from msacclint.project.summary import (
     to_json,
 )
 
-ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
-#: a repository larger than this is indexed in part: the folders nearest the checked files
-MAX_FILES = 50_000
-#: a folder without pyproject.toml/setup.py/setup.cfg/.git is indexed this deep and this far
-UNMARKED_DEPTH = 2
-UNMARKED_MAX_FILES = 5_000
 #: parsed modules kept for files that were summarised before their own check in this run
 #: (the check then reuses the parse): at most this much source text at a time (a parsed
 #: module takes some 35 bytes of memory per byte of source)
@@ -92,66 +87,6 @@ class Value:
 
     value: Any
     evidence: Optional[Evidence] = None
-
-
-def find_project_root(path: str, fallback: Optional[str] = None) -> str:
-    """The folder holding pyproject.toml, setup.py, setup.cfg or .git, walking up from
-    ``path``. When none is found (a model folder downloaded without its repository):
-    ``fallback`` when ``path`` lies inside it (the folder a run was pointed at, the
-    working folder of flake8 or the editor), so that ``train.py`` and the ``src/`` it
-    imports from share one project; else the path's own folder."""
-    start = os.path.abspath(path)
-    folder = start if os.path.isdir(start) else os.path.dirname(start)
-    current = folder
-    while True:
-        if any(os.path.exists(os.path.join(current, m)) for m in ROOT_MARKERS):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
-    if fallback is not None:
-        top = os.path.abspath(fallback)
-        # never a whole home folder or file system (flake8 started from ~ on a stray file)
-        broad = top == os.path.dirname(top) or top == os.path.abspath(os.path.expanduser("~"))
-        if not broad and (folder == top or folder.startswith(top.rstrip(os.sep) + os.sep)):
-            return top
-    return folder
-
-
-def _walk(root: str, limit: int, max_depth: int = 10_000) -> Tuple[List[str], List[str], bool]:
-    py: List[str] = []
-    other: List[str] = []
-    truncated = False
-    stack = [(root, 0)]
-    while stack:
-        folder, depth = stack.pop()
-        if depth > max_depth:
-            truncated = True
-            continue
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name, reverse=True)
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    name = entry.name
-                    if name.startswith(".") or name in SKIPPED_FOLDERS or name.endswith(".egg-info"):
-                        continue
-                    if os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
-                        continue
-                    stack.append((entry.path, depth + 1))
-                elif entry.name.endswith(".py"):
-                    if len(py) >= limit:
-                        truncated = True
-                        continue
-                    py.append(entry.path)
-                elif entry.name.endswith(configs_mod.SUFFIXES):
-                    other.append(entry.path)
-            except OSError:
-                continue
-    return py, other, truncated
 
 
 class ProjectIndex:
@@ -950,7 +885,7 @@ class ProjectIndex:
         for other in self._words:  # nothing names it: any file that starts to changes the answer,
             self._depend(other)
         # and so does a new file
-        self._used[LISTING + self.root] = _listing_digest(list(self.files) + list(self.configs.paths))
+        self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
         return None
 
     # -- entry scripts --------------------------------------------------------------
@@ -1029,32 +964,8 @@ def load_index(root: str, settings=None, cache=None) -> ProjectIndex:
     file listing now, summaries on first use, from ``cache`` (an engine Cache) when the
     files are unchanged."""
     root = os.path.abspath(root)
-    py, other, truncated = _listing(root)
+    py, other, truncated = listing(root)
     return ProjectIndex(root, py, other, cache=cache, truncated=truncated)
-
-
-def _listing(root: str) -> Tuple[List[str], List[str], bool]:
-    if any(os.path.exists(os.path.join(root, m)) for m in ROOT_MARKERS):
-        return _walk(root, MAX_FILES)
-    # no repository marker: a loose folder (a home directory, /tmp); look only nearby
-    py, other, _ = _walk(root, UNMARKED_MAX_FILES, UNMARKED_DEPTH)
-    return py, other, False
-
-
-#: a dependency on which files a project holds (not on their text): ``LISTING + root``
-LISTING = "listing:"
-
-
-def _listing_digest(paths) -> str:
-    return hashlib.sha256("\0".join(sorted(os.path.normpath(os.path.abspath(p)) for p in paths))
-                          .encode("utf-8", "surrogateescape")).hexdigest()
-
-
-def listing_digest(root: str) -> str:
-    """The digest ``ProjectIndex.referrers`` records for an answer that a new or removed
-    file could change (the cache compares it to today's listing)."""
-    py, other, _ = _listing(os.path.abspath(root))
-    return _listing_digest(list(py) + list(other))
 
 
 class Projects:

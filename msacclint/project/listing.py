@@ -1,0 +1,109 @@
+"""Which files a project holds: its root, and the listing of its Python and config files.
+
+Kept apart from the index (and free of LibCST) because a run answered from the cache
+needs it too: a cached answer that depended on which files exist is checked against
+today's listing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Iterable, List, Optional, Tuple
+
+from msacclint.analysis.folders import SKIPPED_FOLDERS
+
+ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+#: a repository larger than this is indexed in part: the folders nearest the checked files
+MAX_FILES = 50_000
+#: a folder without pyproject.toml/setup.py/setup.cfg/.git is indexed this deep and this far
+UNMARKED_DEPTH = 2
+UNMARKED_MAX_FILES = 5_000
+#: config files the project layer reads (msacclint.project.configs parses them)
+CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def find_project_root(path: str, fallback: Optional[str] = None) -> str:
+    """The folder holding pyproject.toml, setup.py, setup.cfg or .git, walking up from
+    ``path``. When none is found (a model folder downloaded without its repository):
+    ``fallback`` when ``path`` lies inside it (the folder a run was pointed at, the
+    working folder of flake8 or the editor), so that ``train.py`` and the ``src/`` it
+    imports from share one project; else the path's own folder."""
+    start = os.path.abspath(path)
+    folder = start if os.path.isdir(start) else os.path.dirname(start)
+    current = folder
+    while True:
+        if any(os.path.exists(os.path.join(current, m)) for m in ROOT_MARKERS):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    if fallback is not None:
+        top = os.path.abspath(fallback)
+        # never a whole home folder or file system (flake8 started from ~ on a stray file)
+        broad = top == os.path.dirname(top) or top == os.path.abspath(os.path.expanduser("~"))
+        if not broad and (folder == top or folder.startswith(top.rstrip(os.sep) + os.sep)):
+            return top
+    return folder
+
+
+def _walk(root: str, limit: int, max_depth: int = 10_000) -> Tuple[List[str], List[str], bool]:
+    py: List[str] = []
+    other: List[str] = []
+    truncated = False
+    stack = [(root, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        if depth > max_depth:
+            truncated = True
+            continue
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name, reverse=True)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    name = entry.name
+                    if name.startswith(".") or name in SKIPPED_FOLDERS or name.endswith(".egg-info"):
+                        continue
+                    if os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
+                        continue
+                    stack.append((entry.path, depth + 1))
+                elif entry.name.endswith(".py"):
+                    if len(py) >= limit:
+                        truncated = True
+                        continue
+                    py.append(entry.path)
+                elif entry.name.endswith(CONFIG_SUFFIXES):
+                    other.append(entry.path)
+            except OSError:
+                continue
+    return py, other, truncated
+
+
+def listing(root: str) -> Tuple[List[str], List[str], bool]:
+    if any(os.path.exists(os.path.join(root, m)) for m in ROOT_MARKERS):
+        return _walk(root, MAX_FILES)
+    # no repository marker: a loose folder (a home directory, /tmp); look only nearby
+    py, other, _ = _walk(root, UNMARKED_MAX_FILES, UNMARKED_DEPTH)
+    return py, other, False
+
+
+#: a dependency on which files a project holds (not on their text): ``LISTING + root``
+LISTING = "listing:"
+
+
+def paths_digest(paths: Iterable[str]) -> str:
+    return hashlib.sha256("\0".join(sorted(os.path.normpath(os.path.abspath(p)) for p in paths))
+                          .encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def listing_digest(root: str) -> str:
+    """The digest ``ProjectIndex.referrers`` records for an answer that a new or removed
+    file could change (the cache compares it to today's listing)."""
+    py, other, _ = listing(os.path.abspath(root))
+    return paths_digest(list(py) + list(other))
+
+
