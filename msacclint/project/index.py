@@ -848,6 +848,17 @@ class ProjectIndex:
                     yield found
                     return
 
+    def data_parallel_calls(self, path: str, name: str) -> Iterator[Tuple[str, FileSummary, Any, int]]:
+        """Every direct call of the function ``name`` of ``path`` made by a file (this one
+        included) that calls init() and sets DATA_PARALLEL: (that file, its summary, the
+        call, the line of its parallel context)."""
+        if "." in name:
+            return
+        for site, summary, call, _cls, _func in self.call_sites(path, name):
+            modes = [line for expr, line in summary.parallel_modes if says_data_parallel(expr)]
+            if summary.init_lines and modes:
+                yield site, summary, call, modes[0]
+
     def trains(self, summary: FileSummary) -> bool:
         """The file trains: Model.train, a TrainOneStepCell, a gradient function, or a network
         put in training mode (``net.set_train()``, a hand-written loop)."""

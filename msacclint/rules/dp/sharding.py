@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Dict, Optional, Tuple
+
 import libcst as cst
 
 from msacclint.analysis.calls import argument, has_star_kwargs
@@ -16,6 +18,34 @@ from msacclint.analysis.scopes import names_in, says_train, scopes
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
+from msacclint.rules.examples import fill
+
+_SHARDED_BUILDER = """
+    import mindspore.dataset as ds
+
+    def create_dataset(path, batch_size=32, device_num=1, rank_id=0):
+        data = ds.MindDataset(path, shuffle=True, num_shards=device_num, shard_id=rank_id){mark}
+        return data.batch(batch_size)
+"""
+
+_DATA_PARALLEL_ENTRY = """
+    import mindspore as ms
+    from mindspore import nn
+    from mindspore.communication import init, get_rank, get_group_size
+    from src.dataset import create_dataset
+
+    init()
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    data = create_dataset("/data/train.mindrecord", 32, {args})
+    model = ms.Model(net, nn.CrossEntropyLoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    model.train(90, data)
+"""
+
+
+def _sharding_case(args: str, mark: str = "", builder: str = _SHARDED_BUILDER) -> Dict[str, str]:
+    return {"src/__init__.py": "", "src/dataset.py": fill(builder, mark=mark),
+            "train.py": fill(_DATA_PARALLEL_ENTRY, args=args)}
+
 
 _DIST_WORDS = ("distribut", "rank", "device_num", "group_size", "shard", "parallel", "world", "multi", "device_id")
 
@@ -34,7 +64,10 @@ class DatasetNotSharded(Rule):
             "that sit under a branch on the distribution setup (`if rank_size > 1`, `if run_distribute`). "
             "With the project layer, a dataset builder of another file (`src/dataset.py`) is reported at its "
             "constructor when an entry script that calls `init()`, sets DATA_PARALLEL and trains calls it "
-            "without telling it the rank; the entry script is the related location.")
+            "without telling it the rank; the entry script is the related location. Also reported there: a "
+            "builder that shards by its own parameters (`num_shards=device_num, shard_id=rank_id`) called "
+            "under DATA_PARALLEL with the device count but not the rank, so the rank parameter keeps its "
+            "literal default (0) on every device.")
     why = ("Without sharding every device reads the whole dataset in the same order: an epoch is N "
            "times longer than intended with the same samples in each global batch, and the data-parallel "
            "gradient average gains nothing (checklist dp.05).")
@@ -172,6 +205,15 @@ class DatasetNotSharded(Rule):
                 model.train(90, data)
             """,
         }, note="multi-file: lookalike builder told the rank"),
+        Valid(files=_sharding_case("device_num=get_group_size(), rank_id=get_rank()"),
+              note="multi-file: a builder that shards by its parameters, told both"),
+        Valid(files=_sharding_case("get_group_size(), get_rank()"), note="multi-file: the same, by position"),
+        Valid(files=_sharding_case("device_num=1"),
+              note="multi-file: one shard asked for (shard 0 of 1 is the whole set)"),
+        Valid(files=_sharding_case("device_num=get_group_size()", builder=_SHARDED_BUILDER.replace(
+            "rank_id=0):", "rank_id=None):\n        rank_id = get_rank() if rank_id is None else rank_id").replace(
+            "import mindspore.dataset as ds", "import mindspore.dataset as ds\n    from mindspore.communication import get_rank")),
+              note="multi-file: the builder finds the rank itself when it is not given"),
     )
     INVALID = (
         Invalid("""
@@ -213,10 +255,27 @@ class DatasetNotSharded(Rule):
                 model.train(90, data)
             """,
         }, note="multi-file: the entry script trains under DATA_PARALLEL; reported at the builder's constructor, where the shards belong"),
+        Invalid(files=_sharding_case("device_num=get_group_size()", mark="  # MSA307"),
+                message_contains="shard_id=rank_id keeps its default 0",
+                note="multi-file: the builder is told the device count but not the rank, so every device "
+                     "reads shard 0 (mindspore-ai/models posenet, fixed in d5b4a551)"),
+        Invalid(files={"train.py": """
+            import mindspore as ms
+            import mindspore.dataset as ds
+            from mindspore.communication import init, get_group_size
+            def create_dataset(path, device_num=1, rank_id=0):
+                return ds.Cifar10Dataset(path, shuffle=True, num_shards=device_num, shard_id=rank_id)  # MSA307
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+            data = create_dataset(data_dir, device_num=get_group_size())
+            model.train(90, data)
+        """}, note="the same in one file (the project layer finds the call)"),
     )
 
     def finish(self) -> None:
         dist = distributed(self.ctx)
+        if self.ctx.project is not None:
+            self._shard_left_at_default()
         if not dist.init_calls and self.ctx.project is not None:
             self._built_by_data_parallel_entry()
         if not dist.init_calls or not dist.data_parallel or dist.full_batch:
@@ -284,6 +343,75 @@ class DatasetNotSharded(Rule):
                             related=[(shown, mode_line, "set_auto_parallel_context(parallel_mode=DATA_PARALLEL)"),
                                      (shown, site_call.line, f"{site_call.callee}(...)")])
                 break
+
+
+    def _shard_left_at_default(self) -> None:
+        """A builder that shards by its parameters (``num_shards=device_num,
+        shard_id=rank_id``), called under DATA_PARALLEL with the shard count but not the rank:
+        ``rank_id`` keeps its literal default on every device, which then reads the same
+        shard. Reported at the constructor, with the call as related location."""
+        import os
+
+        project = self.ctx.project
+        path = os.path.abspath(self.ctx.path)
+        info = datasets(self.ctx)
+        sc = scopes(self.ctx)
+        for build in info.builds:
+            call, fn = build.call, build.flow.root
+            if not isinstance(fn, cst.FunctionDef) or has_star_kwargs(call):
+                continue
+            shard_arg, count_arg = argument(call, "shard_id", ()), argument(call, "num_shards", ())
+            if shard_arg is None or count_arg is None:
+                continue
+            shard_arg, count_arg = shard_arg.value, count_arg.value
+            if not isinstance(shard_arg, cst.Name) or not isinstance(count_arg, cst.Name):
+                continue
+            params = _parameters(fn)
+            rank, count = shard_arg.value, count_arg.value
+            if rank not in params or count not in params or rank == count:
+                continue
+            default = params[rank][1]
+            if not isinstance(default, cst.Integer) or sc.resolve(build.flow, rank) is not None:
+                continue  # no literal default, or the builder sets it itself (rank_id = get_rank())
+            for site, site_summary, site_call, mode_line in project.data_parallel_calls(path, fn.name.value):
+                if not project.trains(site_summary):
+                    continue
+                if "*" in site_call.kwargs or "**" in site_call.kwargs:
+                    continue  # *args/**kwargs may pass anything
+                if _binds(site_call, params, rank) is not None:
+                    continue
+                given = _binds(site_call, params, count)
+                if given is None or given == ("lit", 1):
+                    continue  # one shard: the whole dataset on every device is another finding
+                shown = project.display(site)
+                self.report(call, f"{shown} calls {fn.name.value}() under DATA_PARALLEL (line {site_call.line}) "
+                            f"with {count} but not {rank}: shard_id={rank} keeps its default "
+                            f"{default.value} on every device, so all devices read the same shard; pass "
+                            f"{rank}=get_rank()",
+                            related=[(shown, site_call.line, f"{site_call.callee}(...) without {rank}"),
+                                     (shown, mode_line, "set_auto_parallel_context(parallel_mode=DATA_PARALLEL)")])
+                break
+
+
+def _parameters(fn: cst.FunctionDef) -> Dict[str, Tuple[int, Optional[cst.BaseExpression]]]:
+    """name -> (position, default) of a function's parameters (keyword-only: no position)."""
+    p = fn.params
+    out: Dict[str, Tuple[int, Optional[cst.BaseExpression]]] = {}
+    for i, param in enumerate((*p.posonly_params, *p.params)):
+        out[param.name.value] = (i, param.default)
+    for param in p.kwonly_params:
+        out[param.name.value] = (-1, param.default)
+    return out
+
+
+def _binds(call: Any, params: Dict[str, Tuple[int, Optional[cst.BaseExpression]]], name: str) -> Optional[Any]:
+    """What a summarised call passes for the parameter ``name`` (keyword or position), or None."""
+    if name in call.kwargs:
+        return call.kwargs[name]
+    position = params[name][0]
+    if 0 <= position < len(call.args):
+        return call.args[position]
+    return None
 
 
 def _says_dist_name(name: str) -> bool:
