@@ -60,7 +60,7 @@ def check_all(files: List[Tuple[str, bytes]], settings: Settings,
     """``corpus``: the project layer included - a fresh, uncached ProjectIndex of that
     folder, built inside the timed span (its summaries are made on first use)."""
     from msacclint.engine.runner import check_source
-    from msacclint.project import load_index
+    from msacclint.project.index import load_index
 
     count = 0
     start = time.process_time()

@@ -34,9 +34,9 @@ import stat
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from msacclint.diagnostics import Diagnostic
+from msacclint.diagnostics import Diagnostic, FileFix
 from msacclint.engine.atomic import replace_file
-from msacclint.engine.fixes import FileFix, configured_line_length, fix_file, fix_source
+from msacclint.engine.fixes import configured_line_length, fix_file, fix_source
 from msacclint.engine.runner import _bad_input, check_source
 from msacclint.settings import Settings
 
