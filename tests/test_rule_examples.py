@@ -65,6 +65,8 @@ def test_invalid(code, index, example, tmp_path):
         assert example.line in [d.line for d in found], (example.line, found)
     if example.message_contains:
         assert any(example.message_contains in d.message for d in found), found
+    if example.severity is not None:
+        assert {d.severity for d in found} == {example.severity}, found
     for unsafe, explicit, expected in ((False, False, example.fixed), (True, False, example.unsafe_fixed),
                                        (False, True, example.explicit_fixed)):
         if expected is None:

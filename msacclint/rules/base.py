@@ -57,10 +57,12 @@ class Invalid(_Example):
     code) of the rule's findings); ``line`` is the older way to name one line.
     ``fixed``/``unsafe_fixed`` are the file after the safe / safe-plus-unsafe fixes, when
     the rule offers one (single-file examples); ``explicit_fixed`` the file after
-    ``--add-explicit`` (its KEEP edits, not fixes)."""
+    ``--add-explicit`` (its KEEP edits, not fixes); ``severity``, the severity every finding
+    of the example has when it is not the rule's own (a finding that rests on an assumption)."""
 
     line: Optional[int] = None
     message_contains: Optional[str] = None
+    severity: Optional[Severity] = None
     fixed: Optional[str] = None
     unsafe_fixed: Optional[str] = None
     explicit_fixed: Optional[str] = None
