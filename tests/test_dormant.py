@@ -125,3 +125,89 @@ def test_a_class_of_the_same_name_defined_elsewhere_is_not_a_use(tmp_path):
     found = _check(tmp_path)
     assert found[("pkg/blocks.py", 8, "MSA101")]["severity"] == "warning"
     assert found[("pkg/blocks.py", 18, "MSA101")]["severity"] == "error"
+
+
+HEAD = """\
+    import mindspore.nn as nn
+
+
+    class Head(nn.Cell):
+        def __init__(self, channels, has_dropout=False, final_drop=0.0, drop_prob=None):
+            super().__init__()
+            self.fc = nn.Dense(channels, 10)
+            if has_dropout:
+                self.switch = nn.Dropout(0.2)
+            if final_drop > 0:
+                self.rate = nn.Dropout(0.3)
+            if drop_prob is not None:
+                self.maybe = nn.Dropout(0.1)
+            self.always = nn.Dropout(0.25)
+    """
+SWITCHED = {("pkg/head.py", 9): "has_dropout", ("pkg/head.py", 11): "final_drop", ("pkg/head.py", 13): "drop_prob"}
+
+
+def _severities(found):
+    return {where: found[where + ("MSA101",)]["severity"] for where in list(SWITCHED) + [("pkg/head.py", 14)]}
+
+
+def test_a_layer_built_only_under_a_switch_no_caller_turns_on_is_dormant(tmp_path):
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/head.py": HEAD,
+                      "pkg/net.py": "from pkg.head import Head\nhead = Head(64)\nother = Head(32, False, 0.0)\n"})
+    found = _check(tmp_path)
+    for where, switch in SWITCHED.items():
+        finding = found[where + ("MSA101",)]
+        assert finding["severity"] == "warning", finding
+        assert f"built only when `{switch}` turns it on" in finding["message"]
+    always = found[("pkg/head.py", 14, "MSA101")]
+    assert always["severity"] == "error" and "dormant" not in always["message"]
+
+
+def test_a_switch_some_caller_turns_on_keeps_the_error(tmp_path):
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/head.py": HEAD,
+                      "pkg/net.py": "from pkg.head import Head\nhead = Head(64, has_dropout=True, final_drop=0.2, "
+                                    "drop_prob=0.5)\nplain = Head(8)\n"})
+    assert set(_severities(_check(tmp_path)).values()) == {"error"}
+
+
+def test_a_switch_read_from_a_config_is_followed(tmp_path):
+    loader = ("import yaml\n\ndef get_config():\n    with open('default_config.yaml') as f:\n"
+              "        return yaml.safe_load(f)\n\nconfig = get_config()\n")
+    files = {"pkg/__init__.py": "", "pkg/head.py": HEAD, "pkg/config.py": loader,
+             "pkg/net.py": "from pkg.head import Head\nfrom pkg.config import config\n"
+                           "head = Head(64, final_drop=config.final_drop)\n"}
+    _write(tmp_path, dict(files, **{"default_config.yaml": "final_drop: 0.0\n"}))
+    assert _severities(_check(tmp_path))[("pkg/head.py", 11)] == "warning"
+    _write(tmp_path, dict(files, **{"default_config.yaml": "final_drop: 0.2\n"}))
+    assert _severities(_check(tmp_path))[("pkg/head.py", 11)] == "error"
+
+
+def test_callers_that_cannot_all_be_seen_keep_the_error(tmp_path):
+    # the class handed on as a value (functools.partial, a registry): some caller may turn it on
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/head.py": HEAD,
+                      "pkg/net.py": "import functools\nfrom pkg.head import Head\nhead = Head(64)\n"
+                                    "wide = functools.partial(Head, has_dropout=True)\n"})
+    assert set(_severities(_check(tmp_path)).values()) == {"error"}
+    # a call that unpacks keyword arguments may pass anything
+    _write(tmp_path, {"pkg/net.py": "from pkg.head import Head\nkw = dict(has_dropout=True)\nhead = Head(64, **kw)\n"})
+    assert set(_severities(_check(tmp_path)).values()) == {"error"}
+
+
+def test_a_switch_held_in_an_attribute_and_turned_off_by_every_caller(tmp_path):
+    # the default turns it on, every call turns it off; the switch is read through self.use_bn
+    unit = """\
+        import mindspore.nn as nn
+
+
+        class Unit(nn.Cell):
+            def __init__(self, channels, use_bn=True):
+                super(Unit, self).__init__()
+                self.use_bn = use_bn
+                if self.use_bn:
+                    self.bn = nn.BatchNorm2d(channels, momentum=0.1)
+        """
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/unit.py": unit,
+                      "pkg/net.py": "from pkg.unit import Unit\nlogits = Unit(64, use_bn=False)\n"})
+    finding = _check(tmp_path)[("pkg/unit.py", 9, "MSA107")]
+    assert finding["severity"] == "warning" and "built only when `use_bn` turns it on" in finding["message"]
+    _write(tmp_path, {"pkg/net.py": "from pkg.unit import Unit\nlogits = Unit(64, use_bn=False)\nbody = Unit(8)\n"})
+    assert _check(tmp_path)[("pkg/unit.py", 9, "MSA107")]["severity"] == "error"

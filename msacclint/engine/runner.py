@@ -301,7 +301,10 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
             if definition is not None:
                 if id(definition) not in notes:
                     notes[id(definition)] = dormant.dormant_note(ctx.project, ctx.path, definition)
-                severity, message = dormant.adjust(severity, message, notes[id(definition)])
+                note = notes[id(definition)]
+                if note is None and ctx.project is not None:
+                    note = dormant.switched_off_note(ctx.project, ctx.path, definition, report.node)
+                severity, message = dormant.adjust(severity, message, note)
         diag = Diagnostic(
             code=rule.code,
             checklist=rule.checklist,

@@ -69,6 +69,16 @@ BATCH_NORMS = ("mindspore.nn.BatchNorm1d", "mindspore.nn.BatchNorm2d", "mindspor
                "mindspore.mint.nn.BatchNorm3d", "mindspore.nn.Conv2dBnAct", "mindspore.nn.DenseBnAct")
 
 
+class _Unset:
+    """A parameter a call leaves at its default (``ProjectIndex.switch_values``)."""
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET = _Unset()
+
+
 @dataclass(frozen=True)
 class Evidence:
     """Where a fact was seen: a file, a line and what is there."""
@@ -858,6 +868,66 @@ class ProjectIndex:
             modes = [line for expr, line in summary.parallel_modes if says_data_parallel(expr)]
             if summary.init_lines and modes:
                 yield site, summary, call, modes[0]
+
+    def switch_values(self, path: str, target: str, param: str, position: int) -> Optional[List[Any]]:
+        """Every value the project passes for the parameter ``param`` (at ``position``, -1 for
+        keyword-only) of the top-level class or function ``target`` of ``path``: a list with
+        ``UNSET`` where a call leaves it at its default. None when any call passes a value
+        that cannot be resolved or unpacks ``*args``/``**kwargs``, when nothing calls it, or
+        when the name is used otherwise than by those calls, its definition and imports (passed
+        as a value, ``functools.partial``, a registry): callers then cannot all be seen."""
+        path = os.path.normpath(os.path.abspath(path))
+        out: List[Any] = []
+        calls = 0
+        for other, _summary, call, cls, func in self.call_sites(path, target):
+            calls += 1
+            if "*" in call.kwargs or "**" in call.kwargs:
+                return None
+            if param in call.kwargs:
+                expr = call.kwargs[param]
+            elif 0 <= position < len(call.args):
+                expr = call.args[position]
+            else:
+                out.append(UNSET)
+                continue
+            values = self.values(other, expr, cls=cls if cls is not None and func is not None
+                                 and func.name.endswith("__init__") else None, func=func)
+            if values is None:
+                return None
+            out.extend(v.value for v in values)
+        if not calls or self._mentions(target) != calls + 1 + self._import_mentions(target):
+            return None
+        return out
+
+    _EXPORTS = re.compile(rb"^__all__\s*[+]?=\s*[\[(]([^\])]*)[\])]", re.M)
+
+    def _mentions(self, name: str) -> int:
+        """Whole-word occurrences of ``name`` in the project's Python and config files."""
+        pattern = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+        total = 0
+        for other in sorted(self.files) + sorted(self.configs.paths):
+            data = self._bytes(other)
+            if data and name.encode() in data:
+                self._depend(other)
+                total += len(pattern.findall(data))
+        self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
+        return total
+
+    def _import_mentions(self, name: str) -> int:
+        """Occurrences of ``name`` in import statements (``from m import name``), in
+        ``__all__`` lists and in ``super(name, self)``, which bind, export or name it without
+        using it."""
+        word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+        imports = re.compile(rb"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+[^\n]*\b" + re.escape(name.encode()) +
+                             rb"\b", re.M)
+        total = 0
+        for other in sorted(self.files):
+            data = self._bytes(other) or b""
+            if name.encode() in data:
+                total += len(imports.findall(data))
+                total += len(re.findall(rb"\bsuper\(\s*" + re.escape(name.encode()) + rb"\s*,", data))
+                total += sum(len(word.findall(block)) for block in self._EXPORTS.findall(data))
+        return total
 
     def trains(self, summary: FileSummary) -> bool:
         """The file trains: Model.train, a TrainOneStepCell, a gradient function, or a network

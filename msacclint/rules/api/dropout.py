@@ -807,6 +807,26 @@ class DropoutWrongProbability(_DropoutRule):
             """,
         }, note="multi-file: bug constant module"),
         Invalid(files=_config_case("ratio", "0.1", "  # MSA101"), note="multi-file: bug yaml"),
+        Invalid(files={
+            "src/__init__.py": "",
+            "src/head.py": """
+                import mindspore.nn as nn
+
+                class Head(nn.Cell):
+                    def __init__(self, channels, num_classes=1000, has_dropout=False):
+                        super(Head, self).__init__()
+                        layers = [nn.Flatten(), nn.Dropout(0.2)] if has_dropout else [nn.Flatten()]  # MSA101
+                        self.head = nn.SequentialCell(layers)
+                        self.fc = nn.Dense(channels, num_classes)
+            """,
+            "src/net.py": """
+                from src.head import Head
+
+                head = Head(1280, num_classes=10)
+            """,
+        }, severity=Severity.WARNING, message_contains="dormant: built only when `has_dropout` turns it on",
+            note="multi-file: the layer exists only when a switch is on that no caller in the project turns on: "
+                 "a dormant warning (a caller passing has_dropout=True makes it an error)"),
     )
 
     def check(self, call, keep, p, by_position):
