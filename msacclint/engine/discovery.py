@@ -61,7 +61,7 @@ def discover(paths: Sequence[str], exclude: Iterable[str] = (), root: str = ".")
     if exclude:
         import pathspec  # only when there are patterns: its import costs more than a small run
 
-        spec = pathspec.PathSpec.from_lines("gitwildmatch", list(exclude))
+        spec = pathspec.GitIgnoreSpec.from_lines(list(exclude))
     root_path = Path(root).resolve()
     found: List[str] = []
     seen = set()

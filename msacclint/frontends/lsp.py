@@ -87,7 +87,7 @@ def is_excluded(path: str, settings) -> bool:
         return False
     import pathspec
 
-    spec = pathspec.PathSpec.from_lines("gitwildmatch", list(settings.exclude))
+    spec = pathspec.GitIgnoreSpec.from_lines(list(settings.exclude))
     return spec.match_file(relative_path(path, settings.root))
 
 
