@@ -157,7 +157,7 @@ def test_a_layer_built_only_under_a_switch_no_caller_turns_on_is_dormant(tmp_pat
     for where, switch in SWITCHED.items():
         finding = found[where + ("MSA101",)]
         assert finding["severity"] == "warning", finding
-        assert f"built only when `{switch}` turns it on" in finding["message"]
+        assert f"built only when `{switch}` turns it on, and no call" in finding["message"]
     always = found[("pkg/head.py", 14, "MSA101")]
     assert always["severity"] == "error" and "dormant" not in always["message"]
 
@@ -211,3 +211,29 @@ def test_a_switch_held_in_an_attribute_and_turned_off_by_every_caller(tmp_path):
     assert finding["severity"] == "warning" and "built only when `use_bn` turns it on" in finding["message"]
     _write(tmp_path, {"pkg/net.py": "from pkg.unit import Unit\nlogits = Unit(64, use_bn=False)\nbody = Unit(8)\n"})
     assert _check(tmp_path)[("pkg/unit.py", 9, "MSA107")]["severity"] == "error"
+
+
+def test_a_mode_selector_read_from_a_multi_document_config(tmp_path):
+    # model-zoo configs hold the values in the first YAML document, help texts and choices in
+    # the next ones; the config object reaches the loss through a parameter
+    loss = """\
+        import mindspore.nn as nn
+
+
+        class RegLoss(nn.Cell):
+            def __init__(self, mode='l1'):
+                super(RegLoss, self).__init__()
+                if mode == 'l1':
+                    self.loss = nn.L1Loss(reduction='sum')
+                elif mode == 'sl1':
+                    self.loss = nn.SmoothL1Loss()
+        """
+    net = ("from pkg.loss import RegLoss\n\n\nclass LossCell:\n    def __init__(self, net_config):\n"
+           "        self.crit = RegLoss(net_config.reg_loss)\n")
+    config = "net:\n    reg_loss: '{}'\n---\nreg_loss: 'l1 or sl1'\n---\nreg_loss: ['l1', 'sl1']\n"
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/loss.py": loss, "pkg/net.py": net,
+                      "default_config.yaml": config.format("l1")})
+    finding = _check(tmp_path)[("pkg/loss.py", 10, "MSA141")]
+    assert finding["severity"] == "warning" and "built only when `mode` is 'sl1'" in finding["message"]
+    _write(tmp_path, {"default_config.yaml": config.format("sl1")})
+    assert _check(tmp_path)[("pkg/loss.py", 10, "MSA141")]["severity"] == "error"

@@ -11,7 +11,8 @@ Decorated definitions are never called dormant: a decorator may register them.
 
 A finding is also dormant when it sits in a branch (an ``if`` or a conditional expression)
 that a parameter of its top-level class (its ``__init__``) or function switches on —
-``if has_dropout:``, ``if final_drop > 0:``, ``if drop_prob is not None:``, or the same on
+``if has_dropout:``, ``if final_drop > 0:``, ``if drop_prob is not None:``, ``elif mode ==
+'sl1':``, or the same on
 ``self.use_bn`` set from the parameter — and every call of that class or function in the
 project keeps the switch off (by the parameter's default, a literal, or a constant or config
 value the project layer resolves). When the name is used any other way (passed as a value,
@@ -21,7 +22,7 @@ be seen and the finding stays as it is.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -89,7 +90,7 @@ def switched_off_note(project: ProjectIndex, path: str, definition: Definition,
             continue
         if switch is None:
             continue
-        param, is_on = switch
+        param, is_on = switch[0], switch[1]
         param = attributes.get(param, param)  # ``if self.use_bn:`` after ``self.use_bn = use_bn``
         if param not in names:
             continue
@@ -102,8 +103,9 @@ def switched_off_note(project: ProjectIndex, path: str, definition: Definition,
         if any(v is UNKNOWN or is_on(v) for v in values):
             continue
         kind = "class" if isinstance(definition, cst.ClassDef) else "function"
-        return (f" (dormant: built only when `{param}` turns it on, and no call of the {kind} "
-                f"`{definition.name.value}` in the project does; it matters once one does)")
+        when = f"`{param}` is {switch[2]!r}" if len(switch) > 2 else f"`{param}` turns it on"
+        return (f" (dormant: built only when {when}, and no call of the {kind} "
+                f"`{definition.name.value}` in the project does so; it matters once one does)")
     return None
 
 
@@ -166,9 +168,9 @@ def _switch_name(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-def _switch(test: cst.BaseExpression) -> Optional[Tuple[str, Callable[[object], bool]]]:
-    """(parameter or ``self.x``, when the branch runs for a value) for ``if p``, ``if p > 0``,
-    ``if p != 0``, ``if p is not None``; None for any other test."""
+def _switch(test: cst.BaseExpression) -> Optional[Tuple[Any, ...]]:
+    """(parameter or ``self.x``, when the branch runs for a value[, the value it selects]) for ``if p``, ``if p > 0``,
+    ``if p != 0``, ``if p is not None``, ``if p == 'name'``; None for any other test."""
     name = _switch_name(test)
     if name is not None:
         return name, bool
@@ -183,6 +185,8 @@ def _switch(test: cst.BaseExpression) -> Optional[Tuple[str, Callable[[object], 
         if isinstance(op, (cst.GreaterThan, cst.NotEqual)) and right == 0 and not isinstance(right, bool):
             greater = isinstance(op, cst.GreaterThan)
             return name, (lambda v: (v > 0 if greater else v != 0) if _number(v) else True)
+        if isinstance(op, cst.Equal) and isinstance(right, (str, int)) and not isinstance(right, bool):
+            return name, (lambda v: v == right), right  # a mode selector: ``if mode == 'sl1':``
     return None
 
 

@@ -89,7 +89,9 @@ def _compose(text: str):
                 count += 1
                 if count > MAX_ALIASES:
                     raise ConfigError(f"config file uses more than {MAX_ALIASES} YAML aliases (an alias bomb?)")
-        node = loader.get_single_node()
+        # the first document holds the values: model-zoo configs (model_utils/config.py's
+        # parse_yaml) add a second and third document with each key's help text and choices
+        node = loader.get_node() if loader.check_node() else None
     finally:
         loader.dispose()
     if node is not None and _expanded_size(node, {}) > MAX_NODES:

@@ -892,12 +892,30 @@ class ProjectIndex:
                 continue
             values = self.values(other, expr, cls=cls if cls is not None and func is not None
                                  and func.name.endswith("__init__") else None, func=func)
+            if values is None and expr[0] == "name" and "." in expr[1]:
+                values = self._nearby_config_values(other, expr[1].rsplit(".", 1)[1])
             if values is None:
                 return None
             out.extend(v.value for v in values)
         if not calls or self._mentions(target) != calls + 1 + self._import_mentions(target):
             return None
         return out
+
+    def _nearby_config_values(self, path: str, key: str) -> Optional[List[Value]]:
+        """The values of ``key`` in the ``*config*.yaml`` files nearest to ``path``, for a
+        config object handed down through parameters (``net_config.reg_loss``); None when
+        one of them lacks the key or cannot be read."""
+        files = self.configs.near(os.path.dirname(path), self.root)
+        out: List[Value] = []
+        for config_path in files:
+            config = self.configs.get(config_path)
+            self._depend(config_path)
+            found = config.values.get(key)
+            if config.problem or not found:
+                return None
+            out.extend(Value(value, Evidence(self.display(config_path), line, f"{key}: {value!r}"))
+                       for value, line in found)
+        return out or None
 
     _EXPORTS = re.compile(rb"^__all__\s*[+]?=\s*[\[(]([^\])]*)[\])]", re.M)
 
