@@ -85,8 +85,14 @@ _MMOE_TRAIN = """
     def main(ds, eval_ds):
         net = MMoE(16)
         model = ms.Model(net, ms.nn.MSELoss(), ms.nn.Adam(net.trainable_params()))
-        model.train(10, ds, callbacks=[EvalCallBack(net, eval_ds)])
+        model.train(10, ds, callbacks=[EvalCallBack(net, eval_ds)]{sink})
 """
+
+
+def _mmoe_train(sink: str = "") -> str:
+    return fill(_MMOE_TRAIN, sink=sink)
+
+
 _LSTM_NET = """
     import mindspore.nn as nn
 
@@ -137,14 +143,18 @@ class CallbackLeavesEvalMode(Rule):
     severity = Severity.ERROR
     evidence = ('Resolved in the class: the `set_train(False)` target is the network the callback was handed (an '
                 '`__init__` parameter, a Cell wrapped around one, or `run_context.original_args().train_network`), '
-                'the hook is not `end`/`on_train_end`, and no method of the class switches back.')
+                'the hook is not `end`/`on_train_end`, and no method of the class switches back. When every file that '
+                'builds the callback trains with `dataset_sink_mode=True` (resolved), the finding is a warning: Model '
+                'then sets training mode again at each epoch on Ascend/GPU in graph mode.')
     message = "callback switches the network to inference mode with set_train(False) and never back"
     what = ("Reports `set_train(False)` in a subclass of MindSpore's `Callback` (in any hook but "
             "`end`/`on_train_end`) when no method of the class calls `set_train()`/`set_train(True)`. "
             "Evaluating through `Model.eval` (which switches the mode back itself) is not reported.")
     why = ("An evaluation callback runs in the middle of `Model.train`. `Model.train` puts the network in "
            "training mode once and afterwards only re-sets it after its own `Model.eval` "
-           "(it tracks the mode in `Model._backbone_is_train`, verified in 2.10's model.py), so a callback "
+           "(it tracks the mode in `Model._backbone_is_train`, verified in 2.10's model.py; in dataset sink mode, "
+           "which runs only on Ascend/GPU in graph mode, `_exec_preprocess` calls `set_train(True)` at every "
+           "epoch's start instead), so without sink mode a callback "
            "that calls `network.set_train(False)` itself leaves every later epoch training with Dropout "
            "off and BatchNorm frozen on its moving statistics. The loss still falls; the accuracy of the "
            "epochs after the first evaluation is what suffers.")
@@ -238,7 +248,7 @@ class CallbackLeavesEvalMode(Rule):
             "src/__init__.py": "",
             "src/callback.py": fill(_MMOE_CALLBACK, mark=""),
             "src/mmoe.py": fill(_MMOE_NET, drop="", apply="self.experts(x)"),
-            "train.py": _MMOE_TRAIN,
+            "train.py": _mmoe_train(),
         }, note="the only network the project hands the callback has no Dropout, BatchNorm or self.training read (another file): the mode changes nothing"),
         Valid(files={
             "src/__init__.py": "",
@@ -261,8 +271,22 @@ class CallbackLeavesEvalMode(Rule):
             "src/__init__.py": "",
             "src/callback.py": fill(_MMOE_CALLBACK, mark="  # MSA203"),
             "src/mmoe.py": fill(_MMOE_NET, drop="self.drop = nn.Dropout(p=0.2)", apply="self.drop(self.experts(x))"),
-            "train.py": _MMOE_TRAIN,
+            "train.py": _mmoe_train(),
         }, note="the nearest look-alike: the network handed to it has a Dropout"),
+        Invalid(files={
+            "src/__init__.py": "",
+            "src/callback.py": fill(_MMOE_CALLBACK, mark="  # MSA203"),
+            "src/mmoe.py": fill(_MMOE_NET, drop="self.drop = nn.Dropout(p=0.2)", apply="self.drop(self.experts(x))"),
+            "train.py": _mmoe_train(", dataset_sink_mode=True"),
+        }, severity=Severity.WARNING, message_contains="assumed to run without dataset sink mode",
+            note="trained in dataset sink mode: Model sets training mode again at each epoch on Ascend/GPU in graph "
+                 "mode, so the switch lasts only on CPU or in PyNative mode: a warning that says so"),
+        Invalid(files={
+            "src/__init__.py": "",
+            "src/callback.py": fill(_MMOE_CALLBACK, mark="  # MSA203"),
+            "src/mmoe.py": fill(_MMOE_NET, drop="self.drop = nn.Dropout(p=0.2)", apply="self.drop(self.experts(x))"),
+            "train.py": _mmoe_train(", dataset_sink_mode=False"),
+        }, severity=Severity.ERROR, note="sink mode off, as Model.train's default: an error"),
         Invalid(_eval_callback("""
                 def epoch_end(self, run_context):
                     for x, y in self.ds.create_tuple_iterator():
@@ -309,9 +333,19 @@ class CallbackLeavesEvalMode(Rule):
             if _received(self.ctx, call.func.value, info, info.methods[method]):
                 if self._handed_network_is_mode_free(node, call.func.value, info):
                     continue
-                self.report(call, "this callback runs during Model.train and switches the network to inference "
-                            "mode with set_train(False), and nothing switches it back: every later epoch trains "
-                            "with Dropout off and BatchNorm frozen; call set_train(True) after evaluating")
+                message = ("this callback runs during Model.train and switches the network to inference "
+                           "mode with set_train(False), and nothing switches it back: every later epoch trains "
+                           "with Dropout off and BatchNorm frozen; call set_train(True) after evaluating")
+                sink = self._trained_in_sink_mode(node)
+                if sink is not None:
+                    self.report(call, message + f" (assumed to run without dataset sink mode: {sink[0]}:{sink[1]} "
+                                "trains with dataset_sink_mode=True, where Model puts the network back in training "
+                                "mode at the start of every epoch on Ascend/GPU in graph mode; the callback's switch "
+                                "lasts only where sink mode is off, on CPU or in PyNative mode)",
+                                severity=Severity.WARNING, related=[(sink[0], sink[1], "Model.train(..., "
+                                                                     "dataset_sink_mode=True)")])
+                    return
+                self.report(call, message)
                 return
 
     def _flags_switched_off(self, node: cst.ClassDef) -> None:
@@ -343,6 +377,31 @@ class CallbackLeavesEvalMode(Rule):
                             f"back to True after evaluating",
                             related=[(shown, found[1].line, f"{found[1].name} sets self.{flag} in __init__")])
                 return
+
+    def _trained_in_sink_mode(self, node: cst.ClassDef) -> Optional[Tuple[str, int]]:
+        """With the project layer: every file that builds this callback trains with
+        ``Model.train(..., dataset_sink_mode=True)`` (each such call's value resolved to True).
+        In sink mode Model's ``_exec_preprocess`` calls ``set_train(True)`` on the training
+        network at each epoch (MindSpore 2.10, mindspore/train/model.py), undoing the
+        callback's switch where sink mode is in effect. (file, line) of one such call, or None."""
+        project = self.ctx.project
+        if project is None:
+            return None
+        seen = None
+        sites = 0
+        for site, summary, _call, _cls, _func in project.call_sites(os.path.abspath(self.ctx.path), node.name.value):
+            sites += 1
+            trains = [c for c in summary.calls + [c for f in summary.functions.values() for c in f.calls]
+                      if c.callee.endswith(".train") and (len(c.args) >= 2 or "dataset_sink_mode" in c.kwargs)]
+            if not trains:
+                return None
+            for train in trains:
+                expr = train.kwargs.get("dataset_sink_mode") or (train.args[3] if len(train.args) > 3 else None)
+                values = project.values(site, expr) if expr is not None else None
+                if not values or any(v.value is not True for v in values):
+                    return None
+                seen = seen or (project.display(site), train.line)
+        return seen if sites else None
 
     def _handed_network_is_mode_free(self, node: cst.ClassDef, receiver: cst.BaseExpression, info) -> bool:
         """With the project layer: every place in the project that builds this callback hands
