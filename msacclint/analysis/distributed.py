@@ -50,8 +50,12 @@ class Distributed:
         for call in contexts:
             mode = argument(call, "parallel_mode", ())
             if mode is not None:
-                text = _code(_assigned(ctx, call, mode.value)).lower()
-                if "stand_alone" in text:
+                # every value the name may hold here: ``DATA_PARALLEL if distributed else
+                # STAND_ALONE`` in two branches is data-parallel wherever there are replicas
+                text = " ".join(_code(v) for v in _assigned_all(ctx, call, mode.value)).lower()
+                if "data_parallel" in text and "auto" not in text and "hybrid" not in text:
+                    self.parallel_mode = self.parallel_mode if self.parallel_mode == "auto" else "data"
+                elif "stand_alone" in text:
                     self.parallel_mode = self.parallel_mode or "stand_alone"
                 elif "auto" in text or "hybrid" in text:
                     self.parallel_mode = "auto"
@@ -138,6 +142,22 @@ def _assigned(ctx: FileContext, call: cst.Call, value: cst.BaseExpression) -> cs
     if found is None or not isinstance(found[1].value, cst.BaseExpression) or found[1].index is not None:
         return value
     return found[1].value
+
+
+def _assigned_all(ctx: FileContext, call: cst.Call, value: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """Every value a plain name may hold at ``call``: its assignments earlier in the same
+    function (each branch of an ``if``), else the one ``_assigned`` finds, else itself."""
+    if not isinstance(value, cst.Name):
+        return [value]
+    sc = scopes(ctx)
+    fl = sc.owner(call)
+    before = fl.order_of.get(call) if fl is not None else None
+    if fl is not None and before is not None:
+        defs = [d for d in fl.defs.get(value.value, ()) if d.order < before and d.index is None
+                and isinstance(d.value, cst.BaseExpression)]
+        if len(defs) > 1:
+            return [d.value for d in defs]
+    return [_assigned(ctx, call, value)]
 
 
 def plain_name_calls(ctx: FileContext, word: str) -> List[cst.Call]:

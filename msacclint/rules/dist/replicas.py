@@ -18,6 +18,7 @@ from msacclint.analysis.scopes import scopes
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
+from msacclint.rules.examples import fill
 
 #: what takes gradients in a step Cell (qualified as the project layer resolves them)
 GRAD_STEP_BUILDERS = frozenset({"mindspore.value_and_grad", "mindspore.grad", "mindspore.ops.value_and_grad",
@@ -255,6 +256,25 @@ class ReplicasUnseeded(Rule):
                         "different weights; call ms.set_seed(<same value>) before building the network")
 
 
+_MODE_BY_BRANCH = """
+    import mindspore as ms
+    from mindspore import nn
+    from mindspore.communication import init, get_group_size
+    from mindspore.context import ParallelMode
+
+    def main(cfg):
+        if cfg.is_distributed:
+            init()
+            parallel_mode = ParallelMode.DATA_PARALLEL
+        else:
+            parallel_mode = ParallelMode.STAND_ALONE
+        ms.set_auto_parallel_context(parallel_mode=parallel_mode, gradients_mean=True)
+        net = Net()
+        opt = nn.Adam(net.trainable_params())
+        {step}
+"""
+
+
 class StepWithoutGradReduction(Rule):
     code = "MSA602"
     name = "distributed-step-without-grad-reducer"
@@ -413,8 +433,21 @@ class StepWithoutGradReduction(Rule):
             opt = AdamWeightDecayZeRO2(net.get_parameters(), use_parallel=True, opt_parallel_group=GlobalComm.WORLD_COMM_GROUP)
             train(net, nn.MSELoss(), opt, data)
         """, note="the nearest look-alike: a ZeRO optimizer of another library, which reduces the gradients itself"),
+        Valid(fill(_MODE_BY_BRANCH, step="""
+            train_net = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+            for x, y in data:
+                train_net(x, y)
+        """), note="the parallel mode held in a name assigned in two branches: data-parallel wherever there are "
+                   "replicas, and nn.TrainOneStepCell reduces there"),
     )
     INVALID = (
+        Invalid(fill(_MODE_BY_BRANCH, step="""
+            grad_fn = ms.value_and_grad(nn.WithLossCell(net, nn.MSELoss()), None, opt.parameters)  # MSA602
+            for x, y in data:
+                loss, grads = grad_fn(x, y)
+                opt(grads)
+        """), message_contains="under DATA_PARALLEL",
+                note="the same context with a hand-written step: not reduced on the distributed path"),
         Invalid(files={
         "src/__init__.py": "",
         "src/step.py": _BARE_STEP,
