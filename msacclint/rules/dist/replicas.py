@@ -275,6 +275,36 @@ _MODE_BY_BRANCH = """
 """
 
 
+_PENALTY_CELL = """
+    import mindspore.nn as nn
+    import mindspore.ops as ops
+
+    class GradientPenalty(nn.Cell):
+        def __init__(self, critic):
+            super().__init__()
+            self.critic = critic
+            self.grad = ops.GradOperation()
+
+        def construct(self, mixed):
+            slopes = self.grad(self.critic)(mixed)
+            return ((ops.norm(slopes, dim=1) - 1) ** 2).mean()
+"""
+_PENALTY_ENTRY = """
+    import mindspore as ms
+    from mindspore import nn
+    from mindspore.communication import init
+    from src.penalty import GradientPenalty
+
+    ms.set_seed(1)
+    init()
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    penalty = GradientPenalty(critic)
+    step = nn.TrainOneStepCell(nn.WithLossCell(critic, loss_with_penalty(penalty)), opt)
+    for x, y in data:
+        step(x, y)
+"""
+
+
 class StepWithoutGradReduction(Rule):
     code = "MSA602"
     name = "distributed-step-without-grad-reducer"
@@ -439,6 +469,9 @@ class StepWithoutGradReduction(Rule):
                 train_net(x, y)
         """), note="the parallel mode held in a name assigned in two branches: data-parallel wherever there are "
                    "replicas, and nn.TrainOneStepCell reduces there"),
+        Valid(files={"src/__init__.py": "", "src/penalty.py": _PENALTY_CELL, "train.py": _PENALTY_ENTRY},
+              note="multi-file look-alike: a Cell that takes gradients for a WGAN-GP penalty term, which no "
+                   "optimizer applies (the update is TrainOneStepCell's, which reduces)"),
     )
     INVALID = (
         Invalid(fill(_MODE_BY_BRANCH, step="""
@@ -578,8 +611,8 @@ class StepWithoutGradReduction(Rule):
         path = os.path.abspath(self.ctx.path)
         for name, info in cells(self.ctx).classes.items():
             node, reduces = _gradients_in(self.ctx, info.node)
-            if node is None or reduces:
-                continue
+            if node is None or reduces or not _applies_optimizer(self.ctx, info):
+                continue  # gradients that never reach an optimizer (a penalty term, an inner loop)
             for site, _summary, call, mode_line in project.data_parallel_builders(path, name):
                 shown = project.display(site)
                 self.report(node, f"{name} takes gradients itself and never all-reduces them, and {shown} builds it (directly or through "
@@ -634,6 +667,43 @@ def _built_from(ctx, sc, fl, expr: cst.BaseExpression, before: int, depth: int =
         arg = argument(event.node, expr.value, tuple(sc.params(fl)[:position + 1]))
         answers.add(_built_from(ctx, sc, caller_fl, arg.value, event.order, depth + 1) if arg is not None else None)
     return answers.pop() if len(answers) == 1 else None
+
+
+_OPTIMIZER_BASES = ("mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneStepWithLossScaleCell",
+                    "mindspore.nn.wrap.cell_wrapper.TrainOneStepCell",
+                    "mindspore.nn.wrap.loss_scale.TrainOneStepWithLossScaleCell")
+
+
+def _applies_optimizer(ctx, info) -> bool:
+    """The class updates parameters with an optimizer: a method other than ``__init__`` calls
+    ``self.<attr>(...)`` where ``__init__`` set ``attr`` from a MindSpore optimizer it builds
+    or from a constructor parameter named for one (optimizer, opt, optim), or the class is a
+    TrainOneStepCell (whose ``__init__`` keeps the optimizer as ``self.optimizer``)."""
+    from msacclint.analysis.cells import calls_of_attr
+
+    init = info.methods.get("__init__")
+    params = set()
+    if init is not None:
+        p = init.params
+        params = {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)}
+    holders = set()
+    if any(b in _OPTIMIZER_BASES for b in info.bases if b):
+        holders.add("optimizer")
+    for attr, value in info.assigned:
+        resolved = ctx.resolve(value.func) if isinstance(value, cst.Call) else None
+        if resolved and resolved.startswith(("mindspore.nn.optim.", "mindspore.nn.")) and \
+                resolved.rsplit(".", 1)[-1] in _OPTIMIZER_NAMES:
+            holders.add(attr)
+        elif isinstance(value, cst.Name) and value.value in params and \
+                ("optim" in value.value.lower() or value.value.lower() == "opt"):
+            holders.add(attr)
+    return any(calls_of_attr(info, attr) for attr in holders)
+
+
+_OPTIMIZER_NAMES = frozenset({"SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "Lamb", "LARS", "RMSProp",
+                              "Adagrad", "Adadelta", "Adamax", "FTRL", "LazyAdam", "ProximalAdagrad", "ASGD", "Rprop",
+                              "AdaFactor", "AdaSumByGradWrapCell", "AdaSumByDeltaWeightWrapCell", "ThorGpu",
+                              "ThorAscend"})
 
 
 def _gradients_in(ctx, node: cst.ClassDef) -> Tuple[Optional[cst.Call], bool]:
