@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any, Dict, Optional, Tuple
 
 import libcst as cst
@@ -310,18 +311,14 @@ class DatasetNotSharded(Rule):
         project that calls init(), sets DATA_PARALLEL and trains: reported here, at the
         dataset constructor that needs num_shards/shard_id, with the entry script as related
         location."""
-        import os
-
         from msacclint.project.summary import SELECTOR_NAMES
 
         project = self.ctx.project
         path = os.path.abspath(self.ctx.path)
         info = datasets(self.ctx)
         sc = scopes(self.ctx)
-        for build in info.builds:
-            call, fn = build.call, build.flow.root
-            if not isinstance(fn, cst.FunctionDef) or has_star_kwargs(call) or \
-                    any(argument(call, k, ()) is not None for k in ("sampler", "num_shards", "shard_id")):
+        for build, call, fn in self._builds_in_functions():
+            if any(argument(call, k, ()) is not None for k in ("sampler", "num_shards", "shard_id")):
                 continue
             if any(_says_dist_name(p) for p in sc.params(build.flow)) or info.role(build) == EVAL:
                 continue
@@ -345,21 +342,23 @@ class DatasetNotSharded(Rule):
                 break
 
 
+    def _builds_in_functions(self):
+        """(build, its constructor call, the function it is made in) for each dataset built
+        inside a function (a builder) without ``**kwargs``."""
+        for build in datasets(self.ctx).builds:
+            call, fn = build.call, build.flow.root
+            if isinstance(fn, cst.FunctionDef) and not has_star_kwargs(call):
+                yield build, call, fn
+
     def _shard_left_at_default(self) -> None:
         """A builder that shards by its parameters (``num_shards=device_num,
         shard_id=rank_id``), called under DATA_PARALLEL with the shard count but not the rank:
         ``rank_id`` keeps its literal default on every device, which then reads the same
         shard. Reported at the constructor, with the call as related location."""
-        import os
-
         project = self.ctx.project
         path = os.path.abspath(self.ctx.path)
-        info = datasets(self.ctx)
         sc = scopes(self.ctx)
-        for build in info.builds:
-            call, fn = build.call, build.flow.root
-            if not isinstance(fn, cst.FunctionDef) or has_star_kwargs(call):
-                continue
+        for build, call, fn in self._builds_in_functions():
             shard_arg, count_arg = argument(call, "shard_id", ()), argument(call, "num_shards", ())
             if shard_arg is None or count_arg is None:
                 continue
