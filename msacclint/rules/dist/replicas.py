@@ -305,6 +305,27 @@ _PENALTY_ENTRY = """
 """
 
 
+_HELPER_STEP = """
+    import mindspore.nn as nn
+    import mindspore.ops as ops
+
+    class TrainStep(nn.Cell):
+        def __init__(self, network, optimizer_d):
+            super().__init__(auto_prefix=False)
+            self.network = network
+            self.optimizer_d = optimizer_d
+            self.grad = ops.GradOperation(get_by_list=True)  # MSA602
+
+        def update(self, x, y, optimizer):
+            grads = self.grad(self.network, optimizer.parameters)(x, y)
+            optimizer(grads)
+
+        def construct(self, x, y):
+            self.update(x, y, self.optimizer_d)
+            return self.network(x, y)
+"""
+
+
 class StepWithoutGradReduction(Rule):
     code = "MSA602"
     name = "distributed-step-without-grad-reducer"
@@ -474,6 +495,8 @@ class StepWithoutGradReduction(Rule):
                    "optimizer applies (the update is TrainOneStepCell's, which reduces)"),
     )
     INVALID = (
+        Invalid(files={"src/__init__.py": "", "src/step.py": _HELPER_STEP, "train.py": _STEP_ENTRY},
+                note="multi-file: the optimizer is handed to a helper method that applies it (GAN step cells)"),
         Invalid(fill(_MODE_BY_BRANCH, step="""
             grad_fn = ms.value_and_grad(nn.WithLossCell(net, nn.MSELoss()), None, opt.parameters)  # MSA602
             for x, y in data:
@@ -678,7 +701,8 @@ def _applies_optimizer(ctx, info) -> bool:
     """The class updates parameters with an optimizer: a method other than ``__init__`` calls
     ``self.<attr>(...)`` where ``__init__`` set ``attr`` from a MindSpore optimizer it builds
     or from a constructor parameter named for one (optimizer, opt, optim), or the class is a
-    TrainOneStepCell (whose ``__init__`` keeps the optimizer as ``self.optimizer``)."""
+    TrainOneStepCell (whose ``__init__`` keeps the optimizer as ``self.optimizer``); an
+    optimizer attribute handed to a helper method counts as applied."""
     from msacclint.analysis.cells import calls_of_attr
 
     init = info.methods.get("__init__")
@@ -697,7 +721,26 @@ def _applies_optimizer(ctx, info) -> bool:
         elif isinstance(value, cst.Name) and value.value in params and \
                 ("optim" in value.value.lower() or value.value.lower() == "opt"):
             holders.add(attr)
-    return any(calls_of_attr(info, attr) for attr in holders)
+    return any(calls_of_attr(info, attr) or _handed_on(info, attr) for attr in holders)
+
+
+def _handed_on(info, attr: str) -> bool:
+    """``self.<attr>`` passed as an argument in a method other than ``__init__`` (to a helper
+    that applies it: ``self.train_d(..., self.optimizer_d, ...)``)."""
+    from msacclint.analysis.cells import self_attr
+    from msacclint.analysis.walk import walk
+
+    found: List[bool] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Arg(self, node: cst.Arg) -> None:
+            if self_attr(node.value) == attr:
+                found.append(True)
+
+    for method, fn in info.methods.items():
+        if method != "__init__":
+            walk(fn.body, Finder())
+    return bool(found)
 
 
 _OPTIMIZER_NAMES = frozenset({"SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "Lamb", "LARS", "RMSProp",
