@@ -128,3 +128,16 @@ def _module_constants(ctx: FileContext) -> Dict[str, Any]:
             if value is not UNKNOWN:
                 out[name] = value
     return out
+
+
+def parameter_slots(func: cst.FunctionDef) -> Dict[str, Tuple[int, Optional[cst.BaseExpression]]]:
+    """name -> (the position a call passes it at, its default) of a function's parameters;
+    keyword-only ones get position -1. A leading ``self``/``cls`` is not passed by a call."""
+    p = func.params
+    positional = [*p.posonly_params, *p.params]
+    if positional and positional[0].name.value in ("self", "cls"):
+        positional = positional[1:]
+    out: Dict[str, Tuple[int, Optional[cst.BaseExpression]]] = {
+        param.name.value: (i, param.default) for i, param in enumerate(positional)}
+    out.update({param.name.value: (-1, param.default) for param in p.kwonly_params})
+    return out

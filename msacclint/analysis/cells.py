@@ -24,7 +24,7 @@ Rules ask questions of this map instead of walking classes themselves.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -297,12 +297,24 @@ def inherited_attr(ctx: FileContext, info: CellInfo, name: str, depth: int = 0) 
 
 def calls_of_attr(info: CellInfo, name: str) -> List[cst.Call]:
     """Every ``self.<name>(...)`` call in the class's methods other than ``__init__``."""
-    found: List[cst.Call] = []
+    return [node for node in _outside_init(info, cst.Call) if self_attr(node.func) == name]
+
+
+def attr_handed_on(info: CellInfo, name: str) -> bool:
+    """``self.<name>`` is passed as an argument in a method other than ``__init__`` (to a
+    helper that uses it: ``self.update(x, self.optimizer)``)."""
+    return any(self_attr(node.value) == name for node in _outside_init(info, cst.Arg))
+
+
+def _outside_init(info: CellInfo, kind: type) -> List[Any]:
+    """The nodes of type ``kind`` in the class's methods other than ``__init__``."""
+    found: List[Any] = []
 
     class Finder(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if self_attr(node.func) == name:
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, kind):
                 found.append(node)
+            return True
 
     for method, fn in info.methods.items():
         if method != "__init__":

@@ -131,6 +131,17 @@ class FunctionFlow(cst.CSTVisitor):
             self._guards.pop()
         return False
 
+    def visit_IfExp(self, node: cst.IfExp) -> bool:
+        """``a if test else b``: each side guarded by the test, as an ``if`` statement's are."""
+        walk(node.test, self)
+        self._guards.append((node.test, True))
+        walk(node.body, self)
+        self._guards.pop()
+        self._guards.append((node.test, False))
+        walk(node.orelse, self)
+        self._guards.pop()
+        return False
+
     def leave_Call(self, node: cst.Call) -> None:
         # leave: arguments are evaluated before the call, so inner calls come first
         self._add(node, self.imports.resolve(node.func))

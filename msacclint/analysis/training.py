@@ -38,6 +38,18 @@ GRAD_BUILDERS = {
     "mindspore.ops.grad": ("fn", "grad_position", "weights"),
 }
 GRAD_OPERATION = "mindspore.ops.GradOperation"
+#: MindSpore's optimizer classes (``mindspore.nn.<name>``, also reached as ``mindspore.nn.optim.<name>``)
+MINDSPORE_OPTIMIZERS = frozenset({
+    "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamOffload", "AdamW", "Lamb", "LARS", "RMSProp", "Adagrad",
+    "Adadelta", "Adamax", "FTRL", "LazyAdam", "ProximalAdagrad", "ASGD", "Rprop", "AdaFactor", "ThorGpu",
+    "ThorAscend"})
+
+
+def is_mindspore_optimizer(qualified: Optional[str]) -> bool:
+    """Whether a resolved callee is one of MindSpore's optimizer classes."""
+    if not qualified or not qualified.startswith("mindspore.nn."):
+        return False
+    return qualified.rsplit(".", 1)[-1] in MINDSPORE_OPTIMIZERS
 STEP_CELLS = frozenset({"mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneStepWithLossScaleCell"})
 #: MindSpore cells that wrap the network given as their first arguments
 WRAPPERS = STEP_CELLS | {"mindspore.nn.WithLossCell", "mindspore.nn.WithGradCell"}

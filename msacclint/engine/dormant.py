@@ -27,7 +27,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from msacclint.analysis.calls import UNKNOWN, literal
+from msacclint.analysis.calls import UNKNOWN, is_number, literal, parameter_slots
+from msacclint.analysis.cells import cells, self_attr
+from msacclint.analysis.context import FileContext
+from msacclint.analysis.scopes import scopes
 from msacclint.diagnostics import Severity
 from msacclint.project.index import UNSET, ProjectIndex
 
@@ -66,39 +69,39 @@ def adjust(severity: Severity, message: str, note: Optional[str]) -> Tuple[Sever
     return Severity.WARNING, message.rstrip() + note
 
 
-def switched_off_note(project: ProjectIndex, path: str, definition: Definition,
-                      node: cst.CSTNode) -> Optional[str]:
-    """The note to add when ``node`` is built only under a switch that no call in the
-    project turns on (see the module's docstring), else None."""
+def switched_off_note(ctx: FileContext, definition: Definition, node: cst.CSTNode) -> Optional[str]:
+    """The note to add when ``node`` runs only under a switch that no call in the project
+    turns on (see the module's docstring), else None. The switches are the guards the
+    function's flow recorded for ``node`` (``if`` statements and conditional expressions);
+    ``self.x`` reads the parameter ``__init__`` assigned it from."""
+    project = ctx.project
     function = _init_of(definition) if isinstance(definition, cst.ClassDef) else definition
-    if function is None:
+    if project is None or function is None:
         return None
-    chain = _path_to(function.body, node)
-    if chain is None:
+    sc = scopes(ctx)
+    owner = sc.owner(node)
+    if owner is None or owner.root is not function or node not in owner.order_of:
         return None
-    names = _parameters(function)
-    attributes = _attributes_from_parameters(function, names)
-    for holder, child in zip(chain, chain[1:]):
-        if not isinstance(holder, (cst.If, cst.IfExp)):
-            continue
-        if child is holder.body:
-            switch = _switch(holder.test)
-        elif child is holder.orelse and isinstance(holder.test, cst.UnaryOperation) and \
-                isinstance(holder.test.operator, cst.Not):  # the else of ``if not has_dropout``
-            switch = _switch(holder.test.expression)
-        else:
-            continue
+    event = owner.events[owner.order_of[node]]
+    slots = parameter_slots(function)
+    attributes = _attributes_from_parameters(ctx, definition, slots) if isinstance(definition, cst.ClassDef) else {}
+    for test, branch in event.guards:
+        if not branch:  # the else of ``if not has_dropout``
+            if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+                continue
+            test = test.expression
+        switch = _switch(test)
         if switch is None:
             continue
         param, is_on = switch[0], switch[1]
         param = attributes.get(param, param)  # ``if self.use_bn:`` after ``self.use_bn = use_bn``
-        if param not in names:
+        if param not in slots:
             continue
-        position, default = names[param]
-        fallback = literal(default) if default is not None else UNKNOWN
-        values = project.switch_values(path, definition.name.value, param, position)
+        position, default = slots[param]
+        values = project.switch_values(ctx.path, definition.name.value, param, position)
         if values is None:
             continue
+        fallback = literal(default) if default is not None else UNKNOWN
         values = [fallback if v is UNSET else v for v in values]
         if any(v is UNKNOWN or is_on(v) for v in values):
             continue
@@ -116,61 +119,31 @@ def _init_of(cls: cst.ClassDef) -> Optional[cst.FunctionDef]:
     return None
 
 
-def _path_to(root: cst.CSTNode, target: cst.CSTNode) -> Optional[List[cst.CSTNode]]:
-    """The nodes from ``root`` down to ``target`` (both included), or None."""
-    if root is target:
-        return [root]
-    for child in root.children:
-        found = _path_to(child, target)
-        if found is not None:
-            return [root] + found
-    return None
-
-
-def _parameters(function: cst.FunctionDef) -> Dict[str, Tuple[int, Optional[cst.BaseExpression]]]:
-    """name -> (position among the call's arguments, default); keyword-only: -1. A method's
-    ``self`` is not an argument."""
-    p = function.params
-    positional = [param for param in (*p.posonly_params, *p.params)]
-    if positional and positional[0].name.value in ("self", "cls"):
-        positional = positional[1:]
-    out = {param.name.value: (i, param.default) for i, param in enumerate(positional)}
-    out.update({param.name.value: (-1, param.default) for param in p.kwonly_params})
-    return out
-
-
-def _attributes_from_parameters(function: cst.FunctionDef,
-                                 names: Dict[str, Tuple[int, Optional[cst.BaseExpression]]]) -> Dict[str, str]:
-    """``self.x`` -> parameter for the attributes ``__init__`` sets, once, straight from a
-    parameter (``self.use_bn = use_bn``) at the top level of its body."""
-    found: Dict[str, List[str]] = {}
-    for stmt in function.body.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-                for target in targets:
-                    name = _switch_name(target)
-                    if name is not None and name.startswith("self."):
-                        value = getattr(small, "value", None)
-                        kept = value.value if isinstance(small, cst.Assign) and isinstance(value, cst.Name) and \
-                            value.value in names else "?"
-                        found.setdefault(name, []).append(kept)
-    return {name: params[0] for name, params in found.items() if len(params) == 1 and params[0] != "?"}
+def _attributes_from_parameters(ctx: FileContext, cls: cst.ClassDef,
+                                slots: Dict[str, Tuple[int, Optional[cst.BaseExpression]]]) -> Dict[str, str]:
+    """``self.x`` -> parameter for the attributes ``__init__`` assigns once, straight from a
+    parameter (``self.use_bn = use_bn``), read from the Cell analysis."""
+    info = cells(ctx).by_node.get(cls)
+    if info is None:
+        return {}
+    values: Dict[str, List[cst.BaseExpression]] = {}
+    for attr, value in info.assigned:
+        values.setdefault(attr, []).append(value)
+    return {f"self.{attr}": found[0].value for attr, found in values.items()
+            if len(found) == 1 and isinstance(found[0], cst.Name) and found[0].value in slots}
 
 
 def _switch_name(node: cst.BaseExpression) -> Optional[str]:
     if isinstance(node, cst.Name):
         return node.value
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return f"self.{node.attr.value}"
-    return None
+    attr = self_attr(node)
+    return f"self.{attr}" if attr is not None else None
 
 
 def _switch(test: cst.BaseExpression) -> Optional[Tuple[Any, ...]]:
-    """(parameter or ``self.x``, when the branch runs for a value[, the value it selects]) for ``if p``, ``if p > 0``,
-    ``if p != 0``, ``if p is not None``, ``if p == 'name'``; None for any other test."""
+    """(parameter or ``self.x``, when the branch runs for a value[, the value it selects])
+    for ``if p``, ``if p > 0``, ``if p != 0``, ``if p is not None``, ``if p == 'name'``;
+    None for any other test."""
     name = _switch_name(test)
     if name is not None:
         return name, bool
@@ -184,11 +157,7 @@ def _switch(test: cst.BaseExpression) -> Optional[Tuple[Any, ...]]:
             return name, lambda v: v is not None
         if isinstance(op, (cst.GreaterThan, cst.NotEqual)) and right == 0 and not isinstance(right, bool):
             greater = isinstance(op, cst.GreaterThan)
-            return name, (lambda v: (v > 0 if greater else v != 0) if _number(v) else True)
+            return name, (lambda v: (v > 0 if greater else v != 0) if is_number(v) else True)
         if isinstance(op, cst.Equal) and isinstance(right, (str, int)) and not isinstance(right, bool):
             return name, (lambda v: v == right), right  # a mode selector: ``if mode == 'sl1':``
     return None
-
-
-def _number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)

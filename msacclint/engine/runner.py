@@ -303,7 +303,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
                     notes[id(definition)] = dormant.dormant_note(ctx.project, ctx.path, definition)
                 note = notes[id(definition)]
                 if note is None and ctx.project is not None:
-                    note = dormant.switched_off_note(ctx.project, ctx.path, definition, report.node)
+                    note = dormant.switched_off_note(ctx, definition, report.node)
                 severity, message = dormant.adjust(severity, message, note)
         diag = Diagnostic(
             code=rule.code,

@@ -883,11 +883,8 @@ class ProjectIndex:
             calls += 1
             if "*" in call.kwargs or "**" in call.kwargs:
                 return None
-            if param in call.kwargs:
-                expr = call.kwargs[param]
-            elif 0 <= position < len(call.args):
-                expr = call.args[position]
-            else:
+            expr = call.argument(param, position)
+            if expr is None:
                 out.append(UNSET)
                 continue
             values = self.values(other, expr, cls=cls if cls is not None and func is not None

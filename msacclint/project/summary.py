@@ -55,6 +55,15 @@ class Call:
     #: the qualified name of the function it is made in ("" at module level)
     scope: str = ""
 
+    def argument(self, name: str, position: int) -> Optional[Expr]:
+        """What the call passes for the parameter ``name`` (by keyword, or at ``position``
+        among the positional arguments; -1 for keyword-only), or None when it leaves it out."""
+        if name in self.kwargs:
+            return self.kwargs[name]
+        if 0 <= position < len(self.args):
+            return self.args[position]
+        return None
+
 
 @dataclass
 class FunctionSummary:

@@ -11,11 +11,12 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from msacclint.analysis.calls import argument
+from msacclint.analysis.calls import argument, parameter_slots
+from msacclint.analysis.cells import attr_handed_on, calls_of_attr
 from msacclint.analysis.distributed import distributed, rank_dependent
 from msacclint.analysis.facts import facts
 from msacclint.analysis.scopes import scopes
-from msacclint.analysis.training import training
+from msacclint.analysis.training import is_mindspore_optimizer, training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import fill
@@ -699,54 +700,20 @@ _OPTIMIZER_BASES = ("mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneStepW
 
 def _applies_optimizer(ctx, info) -> bool:
     """The class updates parameters with an optimizer: a method other than ``__init__`` calls
-    ``self.<attr>(...)`` where ``__init__`` set ``attr`` from a MindSpore optimizer it builds
-    or from a constructor parameter named for one (optimizer, opt, optim), or the class is a
-    TrainOneStepCell (whose ``__init__`` keeps the optimizer as ``self.optimizer``); an
-    optimizer attribute handed to a helper method counts as applied."""
-    from msacclint.analysis.cells import calls_of_attr
-
+    ``self.<attr>(...)``, or hands ``self.<attr>`` to a helper, where ``__init__`` set ``attr``
+    from a MindSpore optimizer it builds or from a constructor parameter named for one
+    (optimizer, opt, optim); or the class is a TrainOneStepCell (whose ``__init__`` keeps the
+    optimizer as ``self.optimizer``)."""
     init = info.methods.get("__init__")
-    params = set()
-    if init is not None:
-        p = init.params
-        params = {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)}
-    holders = set()
-    if any(b in _OPTIMIZER_BASES for b in info.bases if b):
-        holders.add("optimizer")
+    params = set(parameter_slots(init)) if init is not None else set()
+    holders = {"optimizer"} if any(b in _OPTIMIZER_BASES for b in info.bases if b) else set()
     for attr, value in info.assigned:
-        resolved = ctx.resolve(value.func) if isinstance(value, cst.Call) else None
-        if resolved and resolved.startswith(("mindspore.nn.optim.", "mindspore.nn.")) and \
-                resolved.rsplit(".", 1)[-1] in _OPTIMIZER_NAMES:
+        if isinstance(value, cst.Call) and is_mindspore_optimizer(ctx.resolve(value.func)):
             holders.add(attr)
         elif isinstance(value, cst.Name) and value.value in params and \
                 ("optim" in value.value.lower() or value.value.lower() == "opt"):
             holders.add(attr)
-    return any(calls_of_attr(info, attr) or _handed_on(info, attr) for attr in holders)
-
-
-def _handed_on(info, attr: str) -> bool:
-    """``self.<attr>`` passed as an argument in a method other than ``__init__`` (to a helper
-    that applies it: ``self.train_d(..., self.optimizer_d, ...)``)."""
-    from msacclint.analysis.cells import self_attr
-    from msacclint.analysis.walk import walk
-
-    found: List[bool] = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Arg(self, node: cst.Arg) -> None:
-            if self_attr(node.value) == attr:
-                found.append(True)
-
-    for method, fn in info.methods.items():
-        if method != "__init__":
-            walk(fn.body, Finder())
-    return bool(found)
-
-
-_OPTIMIZER_NAMES = frozenset({"SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "Lamb", "LARS", "RMSProp",
-                              "Adagrad", "Adadelta", "Adamax", "FTRL", "LazyAdam", "ProximalAdagrad", "ASGD", "Rprop",
-                              "AdaFactor", "AdaSumByGradWrapCell", "AdaSumByDeltaWeightWrapCell", "ThorGpu",
-                              "ThorAscend"})
+    return any(calls_of_attr(info, attr) or attr_handed_on(info, attr) for attr in holders)
 
 
 def _gradients_in(ctx, node: cst.ClassDef) -> Tuple[Optional[cst.Call], bool]:

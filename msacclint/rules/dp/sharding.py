@@ -8,11 +8,11 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Optional, Tuple
+from typing import Dict
 
 import libcst as cst
 
-from msacclint.analysis.calls import argument, has_star_kwargs
+from msacclint.analysis.calls import argument, has_star_kwargs, parameter_slots
 from msacclint.analysis.datasets import EVAL, datasets
 from msacclint.analysis.distributed import distributed
 from msacclint.analysis.scopes import names_in, says_train, scopes
@@ -365,7 +365,7 @@ class DatasetNotSharded(Rule):
             shard_arg, count_arg = shard_arg.value, count_arg.value
             if not isinstance(shard_arg, cst.Name) or not isinstance(count_arg, cst.Name):
                 continue
-            params = _parameters(fn)
+            params = parameter_slots(fn)
             rank, count = shard_arg.value, count_arg.value
             if rank not in params or count not in params or rank == count:
                 continue
@@ -377,9 +377,9 @@ class DatasetNotSharded(Rule):
                     continue
                 if "*" in site_call.kwargs or "**" in site_call.kwargs:
                     continue  # *args/**kwargs may pass anything
-                if _binds(site_call, params, rank) is not None:
+                if site_call.argument(rank, params[rank][0]) is not None:
                     continue
-                given = _binds(site_call, params, count)
+                given = site_call.argument(count, params[count][0])
                 if given is None or given == ("lit", 1):
                     continue  # one shard: the whole dataset on every device is another finding
                 shown = project.display(site)
@@ -390,27 +390,6 @@ class DatasetNotSharded(Rule):
                             related=[(shown, site_call.line, f"{site_call.callee}(...) without {rank}"),
                                      (shown, mode_line, "set_auto_parallel_context(parallel_mode=DATA_PARALLEL)")])
                 break
-
-
-def _parameters(fn: cst.FunctionDef) -> Dict[str, Tuple[int, Optional[cst.BaseExpression]]]:
-    """name -> (position, default) of a function's parameters (keyword-only: no position)."""
-    p = fn.params
-    out: Dict[str, Tuple[int, Optional[cst.BaseExpression]]] = {}
-    for i, param in enumerate((*p.posonly_params, *p.params)):
-        out[param.name.value] = (i, param.default)
-    for param in p.kwonly_params:
-        out[param.name.value] = (-1, param.default)
-    return out
-
-
-def _binds(call: Any, params: Dict[str, Tuple[int, Optional[cst.BaseExpression]]], name: str) -> Optional[Any]:
-    """What a summarised call passes for the parameter ``name`` (keyword or position), or None."""
-    if name in call.kwargs:
-        return call.kwargs[name]
-    position = params[name][0]
-    if 0 <= position < len(call.args):
-        return call.args[position]
-    return None
 
 
 def _says_dist_name(name: str) -> bool:
