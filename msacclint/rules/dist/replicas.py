@@ -337,7 +337,11 @@ class StepWithoutGradReduction(Rule):
                 'step counts, under DATA_PARALLEL a `value_and_grad`/`grad`/`GradOperation` step (TrainOneStepCell '
                 'and Model reduce by themselves) whose gradients go to an optimizer resolved to a MindSpore class (not resolved: '
                 'a warning that says so; an optimizer of another library, which may reduce by itself, is not reported); '
-                'semi-auto/auto parallel is never reported.')
+                'semi-auto/auto parallel is never reported. A step Cell of another file is reported when an entry '
+                'script builds it after init() under DATA_PARALLEL and the Cell applies an optimizer: one it builds, '
+                'TrainOneStepCell\'s, or one its callers pass that resolves to a MindSpore optimizer (a parameter '
+                'named for an optimizer whose value is not resolved: a warning that says so). Gradients that reach no '
+                'optimizer (a gradient penalty, an inner loop) are not reported.')
     uses_facts = True
     message = "hand-written distributed training step without gradient all-reduce"
     what = ("In a file that calls `communication.init()`, reports a hand-written training step "
@@ -496,6 +500,10 @@ class StepWithoutGradReduction(Rule):
                    "optimizer applies (the update is TrainOneStepCell's, which reduces)"),
     )
     INVALID = (
+        Invalid(files={"src/__init__.py": "", "src/step.py": _BARE_STEP,
+                       "train.py": _STEP_ENTRY.replace("nn.SGD(net.trainable_params(), 0.1)", "build_optimizer(cfg, net)")},
+                severity=Severity.WARNING, message_contains="assumed: the `optimizer` it is given is an optimizer",
+                note="multi-file: what the caller passes as the optimizer is not resolved: a warning that says so"),
         Invalid(files={"src/__init__.py": "", "src/step.py": _HELPER_STEP, "train.py": _STEP_ENTRY},
                 note="multi-file: the optimizer is handed to a helper method that applies it (GAN step cells)"),
         Invalid(fill(_MODE_BY_BRANCH, step="""
@@ -538,7 +546,9 @@ class StepWithoutGradReduction(Rule):
         "src/__init__.py": "",
         "src/step.py": _BARE_STEP,
         "train.py": _STEP_ENTRY,
-        }, note="a hand-written step Cell in src/ under the entry script's DATA_PARALLEL: reported where the reducer belongs"),
+        }, severity=Severity.ERROR,
+            note="a hand-written step Cell in src/ under the entry script's DATA_PARALLEL, given nn.SGD: reported where "
+                 "the reducer belongs"),
         Invalid("""
             import mindspore as ms
             from mindspore import nn
@@ -635,15 +645,24 @@ class StepWithoutGradReduction(Rule):
         path = os.path.abspath(self.ctx.path)
         for name, info in cells(self.ctx).classes.items():
             node, reduces = _gradients_in(self.ctx, info.node)
-            if node is None or reduces or not _applies_optimizer(self.ctx, info):
+            if node is None or reduces:
+                continue
+            applies, param = _applies_optimizer(self.ctx, info)
+            if not applies:
                 continue  # gradients that never reach an optimizer (a penalty term, an inner loop)
             for site, _summary, call, mode_line in project.data_parallel_builders(path, name):
                 shown = project.display(site)
-                self.report(node, f"{name} takes gradients itself and never all-reduces them, and {shown} builds it (directly or through "
-                            f"what it builds) "
-                            f"(line {call.line}) after init() under DATA_PARALLEL (line {mode_line}): the parallel "
-                            "context reduces only inside nn.TrainOneStepCell and Model, so each device applies its "
-                            "own gradients; apply nn.DistributedGradReducer to them in construct",
+                message = (f"{name} takes gradients itself and never all-reduces them, and {shown} builds it "
+                           f"(directly or through what it builds) (line {call.line}) after init() under DATA_PARALLEL "
+                           f"(line {mode_line}): the parallel context reduces only inside nn.TrainOneStepCell and "
+                           "Model, so each device applies its own gradients; apply nn.DistributedGradReducer to "
+                           "them in construct")
+                severity = None
+                if param is not None and not _passes_optimizer(project, path, name, info, param):
+                    message += (f" (assumed: the `{param}` it is given is an optimizer; what the caller passes "
+                                "was not resolved to a MindSpore optimizer)")
+                    severity = Severity.WARNING
+                self.report(node, message, severity=severity,
                             related=[(shown, mode_line, "set_auto_parallel_context(parallel_mode=DATA_PARALLEL)"),
                                      (shown, call.line, f"{call.callee}(...)")])
                 break
@@ -698,22 +717,56 @@ _OPTIMIZER_BASES = ("mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneStepW
                     "mindspore.nn.wrap.loss_scale.TrainOneStepWithLossScaleCell")
 
 
-def _applies_optimizer(ctx, info) -> bool:
-    """The class updates parameters with an optimizer: a method other than ``__init__`` calls
-    ``self.<attr>(...)``, or hands ``self.<attr>`` to a helper, where ``__init__`` set ``attr``
-    from a MindSpore optimizer it builds or from a constructor parameter named for one
-    (optimizer, opt, optim); or the class is a TrainOneStepCell (whose ``__init__`` keeps the
-    optimizer as ``self.optimizer``)."""
+def _applies_optimizer(ctx, info) -> Tuple[bool, Optional[str]]:
+    """Whether the class updates parameters with an optimizer: a method other than
+    ``__init__`` calls ``self.<attr>(...)``, or hands ``self.<attr>`` to a helper, where
+    ``__init__`` set ``attr`` from a MindSpore optimizer it builds, or the class is a
+    TrainOneStepCell (whose ``__init__`` keeps the optimizer as ``self.optimizer``) — or
+    ``attr`` was set from a constructor parameter named for an optimizer (optimizer, opt,
+    optim), whose name is then returned: what the callers pass decides whether it is one."""
     init = info.methods.get("__init__")
     params = set(parameter_slots(init)) if init is not None else set()
-    holders = {"optimizer"} if any(b in _OPTIMIZER_BASES for b in info.bases if b) else set()
+    resolved = {"optimizer"} if any(b in _OPTIMIZER_BASES for b in info.bases if b) else set()
+    by_param = {}
     for attr, value in info.assigned:
         if isinstance(value, cst.Call) and is_mindspore_optimizer(ctx.resolve(value.func)):
-            holders.add(attr)
+            resolved.add(attr)
         elif isinstance(value, cst.Name) and value.value in params and \
                 ("optim" in value.value.lower() or value.value.lower() == "opt"):
-            holders.add(attr)
-    return any(calls_of_attr(info, attr) or attr_handed_on(info, attr) for attr in holders)
+            by_param[attr] = value.value
+
+    def used(attr: str) -> bool:
+        return bool(calls_of_attr(info, attr)) or attr_handed_on(info, attr)
+
+    if any(used(attr) for attr in resolved):
+        return True, None
+    for attr, param in by_param.items():
+        if used(attr):
+            return True, param
+    return False, None
+
+
+def _passes_optimizer(project, path: str, name: str, info, param: str) -> bool:
+    """Every place in the project that builds the step Cell ``name`` passes a MindSpore
+    optimizer for ``param``: a constructor call, or a name assigned from one, that resolves
+    to it (at least one such place)."""
+    init = info.methods.get("__init__")
+    if init is None:
+        return False
+    position = parameter_slots(init).get(param, (-1, None))[0]
+    sites = 0
+    for _site, summary, call, _cls, func in project.call_sites(path, name):
+        sites += 1
+        expr = call.argument(param, position)
+        if expr is not None and expr[0] == "call":
+            callees = [expr[1]]
+        elif expr is not None and expr[0] == "name":
+            callees = (func.builds.get(expr[1]) if func is not None else None) or summary.builds.get(expr[1]) or []
+        else:
+            return False
+        if not callees or not all(is_mindspore_optimizer(project.qualified(summary, c)) for c in callees):
+            return False
+    return sites > 0
 
 
 def _gradients_in(ctx, node: cst.ClassDef) -> Tuple[Optional[cst.Call], bool]:
