@@ -235,5 +235,6 @@ def test_a_mode_selector_read_from_a_multi_document_config(tmp_path):
                       "default_config.yaml": config.format("l1")})
     finding = _check(tmp_path)[("pkg/loss.py", 10, "MSA141")]
     assert finding["severity"] == "warning" and "built only when `mode` is 'sl1'" in finding["message"]
+    assert "the values passed were read at default_config.yaml:2" in finding["message"]
     _write(tmp_path, {"default_config.yaml": config.format("sl1")})
     assert _check(tmp_path)[("pkg/loss.py", 10, "MSA141")]["severity"] == "error"

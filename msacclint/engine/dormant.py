@@ -102,13 +102,15 @@ def switched_off_note(ctx: FileContext, definition: Definition, node: cst.CSTNod
         if values is None:
             continue
         fallback = literal(default) if default is not None else UNKNOWN
-        values = [fallback if v is UNSET else v for v in values]
-        if any(v is UNKNOWN or is_on(v) for v in values):
+        plain = [fallback if v.value is UNSET else v.value for v in values]
+        if any(v is UNKNOWN or is_on(v) for v in plain):
             continue
         kind = "class" if isinstance(definition, cst.ClassDef) else "function"
         when = f"`{param}` is {switch[2]!r}" if len(switch) > 2 else f"`{param}` turns it on"
+        read = sorted({v.evidence.where() for v in values if v.evidence is not None})
+        source = f"; the values passed were read at {', '.join(read[:3])}" if read else ""
         return (f" (dormant: built only when {when}, and no call of the {kind} "
-                f"`{definition.name.value}` in the project does so; it matters once one does)")
+                f"`{definition.name.value}` in the project does so{source}; it matters once one does)")
     return None
 
 

@@ -869,15 +869,15 @@ class ProjectIndex:
             if summary.init_lines and modes:
                 yield site, summary, call, modes[0]
 
-    def switch_values(self, path: str, target: str, param: str, position: int) -> Optional[List[Any]]:
+    def switch_values(self, path: str, target: str, param: str, position: int) -> Optional[List[Value]]:
         """Every value the project passes for the parameter ``param`` (at ``position``, -1 for
-        keyword-only) of the top-level class or function ``target`` of ``path``: a list with
-        ``UNSET`` where a call leaves it at its default. None when any call passes a value
+        keyword-only) of the top-level class or function ``target`` of ``path``, with where
+        each was read; ``Value(UNSET)`` where a call leaves it at its default. None when any call passes a value
         that cannot be resolved or unpacks ``*args``/``**kwargs``, when nothing calls it, or
         when the name is used otherwise than by those calls, its definition and imports (passed
         as a value, ``functools.partial``, a registry): callers then cannot all be seen."""
         path = os.path.normpath(os.path.abspath(path))
-        out: List[Any] = []
+        out: List[Value] = []
         calls = 0
         for other, _summary, call, cls, func in self.call_sites(path, target):
             calls += 1
@@ -885,7 +885,7 @@ class ProjectIndex:
                 return None
             expr = call.argument(param, position)
             if expr is None:
-                out.append(UNSET)
+                out.append(Value(UNSET))
                 continue
             values = self.values(other, expr, cls=cls if cls is not None and func is not None
                                  and func.name.endswith("__init__") else None, func=func)
@@ -893,7 +893,7 @@ class ProjectIndex:
                 values = self._nearby_config_values(other, expr[1].rsplit(".", 1)[1])
             if values is None:
                 return None
-            out.extend(v.value for v in values)
+            out.extend(values)
         if not calls or self._mentions(target) != calls + 1 + self._import_mentions(target):
             return None
         return out
