@@ -43,3 +43,31 @@ def test_ruff_is_clean():
     result = subprocess.run([_tool("ruff"), "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_only_public_libcst_names_are_used():
+    """Issue 16: LibCST's private modules and methods (``libcst._nodes``, ``node._codegen``,
+    position-recording code generator states) change without notice between releases."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "msacclint").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("libcst"):
+                modules = [node.module] + [node.module + "." + a.name for a in node.names]
+            elif isinstance(node, ast.Import):
+                modules = [a.name for a in node.names if a.name.startswith("libcst")]
+            else:
+                # walk.py reads the order in which LibCST visits a node class's fields off
+                # ``_visit_and_replace_children`` (introspection, with a fallback; see
+                # docs/dev/architecture.md); nothing calls a private method
+                if isinstance(node, ast.Attribute) and node.attr in ("_codegen", "_codegen_impl") or (
+                        isinstance(node, ast.Attribute) and node.attr == "_visit_and_replace_children"
+                        and path.name != "walk.py"):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} .{node.attr}")
+                continue
+            for module in modules:
+                if any(part.startswith("_") for part in module.split(".")[1:]) or \
+                        module.endswith(("CodegenState", ".position_provider")):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} {module}")
+    assert not found, found

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 _NO_SPACE = cst.SimpleWhitespace("")
 _NEWLINE = re.compile(r"\r\n?|\n")
@@ -101,31 +102,60 @@ def with_keyword(arg: cst.Arg, name: str, value: cst.BaseExpression) -> cst.Arg:
                             equal=cst.AssignEqual(whitespace_before=_NO_SPACE, whitespace_after=_NO_SPACE))
 
 
-class _Spans:
-    """Where the position-recording code generator keeps the ranges it computes."""
-
-    def __init__(self) -> None:
-        self._computed: Dict[cst.CSTNode, Any] = {}
-
-
 def _render(module: cst.Module, node: cst.CSTNode, indent: List[str]) -> Tuple[str, int, int]:
-    """``node``'s source inside ``module`` and the offsets of its span (the range
-    PositionProvider gives it) in that source."""
-    from libcst.metadata.position_provider import PositionProvidingCodegenState
+    """``node``'s source as LibCST writes it inside blocks indented by ``indent``, and the
+    offsets of its span (the range PositionProvider gives it) in that source.
 
-    spans = _Spans()
-    state = PositionProvidingCodegenState(default_indent=module.default_indent,
-                                          default_newline=module.default_newline,
-                                          # duck-typed: the generator only writes to ``_computed``
-                                          provider=spans,  # type: ignore[arg-type]
-                                          indent_tokens=list(indent))
-    node._codegen(state)
-    text = "".join(state.tokens)
-    where = spans._computed.get(node)
+    Written with LibCST's public API: ``node`` goes into the smallest module that writes it
+    unchanged (an expression or small statement on a line of its own; a statement or block
+    under ``if _:`` headers that supply the indentation), PositionProvider gives its range
+    there, and the header text before it is taken off."""
+    wrapped = _wrapped(module, node, indent)
+    if wrapped is None:
+        text = module.code_for_node(node)
+        return text, 0, len(text)
+    holder, prefix = wrapped
+    where = MetadataWrapper(holder, unsafe_skip_copy=True).resolve(PositionProvider).get(node)
+    code = holder.code
+    text = code[len(prefix):]
+    if isinstance(node, (cst.BaseExpression, cst.BaseSmallStatement)):
+        text = text[:len(text) - len(module.default_newline)]   # the line end of its line
     if where is None:
         return text, 0, len(text)
-    starts = _line_starts(text)
-    return text, starts[where.start.line - 1] + where.start.column, starts[where.end.line - 1] + where.end.column
+    starts = _line_starts(code)
+    return (text, starts[where.start.line - 1] + where.start.column - len(prefix),
+            starts[where.end.line - 1] + where.end.column - len(prefix))
+
+
+def _wrapped(module: cst.Module, node: cst.CSTNode, indent: List[str]) -> Optional[Tuple[cst.Module, str]]:
+    """A module whose code is some header text, then ``node`` written as it would be in
+    blocks indented by ``indent`` (and, for an expression or small statement, a line end);
+    with that header text. None: a node kind no fix replaces."""
+    newline = module.default_newline
+
+    def holder(body: Sequence[Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]]) -> cst.Module:
+        return cst.Module(body=body, default_indent=module.default_indent, default_newline=newline)
+
+    depth = "".join(indent)
+    if isinstance(node, (cst.BaseExpression, cst.BaseSmallStatement)):
+        # the node starts mid-line: the indentation before it is the header's, not its own
+        line = cst.SimpleStatementLine([cst.Expr(node) if isinstance(node, cst.BaseExpression) else node])
+        if depth:
+            return holder([_under_if(line, depth)]), "if _:" + newline + depth
+        return holder([line]), ""
+    if isinstance(node, cst.IndentedBlock):
+        block = cst.If(test=cst.Name("_"), body=node)
+        if depth:
+            return holder([_under_if(block, depth)]), "if _:" + newline + depth + "if _:"
+        return holder([block]), "if _:"
+    if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        # a statement writes the indentation of its own lines
+        return holder([_under_if(node, depth) if depth else node]), ("if _:" + newline if depth else "")
+    return None
+
+
+def _under_if(statement: cst.BaseStatement, depth: str) -> cst.If:
+    return cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[statement], indent=depth))
 
 
 @functools.lru_cache(maxsize=8)

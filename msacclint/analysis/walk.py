@@ -194,6 +194,26 @@ def iter_children(node: cst.CSTNode, trivia: bool = False) -> Iterator[cst.CSTNo
                     yield item
 
 
+def parent_links(root: cst.CSTNode, wanted: Iterable[int], trivia: bool = False) -> Dict[int, cst.CSTNode]:
+    """The parent of each node under ``root``, keyed by the child's id, recorded in lexical
+    order and only as far as the last node whose id is in ``wanted`` (trivia nodes too when
+    ``trivia``)."""
+    left = set(wanted)
+    left.discard(id(root))
+    parents: Dict[int, cst.CSTNode] = {}
+    stack: List[cst.CSTNode] = [root]
+    pop, push = stack.pop, stack.append
+    while stack and left:
+        current = pop()
+        children = list(iter_children(current, trivia=True))[::-1] if trivia else _reversed_children(current)
+        for child in children:
+            key = id(child)
+            parents[key] = current
+            push(child)
+            left.discard(key)
+    return parents
+
+
 def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """``node`` and every non-trivia node under it, in lexical (pre-)order."""
     stack: List[cst.CSTNode] = [node]
