@@ -192,6 +192,29 @@ def test_callers_that_cannot_all_be_seen_keep_the_error(tmp_path):
     assert set(_severities(_check(tmp_path)).values()) == {"error"}
 
 
+def test_keywords_forwarded_through_kwargs_are_followed_to_every_caller(tmp_path):
+    # a builder forwards its **kwargs to the class, and a second builder forwards to the first
+    builders = ("from pkg.head import Head\n\n\ndef head(channels, **kwargs):\n    return Head(channels, **kwargs)\n"
+                "\n\ndef large_head(**kwargs):\n    return head(512, **kwargs)\n")
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/head.py": HEAD, "pkg/build.py": builders,
+                      "pkg/net.py": "from pkg.build import head, large_head\nsmall = head(64)\n"
+                                    "plain = large_head(final_drop=0.0)\n"})
+    found = _check(tmp_path)
+    finding = found[("pkg/head.py", 11, "MSA101")]
+    assert finding["severity"] == "warning" and "built only when `final_drop` turns it on" in finding["message"]
+    assert "pkg/net.py:3" in finding["message"]  # where the forwarded value was read
+    assert _severities(found)[("pkg/head.py", 9)] == "warning"
+    # one caller of the outer builder turns a switch on: that layer is built
+    _write(tmp_path, {"pkg/net.py": "from pkg.build import head, large_head\nsmall = head(64)\n"
+                                    "plain = large_head(final_drop=0.2)\n"})
+    severities = _severities(_check(tmp_path))
+    assert severities[("pkg/head.py", 11)] == "error" and severities[("pkg/head.py", 9)] == "warning"
+    # the forwarded dict is not the builder's own **kwargs: anything may be in it
+    _write(tmp_path, {"pkg/build.py": builders.replace("Head(channels, **kwargs)", "Head(channels, **OPTIONS)")
+                      .replace("def head", "OPTIONS = {}\n\n\ndef head")})
+    assert set(_severities(_check(tmp_path)).values()) == {"error"}
+
+
 def test_a_switch_held_in_an_attribute_and_turned_off_by_every_caller(tmp_path):
     # the default turns it on, every call turns it off; the switch is read through self.use_bn
     unit = """\

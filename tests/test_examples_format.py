@@ -57,3 +57,14 @@ def test_code_and_files_together_are_refused():
 def test_a_tree_is_checked_as_a_folder(tmp_path):
     found = check_tree(tmp_path, {"pkg/net.py": "import mindspore.nn as nn\npool = nn.MaxPool2d(2)\n"}, ["MSA104"])
     assert [(d.path, d.line, d.code) for d in found] == [("pkg/net.py", 2, "MSA104")]
+
+
+def test_every_rule_keeps_valid_and_invalid_examples_apart():
+    """A VALID example put in INVALID (or the reverse) would be checked the wrong way."""
+    from msacclint.engine import registry
+    from msacclint.rules.base import Invalid, Valid
+
+    misplaced = [(rule.code, kind, i) for rule in registry.all_rules()
+                 for kind, group, cls in (("VALID", rule.VALID, Valid), ("INVALID", rule.INVALID, Invalid))
+                 for i, example in enumerate(group) if type(example) is not cls]
+    assert not misplaced, misplaced

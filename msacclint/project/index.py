@@ -769,6 +769,23 @@ class ProjectIndex:
                 expr = call.kwargs[param]
             elif index < len(call.args):
                 expr = call.args[index]
+            elif "*" in call.kwargs:
+                return None  # *args may fill it: cannot tell
+            elif "**" in call.kwargs:
+                forwarded = self.forwarded_values(site_path, call, param, owner_cls, owner_func, depth + 1)
+                if forwarded is None:
+                    return None
+                for value in forwarded:
+                    if value.value is not UNSET:
+                        out.append(value)
+                        continue
+                    if default is None:
+                        return None
+                    inner = self.values(path, default, depth=depth + 1)
+                    if inner is None:
+                        return None
+                    out.extend(inner)
+                continue
             elif default is not None:
                 inner = self.values(path, default, depth=depth + 1)
                 if inner is None:
@@ -776,7 +793,7 @@ class ProjectIndex:
                 out.extend(inner)
                 continue
             else:
-                return None  # *args/**kwargs or a missing argument: cannot tell
+                return None  # a missing argument: cannot tell
             inner = self.values(site_path, expr, cls=owner_cls, func=owner_func, depth=depth + 1)
             if inner is None:
                 return None
@@ -881,11 +898,14 @@ class ProjectIndex:
         calls = 0
         for other, _summary, call, cls, func in self.call_sites(path, target):
             calls += 1
-            if "*" in call.kwargs or "**" in call.kwargs:
+            if "*" in call.kwargs:
                 return None
             expr = call.argument(param, position)
             if expr is None:
-                out.append(Value(UNSET))
+                forwarded = self.forwarded_values(other, call, param, cls, func) if "**" in call.kwargs else [Value(UNSET)]
+                if forwarded is None:
+                    return None
+                out.extend(forwarded)
                 continue
             values = self.values(other, expr, cls=cls if cls is not None and func is not None
                                  and func.name.endswith("__init__") else None, func=func)
@@ -894,6 +914,47 @@ class ProjectIndex:
             if values is None:
                 return None
             out.extend(values)
+        if not calls or self._mentions(target) != calls + 1 + self._import_mentions(target):
+            return None
+        return out
+
+    def forwarded_values(self, path: str, call, param: str, cls: Optional[ClassSummary],
+                         func: Optional[FunctionSummary], depth: int = 0) -> Optional[List[Value]]:
+        """What reaches the keyword ``param`` through ``**name`` in ``call`` when ``name`` is
+        the ``**kwargs`` of ``func``, the function making the call (``def build(**kwargs):
+        return Net(**kwargs)``): what every caller of ``func`` passes as ``param=``, through
+        further forwarders too, and ``Value(UNSET)`` where a caller leaves it out. None when
+        the unpacked dict is anything else, or the callers of ``func`` cannot all be seen (as
+        ``switch_values`` decides it)."""
+        star = call.kwargs.get("**")
+        if depth > 4 or func is None or star is None or func.var_keyword is None or \
+                tuple(star) != ("name", func.var_keyword):
+            return None
+        if func.name.endswith(".__init__") and cls is not None and func.name == cls.name + ".__init__":
+            target = cls.name   # a class whose constructor forwards its keywords
+        elif "." not in func.name:
+            target = func.name
+        else:
+            return None  # a method: called through objects, callers not followed
+        out: List[Value] = []
+        calls = 0
+        for other, _summary, site, site_cls, site_func in self.call_sites(path, target):
+            calls += 1
+            if param in site.kwargs:
+                values = self.values(other, site.kwargs[param], cls=site_cls if site_cls is not None and site_func
+                                     is not None and site_func.name.endswith("__init__") else None, func=site_func,
+                                     depth=depth + 1)
+                if values is None:
+                    return None
+                ev = Evidence(self.display(other), site.line, f"{site.callee}(...)")
+                out.extend(Value(v.value, v.evidence or ev) for v in values)
+            elif "**" in site.kwargs:
+                inner = self.forwarded_values(other, site, param, site_cls, site_func, depth + 1)
+                if inner is None:
+                    return None
+                out.extend(inner)
+            else:
+                out.append(Value(UNSET))
         if not calls or self._mentions(target) != calls + 1 + self._import_mentions(target):
             return None
         return out
@@ -928,10 +989,14 @@ class ProjectIndex:
         self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
         return total
 
+    _MODULE_PATHS = re.compile(rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))",
+                               re.M)
+
     def _import_mentions(self, name: str) -> int:
-        """Occurrences of ``name`` in import statements (``from m import name``), in
-        ``__all__`` lists and in ``super(name, self)``, which bind, export or name it without
-        using it."""
+        """Occurrences of ``name`` in import statements (``from m import name``, and the
+        module paths ``from pkg.name import ...``/``import pkg.name``, which name a module),
+        in ``__all__`` lists and in ``super(name, self)``, which bind, export or name it
+        without using it."""
         word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
         imports = re.compile(rb"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+[^\n]*\b" + re.escape(name.encode()) +
                              rb"\b", re.M)
@@ -940,6 +1005,8 @@ class ProjectIndex:
             data = self._bytes(other) or b""
             if name.encode() in data:
                 total += len(imports.findall(data))
+                for found in self._MODULE_PATHS.finditer(data):
+                    total += sum(len(word.findall(part)) for part in found.groups() if part)
                 total += len(re.findall(rb"\bsuper\(\s*" + re.escape(name.encode()) + rb"\s*,", data))
                 total += sum(len(word.findall(block)) for block in self._EXPORTS.findall(data))
         return total

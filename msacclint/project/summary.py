@@ -29,7 +29,7 @@ from msacclint.analysis.imports import canonical, dotted
 from msacclint.analysis.walk import Traversal, visitor_names
 
 #: bump when the shape of a summary changes: cached summaries of another format are ignored
-FORMAT = 5
+FORMAT = 6
 
 Expr = Tuple[Any, ...]
 UNKNOWN_EXPR: Expr = ("?",)
@@ -84,6 +84,9 @@ class FunctionSummary:
     #: local NAME = Callee(...) assignments: name -> the callee as written, "?" for any other
     #: assigned value (several entries: several alternatives)
     builds: Dict[str, List[str]] = field(default_factory=dict)
+    #: the name of its ``**kwargs`` parameter, if it has one (keywords its callers pass may
+    #: be forwarded through it: ``Net(**kwargs)``)
+    var_keyword: Optional[str] = None
 
 
 @dataclass
@@ -424,6 +427,9 @@ class SummaryCollector(cst.BatchableCSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         qual = ".".join(self._scope + [node.name.value])
         info = FunctionSummary(name=qual, line=self._line(node), params=self._signature(node))
+        star = node.params.star_kwarg
+        if star is not None:
+            info.var_keyword = star.name.value
         for name, default in info.params:
             if name in SELECTOR_NAMES:
                 info.selector = (name, default)
@@ -533,8 +539,10 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         args = tuple(self.expr(a.value) for a in node.args if a.keyword is None and not a.star)
         kwargs = {a.keyword.value: self.expr(a.value) for a in node.args if a.keyword is not None}
         for a in node.args:
-            if a.star:  # *args / **kwargs: the call may pass anything
-                kwargs[a.star] = UNKNOWN_EXPR
+            if a.star:  # *args / **kwargs: the call may pass anything; a name unpacked with
+                # ** is kept: it may be the caller's own **kwargs, forwarded
+                kwargs[a.star] = ("name", a.value.value) if a.star == "**" and isinstance(a.value, cst.Name) \
+                    else UNKNOWN_EXPR
         call = Call(callee=name, args=args, kwargs=kwargs, line=line, attr=attr,
                     scope=self._functions[-1].name if self._functions else "")
         owner_calls.append(call)
@@ -707,7 +715,7 @@ def from_json(data: Dict[str, Any]) -> FileSummary:
             selector=(selector[0], _expr_in(selector[1]) if selector[1] is not None else None) if selector else None,
             builds_dataset=bool(f["builds_dataset"]), returns_attr=f["returns_attr"],
             random_ops=[(n, line) for n, line in f["random_ops"]],
-            builds={k: list(v) for k, v in f["builds"].items()})
+            builds={k: list(v) for k, v in f["builds"].items()}, var_keyword=f["var_keyword"])
     return FileSummary(
         path=data["path"], module=data["module"], imports=dict(data["imports"]), classes=classes,
         functions=functions,

@@ -625,6 +625,28 @@ class DropoutWrongProbability(_DropoutRule):
         }, note="a config attribute that holds a keep probability, given as 1 - keep (another file)"),
     )
     VALID = VALID + (
+        Valid(files={
+            "src/__init__.py": "",
+            "src/head.py": """
+                import mindspore.nn as nn
+
+                class Head(nn.Cell):
+                    def __init__(self, c, drop_rate):
+                        super().__init__()
+                        self.drop = nn.Dropout(drop_rate)
+            """,
+            "src/build.py": """
+                from src.head import Head
+
+                def build_head(c, **kwargs):
+                    return Head(c, **kwargs)
+            """,
+            "train.py": """
+                from src.build import build_head
+
+                head = build_head(64, drop_rate=0.9)
+            """,
+        }, note="multi-file lookalike: what every caller forwards is a keep probability"),
         Valid("""
             from mindspore import ops
 
@@ -660,6 +682,28 @@ class DropoutWrongProbability(_DropoutRule):
             def attend(probs, attention_keep_prob=0.9):
                 return mint.nn.functional.dropout(probs, attention_keep_prob)  # MSA101
         """, note="a keep probability as the second argument"),
+        Invalid(files={
+            "src/__init__.py": "",
+            "src/head.py": """
+                import mindspore.nn as nn
+
+                class Head(nn.Cell):
+                    def __init__(self, c, drop_rate):
+                        super().__init__()
+                        self.drop = nn.Dropout(drop_rate)  # MSA101
+            """,
+            "src/build.py": """
+                from src.head import Head
+
+                def build_head(c, **kwargs):
+                    return Head(c, **kwargs)
+            """,
+            "train.py": """
+                from src.build import build_head
+
+                head = build_head(64, drop_rate=0.1)
+            """,
+        }, severity="error", note="multi-file: the rate reaches the class through a builder's **kwargs"),
         Invalid(files={
         "graphormer/__init__.py": "",
         "graphormer/configuration_graphormer.py": _GRAPHORMER_CONFIG,
