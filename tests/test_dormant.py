@@ -215,6 +215,44 @@ def test_keywords_forwarded_through_kwargs_are_followed_to_every_caller(tmp_path
     assert set(_severities(_check(tmp_path)).values()) == {"error"}
 
 
+def test_calls_through_a_partial_alias_are_followed(tmp_path):
+    # the model zoo's shape: a builder forwarding **kwargs, bound by functools.partial aliases
+    builders = ("from functools import partial\nfrom pkg.head import Head\n\n\n"
+                "def head(name, **kwargs):\n    return Head(64 if name == 'small' else 512, **kwargs)\n\n\n"
+                "small_head = partial(head, name='small')\nlarge_head = partial(head, name='large')\n")
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/head.py": HEAD, "pkg/build.py": builders,
+                      "pkg/net.py": "from pkg.build import small_head, large_head\nsmall = small_head()\n"
+                                    "large = large_head(final_drop=0.0)\n"})
+    severities = _severities(_check(tmp_path))
+    assert severities[("pkg/head.py", 11)] == "warning" and severities[("pkg/head.py", 9)] == "warning"
+    # a caller of an alias turns a switch on
+    _write(tmp_path, {"pkg/net.py": "from pkg.build import small_head, large_head\nsmall = small_head()\n"
+                                    "large = large_head(final_drop=0.2)\n"})
+    assert _severities(_check(tmp_path))[("pkg/head.py", 11)] == "error"
+    # the partial itself fixes the switch on, even for an alias nothing calls yet
+    _write(tmp_path, {"pkg/build.py": builders + "wide_head = partial(head, name='large', has_dropout=True)\n",
+                      "pkg/net.py": "from pkg.build import small_head, large_head\nsmall = small_head()\n"
+                                    "large = large_head(final_drop=0.0)\n"})
+    severities = _severities(_check(tmp_path))
+    assert severities[("pkg/head.py", 9)] == "error" and severities[("pkg/head.py", 11)] == "warning"
+    # an alias handed on as a value: its callers cannot all be seen
+    _write(tmp_path, {"pkg/net.py": "from pkg.build import small_head, large_head\nsmall = small_head()\n"
+                                    "large = large_head(final_drop=0.0)\nfactories = [small_head]\n"})
+    assert set(_severities(_check(tmp_path)).values()) == {"error"}
+
+
+def test_a_name_in_a_docstring_or_comment_is_not_a_use_but_a_string_key_is(tmp_path):
+    documented = HEAD.replace("    class Head(nn.Cell):\n",
+                              "    class Head(nn.Cell):\n        \"\"\">>> Head(64)\"\"\"  # see Head\n")
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/head.py": documented,
+                      "pkg/net.py": "from pkg.head import Head\nhead = Head(64)\n"})
+    assert _check(tmp_path)[("pkg/head.py", 12, "MSA101")]["severity"] == "warning"
+    # looked up by its name as a string: a caller that is not seen
+    _write(tmp_path, {"pkg/net.py": "import pkg.head as heads\nfrom pkg.head import Head\nhead = Head(64)\n"
+                                    "other = getattr(heads, 'Head')(64, final_drop=0.5)\n"})
+    assert _check(tmp_path)[("pkg/head.py", 12, "MSA101")]["severity"] == "error"
+
+
 def test_a_switch_held_in_an_attribute_and_turned_off_by_every_caller(tmp_path):
     # the default turns it on, every call turns it off; the switch is read through self.use_bn
     unit = """\

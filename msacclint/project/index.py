@@ -10,8 +10,10 @@ when one of those files changes.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
+import tokenize
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
@@ -26,6 +28,7 @@ from msacclint.project.listing import LISTING, MAX_FILES, find_project_root, lis
 from msacclint.project.summary import (
     DEFERRED,
     FORMAT,
+    Call,
     ClassSummary,
     Expr,
     FileSummary,
@@ -823,7 +826,7 @@ class ProjectIndex:
                 else:
                     found = self.lookup(other, call.callee)
                     if found is None or found[1] != path or found[2] is None or \
-                            getattr(found[2], "name", None) != target:
+                            (found[2] if found[0] == "constant" else getattr(found[2], "name", None)) != target:
                         continue
                 yield other, summary, call, owner_cls, owner_func
 
@@ -889,33 +892,84 @@ class ProjectIndex:
     def switch_values(self, path: str, target: str, param: str, position: int) -> Optional[List[Value]]:
         """Every value the project passes for the parameter ``param`` (at ``position``, -1 for
         keyword-only) of the top-level class or function ``target`` of ``path``, with where
-        each was read; ``Value(UNSET)`` where a call leaves it at its default. None when any call passes a value
-        that cannot be resolved or unpacks ``*args``/``**kwargs``, when nothing calls it, or
-        when the name is used otherwise than by those calls, its definition and imports (passed
-        as a value, ``functools.partial``, a registry): callers then cannot all be seen."""
+        each was read; ``Value(UNSET)`` where a call leaves it at its default. Calls through a
+        ``functools.partial`` alias and keywords forwarded through a caller's ``**kwargs``
+        are followed. None when any call passes a value that cannot be resolved or unpacks
+        ``*args`` or a dict that is not a caller's own ``**kwargs``, when nothing calls it, or
+        when the name is used otherwise than by those calls, its definition, its imports and
+        its partial aliases (passed as a value, a registry): callers then cannot all be seen."""
         path = os.path.normpath(os.path.abspath(path))
+        sites = self._calls_of(path, target)
+        if sites is None:
+            return None
         out: List[Value] = []
-        calls = 0
-        for other, _summary, call, cls, func in self.call_sites(path, target):
-            calls += 1
+        for other, call, cls, func, preset in sites:
             if "*" in call.kwargs:
                 return None
-            expr = call.argument(param, position)
+            expr, where, where_cls, where_func = _bound(call, preset, param, position), other, cls, func
+            if expr is _PRESET:
+                assert preset is not None
+                # the partial's own arguments: its first is the target itself
+                expr = _bound(preset, None, param, position + 1 if position >= 0 else -1)
+                where, where_cls, where_func = path, None, None
             if expr is None:
-                forwarded = self.forwarded_values(other, call, param, cls, func) if "**" in call.kwargs else [Value(UNSET)]
+                forwarded = self.forwarded_values(other, call, param, cls, func) if "**" in call.kwargs \
+                    else [Value(UNSET)]
                 if forwarded is None:
                     return None
                 out.extend(forwarded)
                 continue
-            values = self.values(other, expr, cls=cls if cls is not None and func is not None
-                                 and func.name.endswith("__init__") else None, func=func)
+            values = self.values(where, expr, cls=where_cls if where_cls is not None and where_func is not None
+                                 and where_func.name.endswith("__init__") else None, func=where_func)
             if values is None and expr[0] == "name" and "." in expr[1]:
-                values = self._nearby_config_values(other, expr[1].rsplit(".", 1)[1])
+                values = self._nearby_config_values(where, expr[1].rsplit(".", 1)[1])
             if values is None:
                 return None
             out.extend(values)
-        if not calls or self._mentions(target) != calls + 1 + self._import_mentions(target):
+        return out
+
+    def _calls_of(self, path: str, target: str) -> Optional[List[Tuple[str, Any, Optional[ClassSummary],
+                                                                        Optional[FunctionSummary], Any]]]:
+        """Every call of the top-level ``target`` of ``path``: (file, call, enclosing class,
+        enclosing function, the ``functools.partial`` call it goes through or None), direct
+        calls and calls of a module-level alias ``alias = partial(target, ...)`` of the same
+        file. None when nothing calls it, or when ``target`` or an alias is used otherwise
+        than by these calls, its definition, imports and exports (whole-word mentions in the
+        project's files are counted: a use that is not a call means callers cannot all be seen)."""
+        aliases = self._partial_aliases(path, target)
+        if aliases is None:
             return None
+        sites = [(other, call, cls, func, None) for other, _s, call, cls, func in self.call_sites(path, target)]
+        direct = len(sites)
+        for alias, partial in aliases:
+            through = [(other, call, cls, func, partial)
+                       for other, _s, call, cls, func in self.call_sites(path, alias)]
+            if self._mentions(alias) != len(through) + 1 + self._import_mentions(alias):
+                return None
+            if not through:  # an alias nothing calls yet: its own arguments still count
+                through = [(path, Call(callee=alias, line=partial.line), None, None, partial)]
+            sites.extend(through)
+        if not sites or self._mentions(target) != direct + 1 + len(aliases) + self._import_mentions(target):
+            return None
+        return sites
+
+    def _partial_aliases(self, path: str, target: str) -> Optional[List[Tuple[str, Any]]]:
+        """``alias = functools.partial(target, ...)`` at module level in ``path``: (alias,
+        the partial call). None when ``target`` is handed to ``partial`` any other way."""
+        summary = self.summary(path)
+        if summary is None:
+            return None
+        out = []
+        for call in summary.calls:
+            if not call.args or tuple(call.args[0]) != ("name", target) or \
+                    self.qualified(summary, call.callee) != "functools.partial":
+                continue
+            alias = next((name for name, entries in summary.constants.items()
+                          if len(entries) == 1 and entries[0][1] == call.line
+                          and tuple(entries[0][0]) == ("call", call.callee)), None)
+            if call.scope or alias is None:
+                return None
+            out.append((alias, call))
         return out
 
     def forwarded_values(self, path: str, call, param: str, cls: Optional[ClassSummary],
@@ -936,17 +990,21 @@ class ProjectIndex:
             target = func.name
         else:
             return None  # a method: called through objects, callers not followed
+        sites = self._calls_of(path, target)
+        if sites is None:
+            return None
         out: List[Value] = []
-        calls = 0
-        for other, _summary, site, site_cls, site_func in self.call_sites(path, target):
-            calls += 1
+        for other, site, site_cls, site_func, preset in sites:
+            where = other
+            if param not in site.kwargs and "**" not in site.kwargs and preset is not None and param in preset.kwargs:
+                site, where, site_cls, site_func = preset, path, None, None   # fixed by the partial
             if param in site.kwargs:
-                values = self.values(other, site.kwargs[param], cls=site_cls if site_cls is not None and site_func
+                values = self.values(where, site.kwargs[param], cls=site_cls if site_cls is not None and site_func
                                      is not None and site_func.name.endswith("__init__") else None, func=site_func,
                                      depth=depth + 1)
                 if values is None:
                     return None
-                ev = Evidence(self.display(other), site.line, f"{site.callee}(...)")
+                ev = Evidence(self.display(where), site.line, f"{site.callee}(...)")
                 out.extend(Value(v.value, v.evidence or ev) for v in values)
             elif "**" in site.kwargs:
                 inner = self.forwarded_values(other, site, param, site_cls, site_func, depth + 1)
@@ -955,8 +1013,6 @@ class ProjectIndex:
                 out.extend(inner)
             else:
                 out.append(Value(UNSET))
-        if not calls or self._mentions(target) != calls + 1 + self._import_mentions(target):
-            return None
         return out
 
     def _nearby_config_values(self, path: str, key: str) -> Optional[List[Value]]:
@@ -978,19 +1034,28 @@ class ProjectIndex:
     _EXPORTS = re.compile(rb"^__all__\s*[+]?=\s*[\[(]([^\])]*)[\])]", re.M)
 
     def _mentions(self, name: str) -> int:
-        """Whole-word occurrences of ``name`` in the project's Python and config files."""
-        pattern = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+        """Occurrences of ``name`` in the project: in Python files, as a name token or as a
+        string literal that is exactly the name (``getattr(models, "Net")``, a registry
+        key), never in comments or inside longer text (a docstring's ``>>> Net(...)``); in
+        config files, as a whole word."""
+        word = name.encode()
+        pattern = re.compile(rb"\b" + re.escape(word) + rb"\b")
         total = 0
-        for other in sorted(self.files) + sorted(self.configs.paths):
+        for other in sorted(self.files):
             data = self._bytes(other)
-            if data and name.encode() in data:
+            if data and word in data:
+                self._depend(other)
+                total += _name_tokens(data, name, pattern)
+        for other in sorted(self.configs.paths):
+            data = self._bytes(other)
+            if data and word in data:
                 self._depend(other)
                 total += len(pattern.findall(data))
         self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
         return total
 
-    _MODULE_PATHS = re.compile(rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))",
-                               re.M)
+    _MODULE_PATHS = re.compile(
+        rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))", re.M)
 
     def _import_mentions(self, name: str) -> int:
         """Occurrences of ``name`` in import statements (``from m import name``, and the
@@ -1104,6 +1169,39 @@ def _bindings(index: ProjectIndex, ctx: FileContext) -> Dict[str, str]:
             for handler in getattr(stmt, "handlers", ()) or ():
                 stack.extend(getattr(handler.body, "body", ()))
     return out
+
+
+def _name_tokens(data: bytes, name: str, pattern: Any) -> int:
+    """Name tokens ``name`` and string literals equal to it in Python source; a file the
+    tokenizer refuses is counted by whole words (more uses: never fewer)."""
+    count = 0
+    quoted = {repr(name), '"' + name + '"'}
+    try:
+        for token in tokenize.tokenize(io.BytesIO(data).readline):
+            if (token.type == tokenize.NAME and token.string == name) or \
+                    (token.type == tokenize.STRING and token.string in quoted):
+                count += 1
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, ValueError):
+        return len(pattern.findall(data))
+    return count
+
+
+#: what ``_bound`` returns when the argument is the one a ``functools.partial`` fixed
+_PRESET: Any = ("preset",)
+
+
+def _bound(call, preset, param: str, position: int):
+    """What ``call`` passes for ``param`` (at ``position``, -1 for keyword-only): its keyword,
+    or its positional argument after those ``preset`` (a ``partial(f, ...)`` call the call
+    goes through) fixed; ``_PRESET`` when only ``preset`` passes it; None when neither does."""
+    if param in call.kwargs:
+        return call.kwargs[param]
+    fixed = len(preset.args) - 1 if preset is not None else 0
+    if position >= fixed and 0 <= position - fixed < len(call.args):
+        return call.args[position - fixed]
+    if preset is not None and (param in preset.kwargs or 0 <= position < fixed):
+        return _PRESET
+    return None
 
 
 def _number(value: Any) -> bool:
