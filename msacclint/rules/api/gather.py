@@ -52,7 +52,8 @@ class GatherAsTorchGather(Rule):
     message = "ops.gather/Tensor.gather selects whole slices; PyTorch's gather is element-wise (ops.gather_elements)"
     what = ("Reports `ops.gather(x, index, axis)` and `x.gather(index, axis)` (in a file that does not import "
             "torch) whose index is written the way `torch.gather` needs it: `labels.unsqueeze(k)`, "
-            "`ops.expand_dims(labels, k)`, `labels.view(-1, 1)`, `labels[:, None]`.")
+            "`ops.expand_dims(labels, k)`, `labels.view(-1, 1)`, `labels[:, None]`."
+            " Field check (docs/evaluation/field.md, issue 14 rules): no finding on the four tuning repositories of bench/field/protocol.toml (6,045 files), so its precision is not measured yet.")
     why = ("`torch.gather(logp, 1, y.unsqueeze(1))` picks one element per row. MindSpore's `ops.gather` and "
            "`Tensor.gather` select whole slices along `axis`: the output shape is "
            "`params.shape[:axis] + index.shape + params.shape[axis+1:]` (2.10: a (2, 3) tensor gathered with a "

@@ -51,7 +51,8 @@ class GraphFrozenRandomness(Rule):
             "inside methods decorated with `@jit`/`@ms_function`), when the file shows that it is compiled: it sets "
             "GRAPH_MODE, or the method or its class is decorated with `jit`. A model file whose mode is set "
             "by another file is not reported (MindSpore 2.x runs PyNative by default, where Python runs on "
-            "every call).")
+            "every call)."
+            " Field check (docs/evaluation/field.md, issue 14 rules): no finding on the four tuning repositories of bench/field/protocol.toml (6,045 files), so its precision is not measured yet.")
     why = ("In GRAPH_MODE and under `@jit` MindSpore evaluates plain Python calls while it compiles: "
            "`random.random() < self.drop_rate` becomes a constant, so LayerDrop, stochastic depth or noise "
            "injection take the same branch on every step (checked on 2.10: 20 of 20 calls took one branch in "

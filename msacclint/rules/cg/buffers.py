@@ -53,7 +53,8 @@ class BufferAsParameter(Rule):
     what = ("Reports `Parameter(...)` without `requires_grad=False` whose value (directly, or through a local "
             "name assigned in the same function) is computed with NumPy table builders - `sin`/`cos`/`power` "
             "(sinusoidal positions), `arange`/`meshgrid`/`indices` (grids, relative-position indices), "
-            "`tril`/`triu` (masks) - and not drawn at random or from an initializer.")
+            "`tril`/`triu` (masks) - and not drawn at random or from an initializer."
+            " Field check (docs/evaluation/field.md, issue 14 rules): no finding on the four tuning repositories of bench/field/protocol.toml (6,045 files), so its precision is not measured yet.")
     why = ("PyTorch keeps such tables with `register_buffer`: saved with the model, never given to the "
            "optimizer. MindSpore has no buffers; a `Parameter` is trainable by default (2.10: a Parameter "
            "named `pos_table` is in `trainable_params()`), so the sinusoidal table, the anchor grid or the "

@@ -51,7 +51,8 @@ class SharedCellInstance(Rule):
             "`layers.append(blk)` in a loop whose body does not build `blk` anew, or the same instance appended "
             "twice. Layers without parameters (activations, pooling, dropout, Flatten, Identity) are not "
             "reported, nor a repetition whose names or comments say the sharing is meant (share, tied, same, "
-            "reuse).")
+            "reuse)."
+            " Field check (docs/evaluation/field.md, issue 14 rules): no finding on the four tuning repositories of bench/field/protocol.toml (6,045 files), so its precision is not measured yet.")
     why = ("`[Block()] * 4` is a list holding ONE Block four times: the network has a quarter of the intended "
            "parameters and every 'layer' applies the same weights. The model still trains and converges to a "
            "plausible but lower accuracy. The PyTorch idiom has the same trap (`nn.Sequential(*[Block()] * 4)`), "
