@@ -12,10 +12,11 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
-from msacclint.analysis.calls import UNKNOWN, argument, constant, has_star_kwargs
+from msacclint.analysis.calls import UNKNOWN, argument, constant, has_star_kwargs, literal, parameter_slots
 from msacclint.analysis.facts import facts
 from msacclint.analysis.scopes import says_eval, says_train, scopes
 from msacclint.diagnostics import Severity
+from msacclint.project.index import UNSET
 from msacclint.rules.base import Invalid, Rule, Valid
 
 GENERATOR = "mindspore.dataset.GeneratorDataset"
@@ -73,7 +74,8 @@ class WorkersRepeatDraws(Rule):
     uses_facts = True
     message = "GeneratorDataset worker processes draw from one copied NumPy/random state: augmentation repeats"
     what = ("Reports `GeneratorDataset(source, num_parallel_workers=N)` with N larger than 1 (or not a literal) and "
-            "`python_multiprocessing` not False, when `source` is an instance of a class of the file whose "
+            "`python_multiprocessing` not False (left out, True, or a parameter of the builder that some caller "
+            "in the project passes as True or leaves at a default of True), when `source` is an instance of a class of the file whose "
             "`__getitem__` (or `__next__`/`__iter__`, or a `self.` method they call) draws from `numpy.random` "
             "or Python's `random` module without reseeding there. A dataset built for evaluation (in the "
             "else-branch of a training test, in a function named for evaluation, assigned to or built from a "
@@ -170,6 +172,31 @@ class WorkersRepeatDraws(Rule):
                     data = ds.GeneratorDataset(source, ["image"], num_parallel_workers=8)
                 return data
             """, note="the evaluation dataset, in the else-branch of a training test"),
+        Valid(files={
+            "src/__init__.py": "",
+            "src/dataset.py": """
+                import numpy as np
+                import mindspore.dataset as ds
+
+                class Poses:
+                    def __getitem__(self, i):
+                        return self.augment(self.images[i]), self.labels[i]
+
+                    def augment(self, img):
+                        return np.rot90(img, np.random.randint(4))
+
+                def create_dataset(batch_size, multiprocessing=True, workers=8):
+                    data = ds.GeneratorDataset(Poses(), ["image", "label"],
+                                               num_parallel_workers=workers,
+                                               python_multiprocessing=multiprocessing)
+                    return data.batch(batch_size)
+            """,
+            "train.py": """
+                from src.dataset import create_dataset
+
+                train_set = create_dataset(32, multiprocessing=False)
+            """,
+        }, note="multi-file lookalike: every caller turns multiprocessing off (worker threads share one state)"),
     )
     INVALID = (
         Invalid(example, note="augmentation drawn with NumPy in __getitem__"),
@@ -189,6 +216,31 @@ class WorkersRepeatDraws(Rule):
             data = ds.GeneratorDataset(source, column_names=["image", "label"],  # MSA309
                                        num_parallel_workers=args.workers, shuffle=True)
             """, note="through a helper method and a local name"),
+        Invalid(files={
+            "src/__init__.py": "",
+            "src/dataset.py": """
+                import numpy as np
+                import mindspore.dataset as ds
+
+                class Poses:
+                    def __getitem__(self, i):
+                        return self.augment(self.images[i]), self.labels[i]
+
+                    def augment(self, img):
+                        return np.rot90(img, np.random.randint(4))
+
+                def create_dataset(batch_size, multiprocessing=True, workers=8):
+                    data = ds.GeneratorDataset(Poses(), ["image", "label"],  # MSA309
+                                               num_parallel_workers=workers,
+                                               python_multiprocessing=multiprocessing)
+                    return data.batch(batch_size)
+            """,
+            "train.py": """
+                from src.dataset import create_dataset
+
+                train_set = create_dataset(32)
+            """,
+        }, note="multi-file: multiprocessing from a builder parameter whose default the caller keeps"),
     )
 
     def finish(self) -> None:
@@ -208,12 +260,12 @@ class WorkersRepeatDraws(Rule):
             if value is not UNKNOWN and (not isinstance(value, int) or value <= 1):
                 continue
             multiprocessing = argument(call, "python_multiprocessing", _SIGNATURE)
-            if multiprocessing is not None and constant(self.ctx, multiprocessing.value) is not True:
+            sc = sc or scopes(self.ctx)
+            if multiprocessing is not None and not self._may_fork(sc, call, multiprocessing.value):
                 continue
             source = argument(call, "source", _SIGNATURE)
             if source is None:
                 continue
-            sc = sc or scopes(self.ctx)
             if self._evaluation(sc, call):
                 continue
             made = source.value
@@ -233,6 +285,29 @@ class WorkersRepeatDraws(Rule):
                             "with the same state: the workers repeat each other's random draws; use the "
                             "pipeline's random ops in .map(), a generator seeded per sample, or "
                             "python_multiprocessing=False")
+
+    def _may_fork(self, sc, call: cst.Call, value: cst.BaseExpression) -> bool:
+        """``python_multiprocessing=value`` is True for some build: a literal True, or a
+        parameter of the enclosing top-level function whose callers (with the project
+        layer, across files) pass True or leave a default of True."""
+        found = constant(self.ctx, value)
+        if found is not UNKNOWN or not isinstance(value, cst.Name):
+            return found is True
+        fl = sc.owner(call)
+        function = fl.root if fl is not None else None
+        if not isinstance(function, cst.FunctionDef) or function not in self.ctx.module.body:
+            return False
+        slots = parameter_slots(function)
+        if value.value not in slots:
+            return False
+        position, default = slots[value.value]
+        by_default = default is not None and literal(default) is True
+        project = self.ctx.project
+        values = project.switch_values(self.ctx.path, function.name.value, value.value, position) \
+            if project is not None else None
+        if values is None:  # callers not all seen: the default decides
+            return by_default
+        return any(v.value is True or (v.value is UNSET and by_default) for v in values)
 
     @staticmethod
     def _evaluation(sc, call: cst.Call) -> bool:
