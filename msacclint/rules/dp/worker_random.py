@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Set
+from typing import List, Optional, Sequence, Set
 
 import libcst as cst
 
@@ -66,6 +66,78 @@ def _methods(cls: cst.ClassDef) -> dict:
     return {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
 
 
+def _ends_in_return(statement: cst.If) -> bool:
+    body = statement.body
+    last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else None
+    if isinstance(body, cst.SimpleStatementSuite):
+        last = body
+    return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and \
+        isinstance(last.body[-1], cst.Return)
+
+
+def _self_attribute(node: cst.BaseExpression) -> Optional[str]:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+def _tested_attribute(test: cst.BaseExpression) -> Optional[str]:
+    """The one ``self.<attr>`` a test reads (``self.mode == 'val'``, ``self.mode in (...)``,
+    ``not self.training``), or None."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _tested_attribute(test.expression)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        return _self_attribute(test.left)
+    return _self_attribute(test)
+
+
+def _holds(test: cst.BaseExpression, attr: str, value: object) -> Optional[bool]:
+    """The test's truth when ``self.<attr>`` is ``value``; None when it cannot be told."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _holds(test.expression, attr, value)
+        return None if inner is None else not inner
+    if _self_attribute(test) == attr:
+        return bool(value)
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and _self_attribute(test.left) == attr):
+        return None
+    target = test.comparisons[0]
+    other = literal(target.comparator)
+    if other is UNKNOWN:
+        return None
+    operator = target.operator
+    try:
+        if isinstance(operator, cst.Equal):
+            return bool(value == other)
+        if isinstance(operator, cst.NotEqual):
+            return bool(value != other)
+        if isinstance(operator, cst.In):
+            return value in other  # type: ignore[operator]
+        if isinstance(operator, cst.NotIn):
+            return value not in other  # type: ignore[operator]
+    except TypeError:
+        return None
+    return None
+
+
+def _set_from_parameter(init: cst.FunctionDef, attr: str) -> Optional[str]:
+    """The parameter ``__init__`` assigns ``self.<attr>`` from, when that is its only
+    assignment there (``self.mode = mode``)."""
+    found: List[Optional[str]] = []
+
+    class _Assignments(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if _self_attribute(target.target) == attr:
+                    found.append(node.value.value if isinstance(node.value, cst.Name) else None)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            if _self_attribute(node.target) == attr:
+                found.append(None)
+
+    init.body.visit(_Assignments())
+    return found[0] if len(found) == 1 else None
+
+
 class WorkersRepeatDraws(Rule):
     code = "MSA309"
     name = "generator-workers-share-random-state"
@@ -79,7 +151,10 @@ class WorkersRepeatDraws(Rule):
             "`__getitem__` (or `__next__`/`__iter__`, or a `self.` method they call) draws from `numpy.random` "
             "or Python's `random` module without reseeding there. A dataset built for evaluation (in the "
             "else-branch of a training test, in a function named for evaluation, assigned to or built from a "
-            "name that says evaluation: `val_loader`, `eval_set`) is not reported. Field check (every finding "
+            "name that says evaluation: `val_loader`, `eval_set`) is not reported, nor one whose `__getitem__` "
+            "returns before any draw under a test of an attribute `__init__` sets from a parameter "
+            "(`if self.mode in ('val', 'eval'): return ...`) when every value the construction passes for it, "
+            "resolved through the builder's parameters and its callers, makes that test true. Field check (every finding "
             "on the four tuning repositories, read in context, 2026-11-26): 92 of 93 true, but 90 of them are "
             "45 copies of one LPCNet loader; by distinct code site 4 of 5 true. The false one is a validation "
             "dataset built through a mode argument whose `__getitem__` returns before its only draw; the same "
@@ -197,6 +272,32 @@ class WorkersRepeatDraws(Rule):
                 train_set = create_dataset(32, multiprocessing=False)
             """,
         }, note="multi-file lookalike: every caller turns multiprocessing off (worker threads share one state)"),
+        Valid(files={
+            "src/__init__.py": "",
+            "src/dataset.py": """
+                import numpy as np
+                import mindspore.dataset as ds
+
+                class Poses:
+                    def __init__(self, mode="train"):
+                        self.mode = mode
+
+                    def __getitem__(self, i):
+                        img = self.images[i]
+                        if self.mode in ("val", "eval"):
+                            return img, self.labels[i]
+                        return np.rot90(img, np.random.randint(4)), self.labels[i]
+
+                def create_dataset(mode="val"):
+                    return ds.GeneratorDataset(Poses(mode=mode), ["image", "label"], num_parallel_workers=8)
+            """,
+            "eval.py": """
+                from src.dataset import create_dataset
+
+                val_set = create_dataset()
+                test_set = create_dataset(mode="eval")
+            """,
+        }, note="multi-file: every caller builds it in a mode whose __getitem__ returns before the draw"),
     )
     INVALID = (
         Invalid(example, note="augmentation drawn with NumPy in __getitem__"),
@@ -241,6 +342,32 @@ class WorkersRepeatDraws(Rule):
                 train_set = create_dataset(32)
             """,
         }, note="multi-file: multiprocessing from a builder parameter whose default the caller keeps"),
+        Invalid(files={
+            "src/__init__.py": "",
+            "src/dataset.py": """
+                import numpy as np
+                import mindspore.dataset as ds
+
+                class Poses:
+                    def __init__(self, mode="train"):
+                        self.mode = mode
+
+                    def __getitem__(self, i):
+                        img = self.images[i]
+                        if self.mode in ("val", "eval"):
+                            return img, self.labels[i]
+                        return np.rot90(img, np.random.randint(4)), self.labels[i]
+
+                def create_dataset(mode="val"):
+                    return ds.GeneratorDataset(Poses(mode=mode), ["image", "label"], num_parallel_workers=8)  # MSA309
+            """,
+            "run.py": """
+                from src.dataset import create_dataset
+
+                val_set = create_dataset()
+                train_set = create_dataset(mode="train")
+            """,
+        }, note="multi-file lookalike: one caller builds the training mode, which draws"),
     )
 
     def finish(self) -> None:
@@ -279,6 +406,8 @@ class WorkersRepeatDraws(Rule):
             if not (isinstance(made, cst.Call) and isinstance(made.func, cst.Name) and made.func.value in classes):
                 continue
             draws = self._draws(classes[made.func.value])
+            if draws and self._returns_before_drawing(sc, call, classes[made.func.value], made):
+                continue
             if draws:
                 self.report(call, f"{made.func.value} draws with the global NumPy/random state in __getitem__ "
                             f"and {cst.Module([]).code_for_node(workers.value)} worker processes are forked "
@@ -327,11 +456,21 @@ class WorkersRepeatDraws(Rule):
         fl = sc.owner(call)
         return fl is not None and says_eval(sc.function_name(fl)) and not says_train(sc.function_name(fl))
 
-    def _draws(self, cls: cst.ClassDef) -> List[cst.Call]:
+    def _draws(self, cls: cst.ClassDef, start: Optional[Sequence[cst.CSTNode]] = None) -> List[cst.Call]:
+        """The global-state draws of the access methods (or of the ``start`` statements) and
+        of the ``self.`` methods they call, transitively; none when one of them reseeds."""
         methods = _methods(cls)
         seen: Set[str] = set()
-        todo = [m for m in _ACCESS if m in methods]
         draws: List[cst.Call] = []
+        todo: List[str] = []
+        if start is None:
+            todo = [m for m in _ACCESS if m in methods]
+        else:
+            body = _Body(self.ctx)
+            for node in start:
+                node.visit(body)
+            draws.extend(body.draws)
+            todo = [n for n in body.self_calls if n in methods]
         while todo:
             name = todo.pop()
             if name in seen:
@@ -344,3 +483,60 @@ class WorkersRepeatDraws(Rule):
             draws.extend(body.draws)
             todo.extend(n for n in body.self_calls if n in methods and n not in seen)
         return draws
+
+    def _returns_before_drawing(self, sc, call: cst.Call, cls: cst.ClassDef, made: cst.Call) -> bool:
+        """``__getitem__`` returns, before any draw, under a test of an attribute that
+        ``__init__`` sets from a parameter (``if self.mode in ['eval', 'val']: return ...``),
+        and every value the construction ``made`` passes for that parameter (through the
+        builder's own parameters and its callers) makes the test true: a dataset built for
+        evaluation, decided from the values, not from names."""
+        methods = _methods(cls)
+        access, init = methods.get("__getitem__"), methods.get("__init__")
+        if access is None or init is None or not isinstance(access.body, cst.IndentedBlock):
+            return False
+        statements = list(access.body.body)
+        for index, statement in enumerate(statements):
+            if not (isinstance(statement, cst.If) and statement.orelse is None and _ends_in_return(statement)):
+                continue
+            attr = _tested_attribute(statement.test)
+            if attr is None or self._draws(cls, statements[:index] + [statement.test]):
+                return False
+            values = self._constructed_values(sc, call, init, made, attr)
+            return values is not None and all(_holds(statement.test, attr, v) is True for v in values)
+        return False
+
+    def _constructed_values(self, sc, call: cst.Call, init: cst.FunctionDef, made: cst.Call,
+                            attr: str) -> Optional[List[object]]:
+        """The values ``self.<attr>`` gets from the construction ``made``: ``__init__`` sets it
+        once, straight from a parameter, and the construction passes a literal, leaves the
+        default, or passes a parameter of the enclosing top-level function whose values the
+        project's callers resolve. None when any value is unknown."""
+        param = _set_from_parameter(init, attr)
+        slots = parameter_slots(init)
+        if param is None or param not in slots:
+            return None
+        names = tuple(n for n, (pos, _) in sorted(slots.items(), key=lambda item: item[1][0]) if pos >= 0)
+        position, default = slots[param]
+        passed = argument(made, param, names)
+        if passed is None:
+            value = literal(default) if default is not None else UNKNOWN
+            return None if value is UNKNOWN else [value]
+        value = constant(self.ctx, passed.value)
+        if value is not UNKNOWN:
+            return [value]
+        fl = sc.owner(call)
+        function = fl.root if fl is not None else None
+        project = self.ctx.project
+        if project is None or not isinstance(passed.value, cst.Name) or not isinstance(function, cst.FunctionDef) \
+                or function not in self.ctx.module.body:
+            return None
+        outer = parameter_slots(function)
+        if passed.value.value not in outer:
+            return None
+        outer_position, outer_default = outer[passed.value.value]
+        found = project.switch_values(self.ctx.path, function.name.value, passed.value.value, outer_position)
+        fallback = literal(outer_default) if outer_default is not None else UNKNOWN
+        if found is None:
+            return None
+        values = [fallback if v.value is UNSET else v.value for v in found]
+        return None if any(v is UNKNOWN for v in values) else values
