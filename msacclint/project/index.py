@@ -61,7 +61,7 @@ TRAINING_CALLS = frozenset({"mindspore.value_and_grad", "mindspore.grad", "minds
 
 def says_data_parallel(expr: Expr) -> bool:
     """A parallel_mode value a summary recorded: ParallelMode.DATA_PARALLEL or 'data_parallel'
-    (a name held in a variable is not followed)."""
+    (a name assigned in the same scope was recorded as each value assigned to it)."""
     if expr[0] == "lit":
         return isinstance(expr[1], str) and expr[1].lower() == "data_parallel"
     return expr[0] == "name" and expr[1].rsplit(".", 1)[-1] == "DATA_PARALLEL"

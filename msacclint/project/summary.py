@@ -29,7 +29,7 @@ from msacclint.analysis.imports import canonical, dotted
 from msacclint.analysis.walk import Traversal, visitor_names
 
 #: bump when the shape of a summary changes: cached summaries of another format are ignored
-FORMAT = 6
+FORMAT = 7
 
 Expr = Tuple[Any, ...]
 UNKNOWN_EXPR: Expr = ("?",)
@@ -301,6 +301,10 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         self._functions: List[FunctionSummary] = []
         #: the parameter names of each function on ``_functions``
         self._param_names: List[frozenset] = []
+        #: per scope (module, then each function): name -> the plain values assigned to it
+        #: (attribute chains, literals; both sides of a conditional expression), so that a
+        #: ``parallel_mode=mode`` reads every mode the name may hold
+        self._held: List[Dict[str, List[Expr]]] = [{}]
         self._qualified_memo: Dict[str, str] = {}
         self._callee_hint: Tuple[Optional[cst.CSTNode], Optional[str]] = (None, None)
         self._scope: List[str] = []
@@ -435,6 +439,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
                 info.selector = (name, default)
                 break
         self._functions.append(info)
+        self._held.append({})
         self._param_names.append(frozenset(p for p, _ in info.params))
         self._scope.append(node.name.value)
         self.summary.functions[qual] = info
@@ -446,6 +451,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         info = self._functions.pop()
+        self._held.pop()
         self._param_names.pop()
         self._scope.pop()
         if len(info.returns) == 1 and info.returns[0][0] == "name" and info.returns[0][1].startswith("self."):
@@ -471,6 +477,9 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             return
         target = node.targets[0].target
         if isinstance(target, cst.Name) and (self._functions or not self._classes):
+            alternatives = [node.value.body, node.value.orelse] if isinstance(node.value, cst.IfExp) else [node.value]
+            self._held[-1].setdefault(target.value, []).extend(
+                e for e in (self.expr(a) for a in alternatives) if e[0] in ("name", "lit"))
             callee = dotted(node.value.func) if isinstance(node.value, cst.Call) else None
             builds = self._functions[-1].builds if self._functions else self.summary.builds
             builds.setdefault(target.value, []).append(callee or "?")
@@ -560,7 +569,10 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         if qualified in ("mindspore.communication.init",):
             self.summary.init_lines.append(line)
         if tail == "set_auto_parallel_context" and "parallel_mode" in kwargs:
-            self.summary.parallel_modes.append((kwargs["parallel_mode"], line))
+            mode = kwargs["parallel_mode"]
+            held = self._held[-1].get(mode[1], []) if mode[0] == "name" else []
+            for value in held or [mode]:  # a name: every mode assigned to it in this scope
+                self.summary.parallel_modes.append((value, line))
         if qualified.startswith("mindspore.dataset.") and self._functions:
             self._functions[-1].builds_dataset = True
             if tail.startswith("Random"):

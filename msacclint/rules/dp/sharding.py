@@ -256,6 +256,33 @@ class DatasetNotSharded(Rule):
                 model.train(90, data)
             """,
         }, note="multi-file: the entry script trains under DATA_PARALLEL; reported at the builder's constructor, where the shards belong"),
+        Invalid(files={
+            "src/__init__.py": "",
+            "src/dataset.py": """
+                import mindspore.dataset as ds
+
+                def create_dataset(path, batch_size=32):
+                    data = ds.ImageFolderDataset(path, shuffle=True)  # MSA307
+                    return data.batch(batch_size)
+            """,
+            "train.py": """
+                import mindspore as ms
+                from mindspore import nn
+                from mindspore.communication import init
+                from src.dataset import create_dataset
+
+                def main(distribute):
+                    if distribute:
+                        init()
+                        mode = ms.ParallelMode.DATA_PARALLEL
+                    else:
+                        mode = ms.ParallelMode.STAND_ALONE
+                    ms.set_auto_parallel_context(parallel_mode=mode, gradients_mean=True)
+                    data = create_dataset("/data/train", 32)
+                    model = ms.Model(net, nn.CrossEntropyLoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+                    model.train(90, data)
+            """,
+        }, note="multi-file: the entry script's parallel mode is a name assigned DATA_PARALLEL in one branch"),
         Invalid(files=_sharding_case("device_num=get_group_size()", mark="  # MSA307"),
                 message_contains="shard_id=rank_id keeps its default 0",
                 note="multi-file: the builder is told the device count but not the rank, so every device "
