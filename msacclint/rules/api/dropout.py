@@ -12,7 +12,7 @@ Three codes, by how sure the finding is:
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -84,6 +84,23 @@ _GRAPHORMER_ATTENTION = """
 
     attention = GraphormerAttention(GraphormerConfig())
 """
+
+
+_FORWARDED_HEAD = """
+    import mindspore.nn as nn
+
+    class Head(nn.Cell):
+        def __init__(self, c, drop_rate):
+            super().__init__()
+            self.drop = nn.Dropout(drop_rate){mark}
+"""
+
+
+def _forwarded_case(rate: str, mark: str = "") -> Dict[str, str]:
+    """A Head whose rate a builder forwards through ``**kwargs`` from an entry script passing ``rate``."""
+    return {"src/__init__.py": "", "src/head.py": fill(_FORWARDED_HEAD, mark=mark),
+            "src/build.py": "from src.head import Head\n\ndef build_head(c, **kwargs):\n    return Head(c, **kwargs)\n",
+            "train.py": f"from src.build import build_head\n\nhead = build_head(64, drop_rate={rate})\n"}
 
 
 class _DropoutRule(TableRuleMixin, InFunctionRule):
@@ -625,28 +642,8 @@ class DropoutWrongProbability(_DropoutRule):
         }, note="a config attribute that holds a keep probability, given as 1 - keep (another file)"),
     )
     VALID = VALID + (
-        Valid(files={
-            "src/__init__.py": "",
-            "src/head.py": """
-                import mindspore.nn as nn
-
-                class Head(nn.Cell):
-                    def __init__(self, c, drop_rate):
-                        super().__init__()
-                        self.drop = nn.Dropout(drop_rate)
-            """,
-            "src/build.py": """
-                from src.head import Head
-
-                def build_head(c, **kwargs):
-                    return Head(c, **kwargs)
-            """,
-            "train.py": """
-                from src.build import build_head
-
-                head = build_head(64, drop_rate=0.9)
-            """,
-        }, note="multi-file lookalike: what every caller forwards is a keep probability"),
+        Valid(files=_forwarded_case("0.9"),
+              note="multi-file lookalike: what every caller forwards is a keep probability"),
         Valid("""
             from mindspore import ops
 
@@ -682,28 +679,8 @@ class DropoutWrongProbability(_DropoutRule):
             def attend(probs, attention_keep_prob=0.9):
                 return mint.nn.functional.dropout(probs, attention_keep_prob)  # MSA101
         """, note="a keep probability as the second argument"),
-        Invalid(files={
-            "src/__init__.py": "",
-            "src/head.py": """
-                import mindspore.nn as nn
-
-                class Head(nn.Cell):
-                    def __init__(self, c, drop_rate):
-                        super().__init__()
-                        self.drop = nn.Dropout(drop_rate)  # MSA101
-            """,
-            "src/build.py": """
-                from src.head import Head
-
-                def build_head(c, **kwargs):
-                    return Head(c, **kwargs)
-            """,
-            "train.py": """
-                from src.build import build_head
-
-                head = build_head(64, drop_rate=0.1)
-            """,
-        }, severity="error", note="multi-file: the rate reaches the class through a builder's **kwargs"),
+        Invalid(files=_forwarded_case("0.1", mark="  # MSA101"), severity="error",
+                note="multi-file: the rate reaches the class through a builder's **kwargs"),
         Invalid(files={
         "graphormer/__init__.py": "",
         "graphormer/configuration_graphormer.py": _GRAPHORMER_CONFIG,

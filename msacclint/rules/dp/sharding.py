@@ -19,7 +19,7 @@ from msacclint.analysis.scopes import names_in, says_train, scopes
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
-from msacclint.rules.examples import fill
+from msacclint.rules.examples import dedent, fill
 
 _SHARDED_BUILDER = """
     import mindspore.dataset as ds
@@ -41,6 +41,15 @@ _DATA_PARALLEL_ENTRY = """
     model = ms.Model(net, nn.CrossEntropyLoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
     model.train(90, data)
 """
+
+
+_PLAIN_BUILDER = dedent("""
+    import mindspore.dataset as ds
+
+    def create_dataset(path, batch_size=32):
+        data = ds.ImageFolderDataset(path, shuffle=True)  # MSA307
+        return data.batch(batch_size)
+""")
 
 
 def _sharding_case(args: str, mark: str = "", builder: str = _SHARDED_BUILDER) -> Dict[str, str]:
@@ -236,13 +245,7 @@ class DatasetNotSharded(Rule):
         """, message_contains="only num_shards"),
         Invalid(files={
             "src/__init__.py": "",
-            "src/dataset.py": """
-                import mindspore.dataset as ds
-
-                def create_dataset(path, batch_size=32):
-                    data = ds.ImageFolderDataset(path, shuffle=True)  # MSA307
-                    return data.batch(batch_size)
-            """,
+            "src/dataset.py": _PLAIN_BUILDER,
             "train.py": """
                 import mindspore as ms
                 from mindspore import nn
@@ -258,13 +261,7 @@ class DatasetNotSharded(Rule):
         }, note="multi-file: the entry script trains under DATA_PARALLEL; reported at the builder's constructor, where the shards belong"),
         Invalid(files={
             "src/__init__.py": "",
-            "src/dataset.py": """
-                import mindspore.dataset as ds
-
-                def create_dataset(path, batch_size=32):
-                    data = ds.ImageFolderDataset(path, shuffle=True)  # MSA307
-                    return data.batch(batch_size)
-            """,
+            "src/dataset.py": _PLAIN_BUILDER,
             "train.py": """
                 import mindspore as ms
                 from mindspore import nn

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Set
+from typing import Dict, List, Optional, Sequence, Set
 
 import libcst as cst
 
@@ -18,6 +18,7 @@ from msacclint.analysis.scopes import says_eval, says_train, scopes
 from msacclint.diagnostics import Severity
 from msacclint.project.index import UNSET
 from msacclint.rules.base import Invalid, Rule, Valid
+from msacclint.rules.examples import dedent, fill
 
 GENERATOR = "mindspore.dataset.GeneratorDataset"
 _SIGNATURE = ("source", "column_names", "column_types", "schema", "num_samples", "num_parallel_workers", "shuffle",
@@ -64,6 +65,57 @@ def _source_names(call: cst.Call) -> List[str]:
 
 def _methods(cls: cst.ClassDef) -> dict:
     return {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+
+
+_FORKING_BUILDER = """
+    import numpy as np
+    import mindspore.dataset as ds
+
+    class Poses:
+        def __getitem__(self, i):
+            return self.augment(self.images[i]), self.labels[i]
+
+        def augment(self, img):
+            return np.rot90(img, np.random.randint(4))
+
+    def create_dataset(batch_size, multiprocessing=True, workers=8):
+        data = ds.GeneratorDataset(Poses(), ["image", "label"],{mark}
+                                   num_parallel_workers=workers,
+                                   python_multiprocessing=multiprocessing)
+        return data.batch(batch_size)
+"""
+
+
+def _forking_case(args: str, mark: str = "") -> Dict[str, str]:
+    """A builder whose multiprocessing is a parameter, and an entry script calling it with ``args``."""
+    return {"src/__init__.py": "", "src/dataset.py": fill(_FORKING_BUILDER, mark=mark),
+            "train.py": f"from src.dataset import create_dataset\n\ntrain_set = create_dataset({args})\n"}
+
+
+_MODE_BUILDER = """
+    import numpy as np
+    import mindspore.dataset as ds
+
+    class Poses:
+        def __init__(self, mode="train"):
+            self.mode = mode
+
+        def __getitem__(self, i):
+            img = self.images[i]
+            if self.mode in ("val", "eval"):
+                return img, self.labels[i]
+            return np.rot90(img, np.random.randint(4)), self.labels[i]
+
+    def create_dataset(mode="val"):
+        return ds.GeneratorDataset(Poses(mode=mode), ["image", "label"], num_parallel_workers=8){mark}
+"""
+
+
+def _poses_case(callers: str, mark: str = "") -> Dict[str, str]:
+    """A dataset whose __getitem__ returns before drawing in evaluation modes, built by
+    ``callers`` (statements of a script that imports the builder)."""
+    return {"src/__init__.py": "", "src/dataset.py": fill(_MODE_BUILDER, mark=mark),
+            "run.py": "from src.dataset import create_dataset\n\n" + dedent(callers)}
 
 
 def _ends_in_return(statement: cst.If) -> bool:
@@ -247,57 +299,12 @@ class WorkersRepeatDraws(Rule):
                     data = ds.GeneratorDataset(source, ["image"], num_parallel_workers=8)
                 return data
             """, note="the evaluation dataset, in the else-branch of a training test"),
-        Valid(files={
-            "src/__init__.py": "",
-            "src/dataset.py": """
-                import numpy as np
-                import mindspore.dataset as ds
-
-                class Poses:
-                    def __getitem__(self, i):
-                        return self.augment(self.images[i]), self.labels[i]
-
-                    def augment(self, img):
-                        return np.rot90(img, np.random.randint(4))
-
-                def create_dataset(batch_size, multiprocessing=True, workers=8):
-                    data = ds.GeneratorDataset(Poses(), ["image", "label"],
-                                               num_parallel_workers=workers,
-                                               python_multiprocessing=multiprocessing)
-                    return data.batch(batch_size)
-            """,
-            "train.py": """
-                from src.dataset import create_dataset
-
-                train_set = create_dataset(32, multiprocessing=False)
-            """,
-        }, note="multi-file lookalike: every caller turns multiprocessing off (worker threads share one state)"),
-        Valid(files={
-            "src/__init__.py": "",
-            "src/dataset.py": """
-                import numpy as np
-                import mindspore.dataset as ds
-
-                class Poses:
-                    def __init__(self, mode="train"):
-                        self.mode = mode
-
-                    def __getitem__(self, i):
-                        img = self.images[i]
-                        if self.mode in ("val", "eval"):
-                            return img, self.labels[i]
-                        return np.rot90(img, np.random.randint(4)), self.labels[i]
-
-                def create_dataset(mode="val"):
-                    return ds.GeneratorDataset(Poses(mode=mode), ["image", "label"], num_parallel_workers=8)
-            """,
-            "eval.py": """
-                from src.dataset import create_dataset
-
+        Valid(files=_forking_case(args="32, multiprocessing=False"),
+              note="multi-file lookalike: every caller turns multiprocessing off (worker threads share one state)"),
+        Valid(files=_poses_case(callers="""
                 val_set = create_dataset()
                 test_set = create_dataset(mode="eval")
-            """,
-        }, note="multi-file: every caller builds it in a mode whose __getitem__ returns before the draw"),
+            """), note="multi-file: every caller builds it in a mode whose __getitem__ returns before the draw"),
     )
     INVALID = (
         Invalid(example, note="augmentation drawn with NumPy in __getitem__"),
@@ -317,57 +324,12 @@ class WorkersRepeatDraws(Rule):
             data = ds.GeneratorDataset(source, column_names=["image", "label"],  # MSA309
                                        num_parallel_workers=args.workers, shuffle=True)
             """, note="through a helper method and a local name"),
-        Invalid(files={
-            "src/__init__.py": "",
-            "src/dataset.py": """
-                import numpy as np
-                import mindspore.dataset as ds
-
-                class Poses:
-                    def __getitem__(self, i):
-                        return self.augment(self.images[i]), self.labels[i]
-
-                    def augment(self, img):
-                        return np.rot90(img, np.random.randint(4))
-
-                def create_dataset(batch_size, multiprocessing=True, workers=8):
-                    data = ds.GeneratorDataset(Poses(), ["image", "label"],  # MSA309
-                                               num_parallel_workers=workers,
-                                               python_multiprocessing=multiprocessing)
-                    return data.batch(batch_size)
-            """,
-            "train.py": """
-                from src.dataset import create_dataset
-
-                train_set = create_dataset(32)
-            """,
-        }, note="multi-file: multiprocessing from a builder parameter whose default the caller keeps"),
-        Invalid(files={
-            "src/__init__.py": "",
-            "src/dataset.py": """
-                import numpy as np
-                import mindspore.dataset as ds
-
-                class Poses:
-                    def __init__(self, mode="train"):
-                        self.mode = mode
-
-                    def __getitem__(self, i):
-                        img = self.images[i]
-                        if self.mode in ("val", "eval"):
-                            return img, self.labels[i]
-                        return np.rot90(img, np.random.randint(4)), self.labels[i]
-
-                def create_dataset(mode="val"):
-                    return ds.GeneratorDataset(Poses(mode=mode), ["image", "label"], num_parallel_workers=8)  # MSA309
-            """,
-            "run.py": """
-                from src.dataset import create_dataset
-
+        Invalid(files=_forking_case(args="32", mark="  # MSA309"),
+                note="multi-file: multiprocessing from a builder parameter whose default the caller keeps"),
+        Invalid(files=_poses_case(mark="  # MSA309", callers="""
                 val_set = create_dataset()
                 train_set = create_dataset(mode="train")
-            """,
-        }, note="multi-file lookalike: one caller builds the training mode, which draws"),
+            """), note="multi-file lookalike: one caller builds the training mode, which draws"),
     )
 
     def finish(self) -> None:
