@@ -220,24 +220,24 @@ def test_calls_through_a_partial_alias_are_followed(tmp_path):
     builders = ("from functools import partial\nfrom pkg.head import Head\n\n\n"
                 "def head(name, **kwargs):\n    return Head(64 if name == 'small' else 512, **kwargs)\n\n\n"
                 "small_head = partial(head, name='small')\nlarge_head = partial(head, name='large')\n")
-    _write(tmp_path, {"pkg/__init__.py": "", "pkg/head.py": HEAD, "pkg/build.py": builders,
-                      "pkg/net.py": "from pkg.build import small_head, large_head\nsmall = small_head()\n"
-                                    "large = large_head(final_drop=0.0)\n"})
+
+    def net(final_drop, more=""):
+        return ("from pkg.build import small_head, large_head\nsmall = small_head()\n"
+                f"large = large_head(final_drop={final_drop})\n{more}")
+
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/head.py": HEAD, "pkg/build.py": builders, "pkg/net.py": net(0.0)})
     severities = _severities(_check(tmp_path))
     assert severities[("pkg/head.py", 11)] == "warning" and severities[("pkg/head.py", 9)] == "warning"
     # a caller of an alias turns a switch on
-    _write(tmp_path, {"pkg/net.py": "from pkg.build import small_head, large_head\nsmall = small_head()\n"
-                                    "large = large_head(final_drop=0.2)\n"})
+    _write(tmp_path, {"pkg/net.py": net(0.2)})
     assert _severities(_check(tmp_path))[("pkg/head.py", 11)] == "error"
     # the partial itself fixes the switch on, even for an alias nothing calls yet
     _write(tmp_path, {"pkg/build.py": builders + "wide_head = partial(head, name='large', has_dropout=True)\n",
-                      "pkg/net.py": "from pkg.build import small_head, large_head\nsmall = small_head()\n"
-                                    "large = large_head(final_drop=0.0)\n"})
+                      "pkg/net.py": net(0.0)})
     severities = _severities(_check(tmp_path))
     assert severities[("pkg/head.py", 9)] == "error" and severities[("pkg/head.py", 11)] == "warning"
     # an alias handed on as a value: its callers cannot all be seen
-    _write(tmp_path, {"pkg/net.py": "from pkg.build import small_head, large_head\nsmall = small_head()\n"
-                                    "large = large_head(final_drop=0.0)\nfactories = [small_head]\n"})
+    _write(tmp_path, {"pkg/net.py": net(0.0, "factories = [small_head]\n")})
     assert set(_severities(_check(tmp_path)).values()) == {"error"}
 
 
