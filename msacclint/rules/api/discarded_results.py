@@ -1,0 +1,199 @@
+"""MSA146 (api.01, error): an out-of-place tensor operation used as a statement.
+
+PyTorch ports write in-place updates with a trailing underscore (``mask.masked_fill_(...)``,
+``p.data.clamp_(...)``, ``random_tensor.floor_()``). MindSpore's tensor methods of the same
+name without the underscore return a new tensor and leave the receiver alone, as PyTorch's and
+NumPy's do: dropping the underscore and the assignment leaves a line that does nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Set
+
+import libcst as cst
+
+from msacclint.analysis.imports import dotted
+from msacclint.diagnostics import Applicability, Severity
+from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
+
+#: tensor methods that return a new tensor with other VALUES in MindSpore, PyTorch and NumPy
+#: alike (never a mutation of the receiver) and that no Python container or module mutates
+#: with (``add``, ``fill``, ``sort``, ``resize``, ``log`` are not here). Shape and dtype
+#: methods (``reshape``, ``view``, ``squeeze``, ``astype``) are left out too: a dropped one
+#: either changes nothing or makes a later line fail loudly; on the tuning repositories every
+#: discarded one was harmless.
+PURE_METHODS = frozenset({
+    "masked_fill", "masked_scatter", "clamp", "clip", "floor", "ceil", "round", "bernoulli", "exp", "sqrt",
+    "abs", "neg", "sigmoid", "tanh", "relu",
+})
+#: functions of the same kind, by qualified name
+PURE_FUNCTIONS = frozenset({
+    "mindspore.ops.masked_fill", "mindspore.ops.clamp", "mindspore.ops.clip", "mindspore.ops.clip_by_value",
+    "mindspore.ops.floor", "mindspore.ops.ceil", "mindspore.ops.bernoulli", "mindspore.mint.clamp",
+    "mindspore.mint.masked_fill", "mindspore.mint.floor", "numpy.clip", "numpy.floor", "numpy.ceil",
+})
+
+
+class OutOfPlaceResultDiscarded(Rule):
+    code = "MSA146"
+    name = "out-of-place-result-discarded"
+    checklist = "api.01"
+    severity = Severity.ERROR
+    evidence = ("Resolved from the statement alone: the call returns a new tensor (for these method names in "
+                "MindSpore, PyTorch and NumPy alike) and the statement discards it, so the receiver is unchanged. "
+                "A method of the same name defined by a class of the file is never reported: it may mutate.")
+    message = "an out-of-place tensor operation used as a statement: its result is discarded and nothing changes"
+    what = ("Reports an expression statement that calls one of the tensor methods that return a new tensor "
+            "(`masked_fill`, `masked_scatter`, `clamp`, `clip`, `floor`, `ceil`, `round`, `bernoulli`, `exp`, "
+            "`sqrt`, `abs`, `neg`, `sigmoid`, `tanh`, `relu`: they change values, not shapes) on any receiver, "
+            "or the functions "
+            "`ops.masked_fill`, `ops.clamp`, `ops.clip`, `ops.clip_by_value`, `ops.floor`, `ops.ceil`, "
+            "`ops.bernoulli`, their `mint` twins, `numpy.clip`/`floor`/`ceil`, and discards the result. Not "
+            "reported: the trailing-underscore in-place forms, methods called on `self`/`cls`, and a method name "
+            "that a class of the same file defines. Written from three fixes of the history cases' tuning half "
+            "(`bench/field/history_cases_3.toml`: OPT's causal mask, FLAVA's temperature clamp, YOLO box "
+            "clipping). Field check (every finding on the four tuning repositories of bench/field/protocol.toml, "
+            "mindcv and the model-zoo corpus, read in context, 2026-11-26): 3 findings, 3 true (an attention "
+            "mask never applied in two copies of one Stable Diffusion attention module, a YOLOv8 loss whose "
+            "label clamp does nothing). A first version that also reported shape methods (`reshape`, `view`) "
+            "had 39 more findings, all harmless no-ops; they were dropped from the rule.")
+    why = ("PyTorch updates tensors in place with a trailing underscore: `mask.masked_fill_(cond, 0)`, "
+           "`logit_scale.data.clamp_(0, 4.6)`, `random_tensor.floor_()`, `boxes[:, 0].clamp_(0, w)`. A port "
+           "that drops the underscore calls MindSpore's out-of-place method, which returns the result and leaves "
+           "the receiver untouched; as a statement, the line does nothing. Nothing fails: a causal mask stays "
+           "at its fill value everywhere, a learned temperature is never clamped, a drop-path mask keeps its "
+           "fractional values, predicted boxes are scored unclipped.")
+    example = """
+        def causal_mask(mask, cond):
+            mask.masked_fill(cond, 0)  # MSA146
+            return mask
+    """
+    use_instead = """
+        def causal_mask(mask, cond):
+            mask = mask.masked_fill(cond, 0)
+            return mask
+    """
+    fix_safety = ("Unsafe fix, for a plain name as the receiver only: assign the result back "
+                  "(`mask = mask.masked_fill(cond, 0)`); it changes what the following lines compute. An "
+                  "attribute or a Parameter (`p.data.clamp(...)`) needs `p.set_data(p.clamp(...))`, written by hand.")
+    versions = "Out-of-place in every MindSpore release for these names."
+    VALID = (
+        Valid("""
+            import mindspore as ms
+            def causal_mask(mask, cond):
+                mask = mask.masked_fill(cond, 0)
+                return mask
+        """, note="the result assigned"),
+        Valid("""
+            import torch
+            def causal_mask(mask, cond):
+                mask.masked_fill_(cond, 0)
+                return mask
+        """, note="PyTorch's in-place form"),
+        Valid("""
+            import mindspore as ms
+            class Boxes:
+                def clip(self, w, h):
+                    self.xyxy[:, 0] = self.xyxy[:, 0].clip(0, w)
+
+            def post(boxes, w, h):
+                boxes.clip(w, h)
+                return boxes
+        """, note="a class of the file defines clip: it may mutate"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import ops
+            class Scale(ms.nn.Cell):
+                def construct(self, x):
+                    self.logit_scale.set_data(ops.clamp(self.logit_scale, 0, 4.6052))
+                    return x * self.logit_scale.exp()
+        """, note="the clamped value written back with set_data"),
+        Valid("""
+            import numpy as np
+            import mindspore as ms
+            def valid_region(valid_mask, eval_mask):
+                eval_mask.reshape(valid_mask.shape)
+                return np.logical_and(valid_mask, eval_mask)
+        """, note="a discarded reshape: a shape method is not reported (harmless, or a loud failure later)"),
+    )
+    INVALID = (
+        Invalid("""
+            import mindspore as ms
+            def make_causal_mask(shape, dtype):
+                mask = ms.ops.full(shape, -1e9, dtype=dtype)
+                cond = ms.ops.arange(shape[-1])
+                mask.masked_fill(cond < (cond + 1).view(shape[-1], 1), 0)  # MSA146
+                return mask
+        """, unsafe_fixed="""
+            import mindspore as ms
+            def make_causal_mask(shape, dtype):
+                mask = ms.ops.full(shape, -1e9, dtype=dtype)
+                cond = ms.ops.arange(shape[-1])
+                mask = mask.masked_fill(cond < (cond + 1).view(shape[-1], 1), 0)
+                return mask
+        """, note="torch's mask.masked_fill_(...) ported without the underscore"),
+        Invalid("""
+            import mindspore as ms
+            class Model(ms.nn.Cell):
+                def construct(self, x):
+                    self.logit_scale.data.clamp(0, 4.6052)  # MSA146
+                    return x * self.logit_scale.exp()
+        """, note="torch's logit_scale.data.clamp_(0, 4.6052)"),
+        Invalid("""
+            import numpy as np
+            import mindspore as ms
+            def clip_coords(boxes, shape):
+                boxes[:, 0].clip(0, shape[1])  # MSA146
+                boxes[:, 1].clip(0, shape[0])  # MSA146
+        """, note="torch's boxes[:, 0].clamp_(0, w) on NumPy boxes"),
+        Invalid("""
+            from mindspore import ops
+            def drop_path(x, keep_prob):
+                random_tensor = keep_prob + ops.rand((x.shape[0], 1, 1))
+                random_tensor.floor()  # MSA146
+                return x / keep_prob * random_tensor
+        """, note="torch's random_tensor.floor_() in a drop-path port"),
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._defined: Set[str] = {
+            stmt.name.value for cls in node.body if isinstance(cls, cst.ClassDef)
+            for stmt in (cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ())
+            if isinstance(stmt, cst.FunctionDef)}
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        call = node.value
+        if not isinstance(call, cst.Call):
+            return
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in PURE_METHODS:
+            shown = self._method_call(func)
+        else:
+            shown = self._function_call(call)
+        if shown is None:
+            return
+        fix = None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            target = func.value.value
+            fix = FixSpec(f"assign the result: {target} = {target}.{func.attr.value}(...)", Applicability.UNSAFE,
+                          [(node, cst.Assign(targets=[cst.AssignTarget(cst.Name(target))], value=call))])
+        self.report(call, f"{shown} returns a new tensor and leaves its input unchanged; as a statement its "
+                    "result is discarded and this line does nothing (a PyTorch in-place call ported without its "
+                    "trailing underscore?): assign the result", fix)
+
+    def _method_call(self, func: cst.Attribute) -> Optional[str]:
+        receiver = func.value
+        if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
+            return None
+        if func.attr.value in getattr(self, "_defined", ()):
+            return None
+        if isinstance(receiver, (cst.Name, cst.Attribute)) and self.ctx.imports.resolve(receiver) is not None:
+            return None  # a module's function (np.floor, ops.clamp: below), not a tensor's method
+        text = dotted(receiver) or "tensor"
+        return f"`{text}.{func.attr.value}(...)`"
+
+    def _function_call(self, call: cst.Call) -> Optional[str]:
+        callee = self.ctx.callee(call)
+        if callee not in PURE_FUNCTIONS:
+            return None
+        return f"`{callee.replace('mindspore.', '', 1)}(...)`"
