@@ -15,8 +15,10 @@ import libcst as cst
 from msacclint.analysis.calls import argument, has_star_kwargs, parameter_slots
 from msacclint.analysis.datasets import EVAL, datasets
 from msacclint.analysis.distributed import distributed
-from msacclint.analysis.scopes import names_in, says_train, scopes
+from msacclint.analysis.imports import dotted
+from msacclint.analysis.scopes import names_in, says_eval, says_train, scopes
 from msacclint.analysis.training import training
+from msacclint.analysis.walk import descendants
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import dedent, fill
@@ -52,6 +54,34 @@ _PLAIN_BUILDER = dedent("""
 """)
 
 
+_OPTIONAL_SHARDS = dedent("""
+    from typing import Optional
+    from mindspore.dataset import GeneratorDataset
+
+    def create_dataset(source, columns, shuffle=True, device_num: Optional[int] = None,
+                       rank_id: Optional[int] = None):
+        return GeneratorDataset(source, columns, shuffle=shuffle, num_shards=device_num, shard_id=rank_id)
+""")
+_OPTIONAL_SHARDS_ENTRY = """
+    import mindspore as ms
+    from pose.data import create_dataset
+
+    ms.communication.init()
+    device_num = ms.communication.get_group_size()
+    rank_id = ms.communication.get_rank()
+    ms.set_auto_parallel_context(device_num=device_num, parallel_mode="data_parallel", gradients_mean=True)
+    train_dataset = create_dataset(train_source, ["image", "heatmap"]{args}){mark}
+    val_dataset = create_dataset(val_source, ["image"], shuffle=False, device_num=device_num, rank_id=rank_id)
+    model = ms.Model(net, loss_fn=loss, optimizer=opt)
+    model.train(140, train_dataset)
+"""
+
+
+def _optional_shards_case(args: str, mark: str = "") -> Dict[str, str]:
+    return {"pose/__init__.py": "", "pose/data.py": _OPTIONAL_SHARDS,
+            "tools/train.py": fill(_OPTIONAL_SHARDS_ENTRY, args=args, mark=mark)}
+
+
 def _sharding_case(args: str, mark: str = "", builder: str = _SHARDED_BUILDER) -> Dict[str, str]:
     return {"src/__init__.py": "", "src/dataset.py": fill(builder, mark=mark),
             "train.py": fill(_DATA_PARALLEL_ENTRY, args=args)}
@@ -77,7 +107,11 @@ class DatasetNotSharded(Rule):
             "without telling it the rank; the entry script is the related location. Also reported there: a "
             "builder that shards by its own parameters (`num_shards=device_num, shard_id=rank_id`) called "
             "under DATA_PARALLEL with the device count but not the rank, so the rank parameter keeps its "
-            "literal default (0) on every device.")
+            "literal default (0) on every device. And, in the data-parallel training script, a call of a "
+            "project builder whose `num_shards` comes from one of its parameters with a default of None or 1 "
+            "(sharding made optional by a library) that leaves that parameter out: reported at the call, with "
+            "the builder's constructor as related location; a call whose result is named for evaluation, or "
+            "that passes an evaluation selector, is not reported.")
     why = ("Without sharding every device reads the whole dataset in the same order: an epoch is N "
            "times longer than intended with the same samples in each global batch, and the data-parallel "
            "gradient average gains nothing (checklist dp.05).")
@@ -215,6 +249,8 @@ class DatasetNotSharded(Rule):
                 model.train(90, data)
             """,
         }, note="multi-file: lookalike builder told the rank"),
+        Valid(files=_optional_shards_case(", device_num=device_num, rank_id=rank_id"),
+              note="multi-file: the same builder told the device count and the rank"),
         Valid(files=_sharding_case("device_num=get_group_size(), rank_id=get_rank()"),
               note="multi-file: a builder that shards by its parameters, told both"),
         Valid(files=_sharding_case("get_group_size(), get_rank()"), note="multi-file: the same, by position"),
@@ -280,6 +316,9 @@ class DatasetNotSharded(Rule):
                     model.train(90, data)
             """,
         }, note="multi-file: the entry script's parallel mode is a name assigned DATA_PARALLEL in one branch"),
+        Invalid(files=_optional_shards_case("", mark="  # MSA307"),
+                note="multi-file: a library builder whose sharding is optional, called for training without "
+                     "it (mindpose's tools/train.py, fixed in 4781e26b)"),
         Invalid(files=_sharding_case("device_num=get_group_size()", mark="  # MSA307"),
                 message_contains="shard_id=rank_id keeps its default 0",
                 note="multi-file: the builder is told the device count but not the rank, so every device "
@@ -306,6 +345,8 @@ class DatasetNotSharded(Rule):
         if not dist.init_calls or not dist.data_parallel or dist.full_batch:
             return  # (semi-)auto parallel and full_batch slice the data their own way
         trains = training(self.ctx)
+        if self.ctx.project is not None and trains.trains:
+            self._builder_called_unsharded()
         info = datasets(self.ctx)
         sc = scopes(self.ctx)
         for build in info.builds:
@@ -366,6 +407,64 @@ class DatasetNotSharded(Rule):
                 break
 
 
+    def _builder_called_unsharded(self) -> None:
+        """In a data-parallel training script: a call of a project function that builds a
+        dataset with ``num_shards=<its parameter>`` whose default is None or 1, leaving that
+        parameter (and the shard id) out, so the builder shards nothing and every device
+        reads the whole set. Reported at the call, the builder's constructor as related
+        location. A call that says evaluation (its result's name, a selector) is not reported."""
+        from msacclint.project.summary import SELECTOR_NAMES
+
+        project = self.ctx.project
+        sc = scopes(self.ctx)
+        for call in (n for n in descendants(self.ctx.module) if isinstance(n, cst.Call)):
+            name = dotted(call.func)
+            found = project.resolve_from(self.ctx, name) if name else None
+            if found is None or found[0] != "function" or has_star_kwargs(call):
+                continue
+            _kind, where, fn = found
+            summary = project.summary(where)
+            if summary is None:
+                continue
+            count = self._count_parameter(project, summary, fn)
+            if count is None:
+                continue
+            param, constructor = count
+            names = tuple(p for p, _ in fn.params)
+            if argument(call, param, names) is not None:
+                continue
+            if any(arg.keyword is not None and arg.keyword.value in SELECTOR_NAMES and
+                   isinstance(arg.value, (cst.Name, cst.SimpleString)) and
+                   (arg.value.value in ("False",) or arg.value.value.strip("'\"") in ("eval", "val", "valid", "test"))
+                   for arg in call.args):
+                continue
+            fl = sc.owner(call)
+            assigned = [d.name for defs in (fl.defs.values() if fl is not None else ()) for d in defs
+                        if d.value is call]
+            if any(says_eval(n) and not says_train(n) for n in assigned):
+                continue
+            shown = project.display(where)
+            self.report(call, f"data-parallel training, but {name}() is called without {param}: its dataset gets "
+                        f"num_shards={param}, which keeps its default {_shown_default(fn, param)}, so every device "
+                        f"reads all samples; pass {param} and the rank",
+                        related=[(shown, constructor.line, f"{constructor.callee}(..., num_shards={param})")])
+
+    @staticmethod
+    def _count_parameter(project, summary, fn):
+        """(parameter, dataset constructor) when the function builds a mindspore.dataset
+        source with ``num_shards`` set from one of its parameters whose default is None or 1."""
+        defaults = dict(fn.params)
+        for built in fn.calls:
+            if not project.qualified(summary, built.callee).startswith("mindspore.dataset."):
+                continue
+            shards = built.kwargs.get("num_shards")
+            if shards is None or tuple(shards)[:1] != ("param",) or shards[1] not in defaults:
+                continue
+            default = defaults[shards[1]]
+            if default is not None and tuple(default) in (("lit", None), ("lit", 1)):
+                return shards[1], built
+        return None
+
     def _builds_in_functions(self):
         """(build, its constructor call, the function it is made in) for each dataset built
         inside a function (a builder) without ``**kwargs``."""
@@ -414,6 +513,11 @@ class DatasetNotSharded(Rule):
                             related=[(shown, site_call.line, f"{site_call.callee}(...) without {rank}"),
                                      (shown, mode_line, "set_auto_parallel_context(parallel_mode=DATA_PARALLEL)")])
                 break
+
+
+def _shown_default(fn, param: str) -> str:
+    default = dict(fn.params).get(param)
+    return repr(default[1]) if default is not None and default[0] == "lit" else "value"
 
 
 def _says_dist_name(name: str) -> bool:
