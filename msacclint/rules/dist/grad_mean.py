@@ -104,7 +104,9 @@ class GradientsSummed(Rule):
             "value) in the file, and in files that do not train (no Model.train, no hand-written step): "
             "a unit test or an evaluation reduces no gradients."
             " Field check on the four tuning repositories: 2 findings, 1 true; the false one passed "
-            "`mirror_mean=True`, the name of `gradients_mean` before MindSpore 1.0, which the rule now accepts.")
+            "`mirror_mean=True`, the name of `gradients_mean` before MindSpore 1.0, which the rule now accepts. "
+            "Run again on 2026-11-26 (the four tuning repositories, mindcv and the model-zoo corpus): 1 finding, "
+            "the true one (a course script's Momentum under DATA_PARALLEL with no gradients_mean).")
     why = ("`gradients_mean` defaults to False: MindSpore's data-parallel all-reduce then SUMS the gradients "
            "of the N devices, where PyTorch's DistributedDataParallel averages them. With SGD or Momentum "
            "every step is N times larger than in the single-device run the learning rate was tuned for "
