@@ -24,7 +24,7 @@ Rules ask questions of this map instead of walking classes themselves.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -293,6 +293,20 @@ def inherited_attr(ctx: FileContext, info: CellInfo, name: str, depth: int = 0) 
             if found is not None:
                 return found
     return None
+
+
+def attributes_from_parameters(ctx: FileContext, cls: cst.ClassDef, params: Iterable[str]) -> Dict[str, str]:
+    """``self.x`` -> parameter for the attributes a class's ``__init__`` assigns once,
+    straight from one of ``params`` (``self.use_bn = use_bn``); any class, Cell or not."""
+    info = cells(ctx).by_node.get(cls)
+    if info is None:
+        return {}
+    wanted = set(params)
+    values: Dict[str, List[cst.BaseExpression]] = {}
+    for attr, value in info.assigned:
+        values.setdefault(attr, []).append(value)
+    return {f"self.{attr}": found[0].value for attr, found in values.items()
+            if len(found) == 1 and isinstance(found[0], cst.Name) and found[0].value in wanted}
 
 
 def calls_of_attr(info: CellInfo, name: str) -> List[cst.Call]:

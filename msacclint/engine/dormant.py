@@ -22,15 +22,16 @@ be seen and the finding stays as it is.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from msacclint.analysis.calls import UNKNOWN, is_number, literal, parameter_slots
-from msacclint.analysis.cells import cells, self_attr
+from msacclint.analysis.calls import UNKNOWN, literal, parameter_slots
+from msacclint.analysis.cells import attributes_from_parameters
 from msacclint.analysis.context import FileContext
 from msacclint.analysis.scopes import scopes
+from msacclint.analysis.switches import switch
 from msacclint.diagnostics import Severity
 from msacclint.project.index import UNSET, ProjectIndex
 
@@ -84,16 +85,18 @@ def switched_off_note(ctx: FileContext, definition: Definition, node: cst.CSTNod
         return None
     event = owner.events[owner.order_of[node]]
     slots = parameter_slots(function)
-    attributes = _attributes_from_parameters(ctx, definition, slots) if isinstance(definition, cst.ClassDef) else {}
+    attributes = attributes_from_parameters(ctx, definition, slots) if isinstance(definition, cst.ClassDef) else {}
     for test, branch in event.guards:
         if not branch:  # the else of ``if not has_dropout``
             if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
                 continue
             test = test.expression
-        switch = _switch(test)
-        if switch is None:
+        elif isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            continue  # the body of ``if not has_dropout`` (not followed yet)
+        found = switch(test)
+        if found is None:
             continue
-        param, is_on = switch[0], switch[1]
+        param, is_on = found[0], found[1]
         param = attributes.get(param, param)  # ``if self.use_bn:`` after ``self.use_bn = use_bn``
         if param not in slots:
             continue
@@ -103,10 +106,10 @@ def switched_off_note(ctx: FileContext, definition: Definition, node: cst.CSTNod
             continue
         fallback = literal(default) if default is not None else UNKNOWN
         plain = [fallback if v.value is UNSET else v.value for v in values]
-        if any(v is UNKNOWN or is_on(v) for v in plain):
+        if any(v is UNKNOWN or is_on(v) is not False for v in plain):
             continue
         kind = "class" if isinstance(definition, cst.ClassDef) else "function"
-        when = f"`{param}` is {switch[2]!r}" if len(switch) > 2 else f"`{param}` turns it on"
+        when = f"`{param}` is {found[2]!r}" if len(found) > 2 else f"`{param}` turns it on"
         read = sorted({v.evidence.where() for v in values if v.evidence is not None})
         source = f"; the values passed were read at {', '.join(read[:3])}" if read else ""
         return (f" (dormant: built only when {when}, and no call of the {kind} "
@@ -118,48 +121,4 @@ def _init_of(cls: cst.ClassDef) -> Optional[cst.FunctionDef]:
     for stmt in cls.body.body:
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
             return stmt
-    return None
-
-
-def _attributes_from_parameters(ctx: FileContext, cls: cst.ClassDef,
-                                slots: Dict[str, Tuple[int, Optional[cst.BaseExpression]]]) -> Dict[str, str]:
-    """``self.x`` -> parameter for the attributes ``__init__`` assigns once, straight from a
-    parameter (``self.use_bn = use_bn``), read from the Cell analysis."""
-    info = cells(ctx).by_node.get(cls)
-    if info is None:
-        return {}
-    values: Dict[str, List[cst.BaseExpression]] = {}
-    for attr, value in info.assigned:
-        values.setdefault(attr, []).append(value)
-    return {f"self.{attr}": found[0].value for attr, found in values.items()
-            if len(found) == 1 and isinstance(found[0], cst.Name) and found[0].value in slots}
-
-
-def _switch_name(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, cst.Name):
-        return node.value
-    attr = self_attr(node)
-    return f"self.{attr}" if attr is not None else None
-
-
-def _switch(test: cst.BaseExpression) -> Optional[Tuple[Any, ...]]:
-    """(parameter or ``self.x``, when the branch runs for a value[, the value it selects])
-    for ``if p``, ``if p > 0``, ``if p != 0``, ``if p is not None``, ``if p == 'name'``;
-    None for any other test."""
-    name = _switch_name(test)
-    if name is not None:
-        return name, bool
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        name = _switch_name(test.left)
-        if name is None:
-            return None
-        target = test.comparisons[0]
-        op, right = target.operator, literal(target.comparator)
-        if isinstance(op, cst.IsNot) and right is None:
-            return name, lambda v: v is not None
-        if isinstance(op, (cst.GreaterThan, cst.NotEqual)) and right == 0 and not isinstance(right, bool):
-            greater = isinstance(op, cst.GreaterThan)
-            return name, (lambda v: (v > 0 if greater else v != 0) if is_number(v) else True)
-        if isinstance(op, cst.Equal) and isinstance(right, (str, int)) and not isinstance(right, bool):
-            return name, (lambda v: v == right), right  # a mode selector: ``if mode == 'sl1':``
     return None

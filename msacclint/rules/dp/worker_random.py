@@ -13,8 +13,10 @@ from typing import Dict, List, Optional, Sequence, Set
 import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, argument, constant, has_star_kwargs, literal, parameter_slots
+from msacclint.analysis.cells import attributes_from_parameters
 from msacclint.analysis.facts import facts
 from msacclint.analysis.scopes import says_eval, says_train, scopes
+from msacclint.analysis.switches import switch
 from msacclint.diagnostics import Severity
 from msacclint.project.index import UNSET
 from msacclint.rules.base import Invalid, Rule, Valid
@@ -125,69 +127,6 @@ def _ends_in_return(statement: cst.If) -> bool:
         last = body
     return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and \
         isinstance(last.body[-1], cst.Return)
-
-
-def _self_attribute(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return node.attr.value
-    return None
-
-
-def _tested_attribute(test: cst.BaseExpression) -> Optional[str]:
-    """The one ``self.<attr>`` a test reads (``self.mode == 'val'``, ``self.mode in (...)``,
-    ``not self.training``), or None."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _tested_attribute(test.expression)
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        return _self_attribute(test.left)
-    return _self_attribute(test)
-
-
-def _holds(test: cst.BaseExpression, attr: str, value: object) -> Optional[bool]:
-    """The test's truth when ``self.<attr>`` is ``value``; None when it cannot be told."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _holds(test.expression, attr, value)
-        return None if inner is None else not inner
-    if _self_attribute(test) == attr:
-        return bool(value)
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and _self_attribute(test.left) == attr):
-        return None
-    target = test.comparisons[0]
-    other = literal(target.comparator)
-    if other is UNKNOWN:
-        return None
-    operator = target.operator
-    try:
-        if isinstance(operator, cst.Equal):
-            return bool(value == other)
-        if isinstance(operator, cst.NotEqual):
-            return bool(value != other)
-        if isinstance(operator, cst.In):
-            return value in other  # type: ignore[operator]
-        if isinstance(operator, cst.NotIn):
-            return value not in other  # type: ignore[operator]
-    except TypeError:
-        return None
-    return None
-
-
-def _set_from_parameter(init: cst.FunctionDef, attr: str) -> Optional[str]:
-    """The parameter ``__init__`` assigns ``self.<attr>`` from, when that is its only
-    assignment there (``self.mode = mode``)."""
-    found: List[Optional[str]] = []
-
-    class _Assignments(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for target in node.targets:
-                if _self_attribute(target.target) == attr:
-                    found.append(node.value.value if isinstance(node.value, cst.Name) else None)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            if _self_attribute(node.target) == attr:
-                found.append(None)
-
-    init.body.visit(_Assignments())
-    return found[0] if len(found) == 1 else None
 
 
 class WorkersRepeatDraws(Rule):
@@ -457,25 +396,26 @@ class WorkersRepeatDraws(Rule):
         if access is None or init is None or not isinstance(access.body, cst.IndentedBlock):
             return False
         statements = list(access.body.body)
+        attributes = attributes_from_parameters(self.ctx, cls, parameter_slots(init))
         for index, statement in enumerate(statements):
             if not (isinstance(statement, cst.If) and statement.orelse is None and _ends_in_return(statement)):
                 continue
-            attr = _tested_attribute(statement.test)
-            if attr is None or self._draws(cls, statements[:index] + [statement.test]):
+            found = switch(statement.test)
+            if found is None or found[0] not in attributes:
+                continue
+            if self._draws(cls, statements[:index] + [statement.test]):
                 return False
-            values = self._constructed_values(sc, call, init, made, attr)
-            return values is not None and all(_holds(statement.test, attr, v) is True for v in values)
+            values = self._constructed_values(sc, call, init, made, attributes[found[0]])
+            return values is not None and all(found[1](v) is True for v in values)
         return False
 
     def _constructed_values(self, sc, call: cst.Call, init: cst.FunctionDef, made: cst.Call,
-                            attr: str) -> Optional[List[object]]:
-        """The values ``self.<attr>`` gets from the construction ``made``: ``__init__`` sets it
-        once, straight from a parameter, and the construction passes a literal, leaves the
-        default, or passes a parameter of the enclosing top-level function whose values the
-        project's callers resolve. None when any value is unknown."""
-        param = _set_from_parameter(init, attr)
+                            param: str) -> Optional[List[object]]:
+        """The values the construction ``made`` gives ``__init__``'s parameter ``param``: a
+        literal, the default it leaves, or a parameter of the enclosing top-level function whose
+        values the project's callers resolve. None when any value is unknown."""
         slots = parameter_slots(init)
-        if param is None or param not in slots:
+        if param not in slots:
             return None
         names = tuple(n for n, (pos, _) in sorted(slots.items(), key=lambda item: item[1][0]) if pos >= 0)
         position, default = slots[param]
