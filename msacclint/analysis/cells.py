@@ -17,7 +17,11 @@ every class in the file it records
   cannot follow it (returned, passed to a function or as a later argument, used in
   arithmetic, read from a local variable other than as the first argument of a
   ``self.<attr>`` call). A rule that needs the whole fate of an output checks
-  ``consumers(attr)`` and ``attr not in escapes``.
+  ``consumers(attr)`` and ``attr not in escapes``;
+- ``functions``: attr -> resolved names of the module functions that take its output as
+  their first argument in construct (``ops.gelu(self.conv(x))`` -> ``mindspore.ops.gelu``;
+  None for a function that does not resolve). Such a use is not an escape: a rule that
+  follows outputs reads ``functions`` beside ``consumers``.
 Rules ask questions of this map instead of walking classes themselves.
 """
 
@@ -61,6 +65,8 @@ class CellInfo:
     assigned: List[Tuple[str, cst.BaseExpression]] = field(default_factory=list)
     #: attrs whose output also flows somewhere ``feeds`` does not describe
     escapes: Set[str] = field(default_factory=set)
+    #: attr -> resolved module functions (None: unresolved) whose first argument is its output
+    functions: Dict[str, Set[Optional[str]]] = field(default_factory=dict)
 
     @property
     def construct(self) -> Optional[cst.FunctionDef]:
@@ -68,6 +74,13 @@ class CellInfo:
 
     def consumers(self, attr: str) -> Set[str]:
         return self.feeds.get(attr, set())
+
+
+def _on_self(node: cst.BaseExpression) -> bool:
+    """``self.a.b``: an expression rooted at ``self``."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value == "self"
 
 
 def self_attr(node: cst.BaseExpression) -> Optional[str]:
@@ -148,8 +161,9 @@ class _ConstructScan(cst.CSTVisitor):
     #: attributes of a tensor that read its metadata, not its values
     _METADATA = frozenset({"shape", "dtype", "ndim"})
 
-    def __init__(self, info: CellInfo) -> None:
+    def __init__(self, info: CellInfo, imports: ImportTable) -> None:
         self.info = info
+        self.imports = imports
         #: local variable -> attrs whose output it holds
         self.holds: Dict[str, Set[str]] = {}
         #: Name and Call nodes whose use is described by ``feeds``/``holds``
@@ -181,6 +195,10 @@ class _ConstructScan(cst.CSTVisitor):
         consumer = self_attr(node.func)
         if consumer is not None and id(node) not in self.accounted:
             self.info.escapes.add(consumer)
+        if consumer is None and node.args and isinstance(node.func, (cst.Name, cst.Attribute)) \
+                and self_attr(node.func) is None and not _on_self(node.func):
+            self._function_call(node)
+            return
         if consumer is None or not node.args:
             return
         first = node.args[0]
@@ -188,6 +206,22 @@ class _ConstructScan(cst.CSTVisitor):
             self.info.feeds.setdefault(source, set()).add(consumer)
         if first.keyword is None and not first.star:
             self._account(first.value)
+
+    def _function_call(self, node: cst.Call) -> None:
+        """``ops.gelu(self.conv(x))``: a module function (not a method of a value) that
+        takes an attr's output as its first positional argument."""
+        first = node.args[0]
+        if first.keyword is not None or first.star:
+            return
+        sources = self._sources(first.value)
+        if not sources:
+            return
+        callee = self.imports.resolve(node.func)
+        if callee is None or not callee.startswith(("mindspore.", "torch.", "numpy.")):
+            return  # a local helper or a method of a value: left as an escape
+        for source in sources:
+            self.info.functions.setdefault(source, set()).add(callee)
+        self._account(first.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         names = [t.target for t in node.targets if isinstance(t.target, cst.Name)]
@@ -219,7 +253,7 @@ def _scan_class(node: cst.ClassDef, imports: ImportTable, factories: Dict[str, s
         walk(init.body, _InitScan(info, imports, factories))
     construct = info.construct
     if construct is not None:
-        scan = _ConstructScan(info)
+        scan = _ConstructScan(info, imports)
         walk(construct.body, scan)
         # helpers that construct calls on self (self._forward_features(x)) count as construct
         seen = {"construct"}

@@ -45,6 +45,23 @@ _ACTIVATIONS = ("ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Tanh",
 _SHIFT_PRESERVING = ("MaxPool", "AvgPool", "AdaptiveAvgPool", "AdaptiveMaxPool", "Dropout", "Flatten",
                      "Upsample")
 DENSE = "mindspore.nn.Dense"
+#: functional activations (last name under mindspore.ops / mindspore.mint / mint.nn.functional)
+_ACTIVATION_FUNCTIONS = frozenset({
+    "relu", "relu6", "gelu", "silu", "sigmoid", "tanh", "elu", "leaky_relu", "mish", "softplus",
+    "hardswish", "hswish", "hardsigmoid", "hsigmoid", "softsign", "hardtanh", "selu", "celu",
+    "softmax", "log_softmax", "prelu"})
+_FUNCTION_ROOTS = ("mindspore.ops.", "mindspore.mint.nn.functional.", "mindspore.mint.")
+
+
+def activation_function(name: Optional[str]) -> Optional[str]:
+    """``ops.gelu`` for ``mindspore.ops.gelu`` and the other functional activations of
+    MindSpore's ops/mint namespaces; None for any other function."""
+    if name is None:
+        return None
+    for root in _FUNCTION_ROOTS:
+        if name.startswith(root) and name[len(root):] in _ACTIVATION_FUNCTIONS:
+            return name.replace("mindspore.", "", 1)
+    return None
 
 
 def is_norm(name: Optional[str]) -> bool:
@@ -170,8 +187,8 @@ class ConvBiasDefault(TableRuleMixin, Rule):
     message = "conv without has_bias: MindSpore's conv has no bias (PyTorch's has one) and no norm layer follows"
     what = ("Reports `nn.Conv1d/2d/3d` and `nn.Conv*Transpose` calls without `has_bias` whose output "
             "this linter can follow and which does not go into a normalisation layer: in `construct` "
-            "(`self.act(self.conv(x))`, `x = self.conv(x); x = self.act(x)`) or as the next element of "
-            "a list/`SequentialCell`. Conv followed by BatchNorm/GroupNorm/LayerNorm/InstanceNorm is "
+            "(`self.act(self.conv(x))`, `x = self.conv(x); x = self.act(x)`, a functional activation "
+            "such as `ops.gelu(self.conv(x))`) or as the next element of a list/`SequentialCell`. Conv followed by BatchNorm/GroupNorm/LayerNorm/InstanceNorm is "
             "never reported, nor is a conv whose output goes anywhere the linter cannot follow.")
     why = ("`has_bias` defaults to False in MindSpore and `bias` to True in PyTorch. Before a norm "
            "layer the bias is redundant, but a conv feeding an activation, a pooling or the output "
@@ -299,6 +316,40 @@ class ConvBiasDefault(TableRuleMixin, Rule):
                     return self.act(self.pointwise(self.depthwise(x)))
         """, note="the next linear layer's bias absorbs the missing shift"),
         Valid(_head("nn.Conv2d(256, 256, 3, has_bias=cfg.bias)")),
+        Valid("""
+            from mindspore import nn, ops
+            class AudioStem(nn.Cell):
+                def __init__(self, mels, width):
+                    super().__init__()
+                    self.conv1 = nn.Conv1d(mels, width, 3, pad_mode='pad', padding=1, has_bias=True)
+                    self.conv2 = nn.Conv1d(width, width, 3, pad_mode='pad', padding=1)
+                    self.norm = nn.BatchNorm1d(width)
+
+                def construct(self, x):
+                    x = ops.gelu(self.conv1(x))
+                    return ops.gelu(self.norm(self.conv2(x)))
+        """, note="a bias given, and a conv whose output a BatchNorm takes before the activation"),
+        Valid("""
+            from mindspore import nn, ops
+            class Fuse(nn.Cell):
+                def __init__(self, c):
+                    super().__init__()
+                    self.conv = nn.Conv2d(c, c, 1)
+
+                def construct(self, x, y):
+                    return ops.concat((self.conv(x), y), axis=1)
+        """, note="a function whose effect is not an activation: not followed"),
+        Valid("""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class AudioStem(nn.Module):
+                def __init__(self, mels, width):
+                    super().__init__()
+                    self.conv1 = nn.Conv1d(mels, width, 3, padding=1)
+
+                def forward(self, x):
+                    return F.gelu(self.conv1(x))
+        """, note="torch's Conv1d has a bias"),
     )
     INVALID = (
         Invalid(_head("nn.Conv2d(256, 256, 3)  # MSA108"),
@@ -323,6 +374,18 @@ class ConvBiasDefault(TableRuleMixin, Rule):
             import mindspore.nn as nn
             head = nn.SequentialCell([nn.Conv2d(64, 64, 3), nn.ReLU(), nn.Conv2d(64, 1, 1)])  # MSA108
         """),
+        Invalid("""
+            from mindspore import nn, ops
+            class AudioStem(nn.Cell):
+                def __init__(self, mels, width):
+                    super().__init__()
+                    self.conv1 = nn.Conv1d(mels, width, 3, pad_mode='pad', padding=1)  # MSA108
+                    self.conv2 = nn.Conv1d(width, width, 3, stride=2, pad_mode='pad', padding=1)  # MSA108
+
+                def construct(self, x):
+                    x = ops.gelu(self.conv1(x))
+                    return ops.gelu(self.conv2(x))
+        """, note="a functional activation (torch's F.gelu ported as ops.gelu) takes the output"),
     )
 
     def __init__(self, ctx) -> None:
@@ -355,9 +418,15 @@ class ConvBiasDefault(TableRuleMixin, Rule):
         """The activation the output of ``self.<attr_name>`` reaches before any norm, when
         every path is known; None when any path is unknown or normalised."""
         consumers = info.consumers(attr_name)
-        if not consumers or attr_name in info.escapes:
+        functions = info.functions.get(attr_name, set())
+        if not (consumers or functions) or attr_name in info.escapes:
             return None
         found = None
+        for function in sorted(functions, key=str):
+            reached = activation_function(function)
+            if reached is None:
+                return None  # a function whose effect on a shift is not known
+            found = found or reached
         for consumer in sorted(consumers):
             attr = info.attrs.get(consumer)
             if attr is None:
