@@ -242,16 +242,18 @@ def test_precision_per_rule_split_by_protocol_roles(repo, tmp_path):
     assert "| MSA101 | tuning | 1 | 0 | 0 | 100.0 % |" in md
 
 
-def test_history_cases_2_halves_follow_the_seeded_hash():
-    """Every round-2 history case is in the half its id hashes to (never chosen, never moved),
-    names one problem (a rule code, a checklist item, or NEW with the planned rule) and a
-    40-digit fix commit; ids are unique."""
+def test_history_cases_halves_follow_the_seeded_hash():
+    """Every history case of rounds 2 and later is in the half its id hashes to (never chosen,
+    never moved), names one problem (a rule code, a checklist item, or NEW with the planned
+    rule) and a 40-digit fix commit; ids are unique across the rounds."""
     import hashlib
 
     import tomllib
 
     seed = tomllib.loads((ROOT / "bench" / "field" / "protocol.toml").read_text())["seed"]
-    cases = tomllib.loads((ROOT / "bench" / "field" / "history_cases_2.toml").read_text())["case"]
+    cases = [case for path in sorted((ROOT / "bench" / "field").glob("history_cases_*.toml"))
+             for case in tomllib.loads(path.read_text())["case"]]
+    assert len(cases) >= 64
     ids = [case["id"] for case in cases]
     assert len(ids) == len(set(ids))
     for case in cases:
@@ -281,3 +283,34 @@ def test_triage_sheet_takes_every_error_and_a_seeded_sample_of_warnings():
     assert sum(d["severity"] == "warning" for d in first) == 60
     assert first == sheet.pick(list(reversed(findings)), 60, 20261123)  # same seed, same sheet
     assert first != sheet.pick(findings, 60, 1)
+
+
+def test_fresh_corpus_lists_files_gone_by_the_field_commit_and_eval_keeps_only_them(tmp_path):
+    """A file deleted before the field run's commit is fresh; a renamed one is not (its text
+    was read under the new name); a listed run keeps the listed files' findings only, while
+    the project layer still sees the whole old tree."""
+    work = tmp_path / "repo"
+    (work / "old").mkdir(parents=True)
+    _git(work, "init", "-q")
+    (work / "old" / "head.py").write_text(BUGGY)
+    (work / "old" / "moved.py").write_text(BUGGY + "\n# a file long enough to be found again after a rename\n")
+    (work / "kept.py").write_text(POOL)
+    _git(work, "add", ".")
+    _git(work, "commit", "-q", "-m", "old")
+    old = _git(work, "rev-parse", "HEAD")
+    _git(work, "rm", "-q", "old/head.py")
+    _git(work, "mv", "old/moved.py", "renamed.py")
+    _git(work, "commit", "-q", "-m", "new")
+    new = _git(work, "rev-parse", "HEAD")
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import fresh_corpus
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    assert fresh_corpus.gone_files(str(work / ".git"), old, new) == ["old/head.py"]
+    assert fresh_corpus.within("a/b/c.py", {"a/b"}) and not fresh_corpus.within("a/bc/d.py", {"a/b"})
+    listing = tmp_path / "list.txt"
+    listing.write_text("old/head.py\n")
+    report, _ = _run(tmp_path, "--source", f"t/r={work / '.git'}@{old}", "--project", "--only-files", str(listing))
+    assert report["sources"][0]["files"] == 1
+    assert {(d["path"], d["code"]) for d in report["findings"]} == {("old/head.py", "MSA101")}

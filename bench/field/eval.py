@@ -161,6 +161,14 @@ def check_project_tree(source: Source, version: Optional[str], jobs: int) -> dic
     return {"source": source, "results": results, "unreadable": [], "seconds": time.perf_counter() - started}
 
 
+def only_listed(results: List[dict], listing: str) -> List[dict]:
+    """The results of the files named in ``listing`` (paths relative to the repository; a
+    source's SUBDIR is part of them)."""
+    with open(listing, encoding="utf-8") as handle:
+        wanted = {os.path.normpath(line.strip()) for line in handle if line.strip()}
+    return [r for r in results if os.path.normpath(r["path"]) in wanted]
+
+
 # ---------------------------------------------------------------- aggregation
 
 def aggregate(runs: List[dict], sample_size: int, seed: int) -> dict:
@@ -514,7 +522,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--project", action="store_true",
                         help="check each source as a user checks a clone (msacclint check on the written tree, "
                              "project layer included) instead of file by file")
+    parser.add_argument("--only-files", action="append", default=[], metavar="LIST",
+                        help="with --project: keep the findings of the files named in LIST (one "
+                             "repository-relative path a line; bench/field/fresh_corpus.py), one LIST per "
+                             "--source in order; the project layer still reads the whole tree")
     args = parser.parse_args(argv)
+    if args.only_files and (not args.project or len(args.only_files) != len(args.source)):
+        parser.error("--only-files needs --project and one LIST per --source")
     if not args.source and not args.history and not args.rescore:
         parser.error("give at least one --source")
     try:
@@ -532,6 +546,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     else:
         if args.project:
             runs = [check_project_tree(src, args.mindspore_version, args.jobs) for src in sources]
+            for run, listing in zip(runs, args.only_files):
+                run["results"] = only_listed(run["results"], listing)
         else:
             runs = [check_source_files(src, args.mindspore_version, args.jobs, args.default_every)
                     for src in sources]
