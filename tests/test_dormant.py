@@ -299,3 +299,35 @@ def test_a_mode_selector_read_from_a_multi_document_config(tmp_path):
     assert "the values passed were read at default_config.yaml:2" in finding["message"]
     _write(tmp_path, {"default_config.yaml": config.format("sl1")})
     assert _check(tmp_path)[("pkg/loss.py", 10, "MSA141")]["severity"] == "error"
+
+
+def test_a_switch_a_caller_passes_from_its_own_attribute_is_followed_to_that_class_s_callers(tmp_path):
+    # ResNet._make_layer passes res_base=self.res_base: the value is ResNet's own parameter,
+    # so what ResNet's callers pass decides (off for every caller: dormant; on for one: error)
+    model = """\
+        import mindspore.nn as nn
+
+
+        class Block(nn.Cell):
+            def __init__(self, c, res_base=False):
+                super().__init__()
+                self.conv = nn.Conv2d(c, c, 3)
+                if res_base:
+                    self.pool = nn.MaxPool2d(2)
+
+
+        class ResNet(nn.Cell):
+            def __init__(self, res_base=False):
+                super().__init__()
+                self.res_base = res_base
+                self.layer = self._make_layer(3)
+
+            def _make_layer(self, c):
+                return Block(c, res_base=self.res_base)
+        """
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/model.py": model,
+                      "pkg/train.py": "from pkg.model import ResNet\nnet = ResNet()\n"})
+    finding = _check(tmp_path)[("pkg/model.py", 9, "MSA104")]
+    assert finding["severity"] == "warning" and "built only when `res_base` turns it on" in finding["message"]
+    _write(tmp_path, {"pkg/train.py": "from pkg.model import ResNet\nnet = ResNet()\nbase = ResNet(res_base=True)\n"})
+    assert _check(tmp_path)[("pkg/model.py", 9, "MSA104")]["severity"] == "error"

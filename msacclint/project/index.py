@@ -653,11 +653,29 @@ class ProjectIndex:
             return [Value(round(1 - v.value, 10), v.evidence) for v in inner]
         if kind == "param":
             return self.parameter_values(path, expr[1], cls=cls, func=func, depth=depth + 1)
+        if kind == "name" and expr[1].startswith("self.") and expr[1].count(".") == 1:
+            return self._self_attribute_values(path, expr[1][5:], cls, func, depth + 1)
         if kind == "name":
             return self.name_values(path, expr[1], depth + 1)
         if kind == "key":
             return self.name_values(path, f"{expr[1]}.{expr[2]}", depth + 1)
         return None
+
+    def _self_attribute_values(self, path: str, attr: str, cls: Optional[ClassSummary],
+                               func: Optional[FunctionSummary], depth: int) -> Optional[List[Value]]:
+        """``self.res_base`` read in a method of a class of ``path``: what its ``__init__``
+        assigns to the attribute, resolved there (a constructor parameter through the
+        class's callers). None when the class or the assignment is not known."""
+        if cls is None and func is not None and func.name.count(".") == 1:
+            summary = self.summary(path)
+            cls = summary.classes.get(func.name.split(".")[0]) if summary is not None else None
+        if cls is None or attr not in cls.attrs:
+            return None
+        values = self.values(path, cls.attrs[attr], cls=cls, depth=depth + 1)
+        if values is None:
+            return None
+        ev = Evidence(self.display(path), cls.line, f"{cls.name}: self.{attr}")
+        return [Value(v.value, v.evidence or ev) for v in values]
 
     def name_values(self, path: str, name: str, depth: int = 0) -> Optional[List[Value]]:
         summary = self.summary(path)
