@@ -515,6 +515,41 @@ class ProjectIndex:
             return None, None
         return self._class_mode(found[0], found[1], set())
 
+    def builds_layer(self, path: str, name: str, wanted: Tuple[str, ...],
+                     seen: Optional[Set[Tuple[str, str]]] = None) -> Optional[Evidence]:
+        """Where the class or function ``name`` (as written in ``path``) builds one of the
+        MindSpore layers ``wanted`` (qualified names), itself, through its bases or through
+        the project's classes and functions it calls; None when none is found (which does
+        not prove there is none)."""
+        seen = set() if seen is None else seen
+        found = self.lookup(path, name)
+        if found is None or found[0] not in ("class", "function") or (found[1], name) in seen:
+            return None
+        kind, where, item = found
+        seen.add((where, name))
+        summary = self.summary(where)
+        if summary is None:
+            return None
+        for call in item.calls:
+            qualified = self.qualified(summary, call.callee)
+            if qualified in wanted:
+                return Evidence(self.display(where), call.line, qualified.rsplit(".", 1)[-1])
+            head = call.callee.split(".")[0]
+            if head != "self" and not qualified.startswith("mindspore.") and \
+                    (head in summary.imports or head in summary.classes or head in summary.functions):
+                inner = self.builds_layer(where, call.callee, wanted, seen)
+                if inner is not None:
+                    return inner
+        for returned in getattr(item, "returns", ()):   # ``def get_bn(): return nn.BatchNorm2d``
+            if returned[0] == "name" and self.qualified(summary, returned[1]) in wanted:
+                return Evidence(self.display(where), item.line, f"{returned[1]} (returned by {name})")
+        for base in getattr(item, "bases", ()):
+            if not self.qualified(summary, base).startswith("mindspore."):
+                inner = self.builds_layer(where, base, wanted, seen)
+                if inner is not None:
+                    return inner
+        return None
+
     def _enter(self, path: str, name: str, seen: Set[Tuple[str, str]]):
         """(the summary of ``path``, None) to go on with the class or function ``name``;
         (None, its answer) when it was met before on the way (no evidence: False) or its
@@ -693,8 +728,8 @@ class ProjectIndex:
             return out or None
         if rest and head in summary.configs and "." not in rest:
             entry = summary.configs[head].get(rest)
-            if entry is None:
-                return None
+            if entry is None:   # a key the file never sets: where the object came from may
+                return self._loader_values(path, summary, head, rest) if head in summary.constants else None
             inner = self.values(path, entry[0], depth=depth + 1)
             if inner is None:
                 return None
