@@ -69,11 +69,9 @@ def train(dataset, epochs):
 
 
 if __name__ == "__main__":
-    import numpy as np
-    from mindspore.dataset import NumpySlicesDataset
+    import sys
+    from mindspore.dataset import MnistDataset
 
-    images = np.random.rand(512, 784).astype(np.float32)
-    labels = np.random.randint(0, 10, (512,)).astype(np.int32)
-    dataset = NumpySlicesDataset((images, labels), ["data", "label"], shuffle=True).batch(32)
+    dataset = MnistDataset(sys.argv[1], usage="train", shuffle=True).batch(32)
     train(dataset, epochs=2)
     train_with_model(dataset, epochs=2)

@@ -15,7 +15,7 @@ Relative and star imports resolve to nothing, so nothing behind them is reported
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, Iterator, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -104,6 +104,14 @@ class ImportTable:
         #: valid for the bindings of the size they were computed with
         self._resolved: Dict[int, Tuple[cst.CSTNode, Optional[str]]] = {}
         self._resolved_for = 0
+        #: MindSpore names the project replaces (``ProjectIndex.patched``): resolved to None
+        self.replaced: FrozenSet[str] = frozenset()
+
+    def hide_replaced(self, names: Iterable[str]) -> None:
+        """Resolve these qualified names to None from now on (a module of the project
+        assigns its own class to them, as mindnlp's injection does)."""
+        self.replaced = frozenset(names)
+        self._resolved.clear()
 
     # -- building -----------------------------------------------------------------
     @classmethod
@@ -197,6 +205,8 @@ class ImportTable:
         if hit is not None and hit[0] is node:
             return hit[1]
         found = self._resolve(node)
+        if found is not None and found in self.replaced:
+            found = None  # the project replaces this MindSpore name: its defaults are not MindSpore's
         self._resolved[id(node)] = (node, found)
         return found
 

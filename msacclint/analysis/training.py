@@ -139,6 +139,27 @@ class Training:
                 out.append(step)
         return out
 
+    def takes_parameter_gradients(self, step: Step) -> Optional[bool]:
+        """Whether the step differentiates with respect to parameters: False for
+        ``grad``/``value_and_grad`` whose ``weights`` is absent or None (gradients of the
+        inputs only) and for ``GradOperation`` without ``get_by_list=True``; True for step
+        Cells and weights given; None when it cannot be read."""
+        if step.kind == "cell":
+            return True
+        if step.kind == "grad":
+            weights = argument(step.node, "weights", GRAD_BUILDERS.get(self.ctx.resolve(step.node.func) or "", ()))
+            if weights is None:
+                return False
+            value = literal(weights.value)
+            return False if value is None else True
+        if step.kind == "gradop" and isinstance(step.node.func, cst.Call):
+            by_list = argument(step.node.func, "get_by_list", ("get_all", "get_by_list", "sens_param"))
+            if by_list is None:
+                return False
+            value = literal(by_list.value)
+            return value if isinstance(value, bool) else None
+        return None
+
     def _step_kind(self, call: cst.Call, callee: Optional[str]) -> Optional[str]:
         if callee in GRAD_BUILDERS:
             return "grad"

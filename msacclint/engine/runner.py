@@ -22,6 +22,7 @@ from msacclint.analysis.imports import ImportTable
 from msacclint.analysis.port import torch_weights
 from msacclint.analysis.source import MAX_SOURCE_BYTES, TOO_DEEP, decode
 from msacclint.analysis.source import parse as _parse
+from msacclint.analysis.synthetic import made_up_data
 from msacclint.analysis.uses import NameUses
 from msacclint.analysis.walk import Collector, NodeCallback, Traversal
 from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Related, Severity
@@ -74,6 +75,8 @@ def analyse_source(source: Union[str, bytes], path: str, settings: Settings,
         imports = ImportTable.from_module(module)
         if not imports.mentions("mindspore"):
             return FileResult([], nothing)
+        if project is not None and project.patched():
+            imports.hide_replaced(project.patched())
         ctx = FileContext(path=path, source=text, module=module, imports=imports, settings=settings,
                           project=project)
         uses = NameUses(imports) if settings.collect_uses else None
@@ -305,6 +308,12 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
                 if note is None and ctx.project is not None:
                     note = dormant.switched_off_note(ctx, definition, report.node)
                 severity, message = dormant.adjust(severity, message, note)
+        if rule.about_the_run and severity is not Severity.INFO:
+            made_up = made_up_data(ctx)
+            if made_up is not None:
+                severity = Severity.INFO
+                message = (message.rstrip() + f" (info: this file trains on arrays it generates itself ({made_up}), "
+                           "so how the run is set up cannot cost accuracy; it matters once real data are fed)")
         diag = Diagnostic(
             code=rule.code,
             checklist=rule.checklist,

@@ -72,6 +72,10 @@ BATCH_NORMS = ("mindspore.nn.BatchNorm1d", "mindspore.nn.BatchNorm2d", "mindspor
                "mindspore.mint.nn.BatchNorm3d", "mindspore.nn.Conv2dBnAct", "mindspore.nn.DenseBnAct")
 
 
+#: a module-level assignment to an attribute (``nn.Conv1d = Conv1d``), at the start of a line
+_PATCH_LINE = re.compile(rb"^[A-Za-z_][\w.]*\.[A-Za-z_]\w*[ \t]*=(?!=)", re.M)
+
+
 class _Unset:
     """A parameter a call leaves at its default (``ProjectIndex.switch_values``)."""
 
@@ -123,6 +127,8 @@ class ProjectIndex:
         self._module_cache: Dict[Tuple[str, str], Optional[str]] = {}
         #: path -> the words of its text (``referrers``), built on first use
         self._words: Optional[Dict[str, frozenset]] = None
+        #: MindSpore names some module of the project replaces (``patched``), on first use
+        self._patched: Optional[Dict[str, Evidence]] = None
         #: files this process will check later in the run (set by the engine's batch)
         self.pending: Set[str] = set()
         #: the caller checks every file in turn without a list (flake8): keep any parse
@@ -139,7 +145,8 @@ class ProjectIndex:
     def __getstate__(self):
         state = self.__dict__.copy()
         state.update(_summaries={}, _texts={}, _used={}, _module_cache={}, _reported=set(), pending=set(),
-                     _parsed=OrderedDict(), _parsed_bytes=0, _drafts=OrderedDict(), _draft_bytes=0, _words=None)
+                     _parsed=OrderedDict(), _parsed_bytes=0, _drafts=OrderedDict(), _draft_bytes=0, _words=None,
+                     _patched=None)
         state["configs"] = configs_mod.ConfigStore(self.configs.paths)
         return state
 
@@ -189,6 +196,7 @@ class ProjectIndex:
         self._texts.pop(path, None)
         self._summaries.pop(path, None)
         self._words = None
+        self._patched = None
         self._drop_draft(path)
         self._drop_parsed(path)
         if path.endswith(".py"):
@@ -210,6 +218,23 @@ class ProjectIndex:
             except OSError:
                 self._texts[path] = None
         return self._texts[path]
+
+    def patched(self) -> Dict[str, Evidence]:
+        """The MindSpore names a module of the project replaces at module level (mindnlp's
+        ``injection.py``: ``nn.Conv1d = Conv1d``), with where: a monkeypatch applies to every
+        importer, so what MindSpore's own class does says nothing about these names. Only
+        files whose text has a module-level attribute assignment are summarised for it."""
+        if self._patched is None:
+            found: Dict[str, Evidence] = {}
+            for path in sorted(self.files):
+                data = self._bytes(path)
+                if data is None or b"mindspore" not in data or not _PATCH_LINE.search(data):
+                    continue
+                summary = self.summary(path)
+                for name, line in summary.patches if summary is not None else ():
+                    found.setdefault(name, Evidence(self.display(path), line, f"{name} replaced"))
+            self._patched = found
+        return self._patched
 
     def module_name(self, path: str) -> Tuple[str, bool]:
         """The dotted name a file is imported as from its nearest non-package folder."""

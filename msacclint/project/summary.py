@@ -29,7 +29,7 @@ from msacclint.analysis.imports import canonical, dotted
 from msacclint.analysis.walk import Traversal, visitor_names
 
 #: bump when the shape of a summary changes: cached summaries of another format are ignored
-FORMAT = 7
+FORMAT = 8
 
 Expr = Tuple[Any, ...]
 UNKNOWN_EXPR: Expr = ("?",)
@@ -134,6 +134,9 @@ class FileSummary:
     config_files: List[Tuple[str, int]] = field(default_factory=list)
     #: module-level NAME = Callee(...) assignments, as ``FunctionSummary.builds``
     builds: Dict[str, List[str]] = field(default_factory=dict)
+    #: MindSpore names the module replaces at module level (``nn.Conv1d = Conv1d``,
+    #: ``Tensor.masked_fill = _masked_fill``): (qualified name, line)
+    patches: List[Tuple[str, int]] = field(default_factory=list)
 
 
 def resolve_relative(module: str, is_package: bool, level: int, target: Optional[str]) -> Optional[str]:
@@ -471,6 +474,20 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             self._functions[-1].returns.append(self.expr(node.value))
 
     # -- values -------------------------------------------------------------------
+    def _patched_name(self, target: cst.BaseExpression) -> Optional[str]:
+        """``nn.Conv1d`` assigned at module level, ``nn`` imported from mindspore: the
+        qualified MindSpore name it replaces."""
+        if not isinstance(target, cst.Attribute):
+            return None
+        name = dotted(target)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        bound = self.summary.imports.get(head)
+        if bound is None or not (bound == "mindspore" or bound.startswith("mindspore.")):
+            return None
+        return canonical(f"{bound}.{rest}")
+
     def visit_Assign(self, node: cst.Assign) -> None:
         line = self._line(node)  # taken for every assignment: the table counts them all
         if len(node.targets) != 1:
@@ -484,6 +501,9 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             builds = self._functions[-1].builds if self._functions else self.summary.builds
             builds.setdefault(target.value, []).append(callee or "?")
         if not self._functions and not self._classes:
+            patched = self._patched_name(target)
+            if patched is not None:
+                self.summary.patches.append((patched, line))
             if isinstance(target, cst.Name):
                 self._module_value(target.value, node.value, line)
             elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
@@ -738,4 +758,5 @@ def from_json(data: Dict[str, Any]) -> FileSummary:
         parallel_modes=[(_expr_in(e), line) for e, line in data["parallel_modes"]],
         calls=[_call_in(x) for x in data["calls"]], names=frozenset(data["names"]),
         config_files=[(n, line) for n, line in data["config_files"]],
+        patches=[(n, line) for n, line in data["patches"]],
         builds={k: list(v) for k, v in data["builds"].items()})

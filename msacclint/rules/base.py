@@ -132,6 +132,10 @@ class Rule(cst.BatchableCSTVisitor):
     #: calls to one of these only; a file whose text names none of them (by their last
     #: component) does not run the rule at all when it has no other visitors
     resolved_calls: ClassVar[FrozenSet[str]] = frozenset()
+    #: the rule judges how a training run is set up (data order, sharding, optimizer
+    #: defaults, loss reduction, seeds, gradient reduction): in a file whose datasets are all
+    #: made of arrays it generates (analysis.synthetic) its findings are lowered to info
+    about_the_run: ClassVar[bool] = False
     VALID: ClassVar[Sequence[Valid]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
 

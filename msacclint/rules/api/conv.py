@@ -339,6 +339,29 @@ class ConvBiasDefault(TableRuleMixin, Rule):
                 def construct(self, x, y):
                     return ops.concat((self.conv(x), y), axis=1)
         """, note="a function whose effect is not an activation: not followed"),
+        Valid(files={
+            "pkg/__init__.py": "from pkg import injection\n",
+            "pkg/injection.py": """
+                import mindspore.nn as nn
+
+                class Conv1d(nn.Cell):
+                    def __init__(self, cin, cout, kernel_size, has_bias=True):
+                        super().__init__()
+                        self.conv = nn.Conv2d(cin, cout, (1, kernel_size), has_bias=has_bias)
+
+                nn.Conv1d = Conv1d
+            """,
+            "pkg/stem.py": """
+                from mindspore import nn, ops
+                class AudioStem(nn.Cell):
+                    def __init__(self, mels, width):
+                        super().__init__()
+                        self.conv1 = nn.Conv1d(mels, width, 3)
+
+                    def construct(self, x):
+                        return ops.gelu(self.conv1(x))
+            """}, note="the project replaces nn.Conv1d with its own class (a monkeypatch): MindSpore's default "
+                       "says nothing about it"),
         Valid("""
             import torch.nn as nn
             import torch.nn.functional as F

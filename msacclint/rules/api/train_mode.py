@@ -46,6 +46,7 @@ _TRAIN_SCRIPT = """
 
 class TrainLoopWithoutSetTrain(Rule):
     code = "MSA201"
+    about_the_run = True
     name = "train-loop-without-set-train"
     checklist = "api.02"
     severity = Severity.ERROR
@@ -382,6 +383,7 @@ class TrainLoopWithoutSetTrain(Rule):
 
 class EvalLoopInTrainingMode(Rule):
     code = "MSA202"
+    about_the_run = True
     name = "eval-loop-in-training-mode"
     checklist = "api.02"
     severity = Severity.WARNING

@@ -196,6 +196,7 @@ TRAIN_CELLS = frozenset({"mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOne
 
 class UnreducedLoss(FunctionRule):
     code = "MSA502"
+    about_the_run = True
     name = "unreduced-loss-to-autodiff"
     checklist = "cg.04"
     severity = Severity.WARNING

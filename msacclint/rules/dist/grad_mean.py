@@ -91,6 +91,7 @@ def _h(body: str) -> str:
 
 class GradientsSummed(Rule):
     code = "MSA603"
+    about_the_run = True
     name = "data-parallel-gradients-summed"
     checklist = "dist.02"
     severity = Severity.WARNING

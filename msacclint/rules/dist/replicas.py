@@ -65,6 +65,7 @@ _STEP_ENTRY = """
 
 class ReplicasUnseeded(Rule):
     code = "MSA601"
+    about_the_run = True
     name = "distributed-without-common-seed"
     checklist = "dist.01"
     severity = Severity.WARNING
@@ -329,6 +330,7 @@ _HELPER_STEP = """
 
 class StepWithoutGradReduction(Rule):
     code = "MSA602"
+    about_the_run = True
     name = "distributed-step-without-grad-reducer"
     checklist = "dist.02"
     severity = Severity.ERROR
@@ -386,6 +388,14 @@ class StepWithoutGradReduction(Rule):
     fix_safety = "No automatic fix."
     versions = "All MindSpore 1.x and 2.x releases."
     VALID = (
+        Valid("""
+            import mindspore as ms
+            from mindspore.communication import init
+            init()
+            net = Net()
+            grad_fn = ms.grad(forward, grad_position=0)
+            saliency = grad_fn(images, labels)
+        """, note="gradients of the inputs only (no weights): nothing is trained"),
         Valid("""
             import mindspore as ms
             from mindspore import nn
@@ -608,7 +618,8 @@ class StepWithoutGradReduction(Rule):
             self._step_cells_built_under_data_parallel()
         if not dist.init_calls or dist.reduces_gradients or dist.parallel_mode in ("auto", "unknown"):
             return
-        steps = training(self.ctx).steps
+        # gradients of the inputs only (weights left out) train no parameter: not a training step
+        steps = [s for s in training(self.ctx).steps if training(self.ctx).takes_parameter_gradients(s) is not False]
         if dist.parallel_mode == "data":
             # the data-parallel context all-reduces inside nn.TrainOneStepCell / Model only
             steps = [s for s in steps if s.kind in ("grad", "gradop")]

@@ -92,6 +92,7 @@ _DIST_WORDS = ("distribut", "rank", "device_num", "group_size", "shard", "parall
 
 class DatasetNotSharded(Rule):
     code = "MSA307"
+    about_the_run = True
     name = "dataset-not-sharded"
     checklist = "dp.05"
     severity = Severity.WARNING

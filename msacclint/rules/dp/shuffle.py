@@ -43,6 +43,7 @@ def _sampler_keeps_order(ctx, fl, expr: cst.BaseExpression, order) -> bool:
 
 class TrainingDatasetNotShuffled(Rule):
     code = "MSA301"
+    about_the_run = True
     name = "training-dataset-not-shuffled"
     checklist = "dp.03"
     severity = Severity.WARNING
@@ -272,6 +273,7 @@ def _yields(function: cst.FunctionDef) -> bool:
 
 class GeneratorDatasetNotShuffled(Rule):
     code = "MSA302"
+    about_the_run = True
     name = "generator-dataset-not-shuffled"
     checklist = "dp.03"
     severity = Severity.WARNING

@@ -131,6 +131,7 @@ def _ends_in_return(statement: cst.If) -> bool:
 
 class WorkersRepeatDraws(Rule):
     code = "MSA309"
+    about_the_run = True
     name = "generator-workers-share-random-state"
     checklist = "dp.03"
     severity = Severity.WARNING

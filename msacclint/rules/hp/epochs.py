@@ -54,6 +54,7 @@ class _Repeats(cst.CSTVisitor):
 
 class RepeatTimesEpochs(Rule):
     code = "MSA137"
+    about_the_run = True
     name = "dataset-repeat-with-epochs"
     checklist = "hp.02"
     severity = Severity.WARNING
@@ -254,6 +255,7 @@ def _refs(node: cst.CSTNode) -> _Refs:
 
 class SinkSizeEpochs(Rule):
     code = "MSA138"
+    about_the_run = True
     name = "sink-size-epochs-with-schedule"
     checklist = "hp.02"
     severity = Severity.WARNING

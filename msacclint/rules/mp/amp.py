@@ -106,6 +106,7 @@ def o3_unguarded(call: cst.Call, callee: str) -> bool:
 
 class FixedLossScaleMismatch(FunctionRule):
     code = "MSA403"
+    about_the_run = True
     name = "fixed-loss-scale-optimizer-mismatch"
     checklist = "mp.02"
     severity = Severity.ERROR
@@ -348,6 +349,7 @@ def _trained_by(model: str) -> str:
 
 class Float16WithoutLossScale(FunctionRule):
     code = "MSA404"
+    about_the_run = True
     name = "float16-without-loss-scale"
     checklist = "mp.02"
     severity = Severity.WARNING
@@ -616,6 +618,7 @@ def _with_loss_network(rest: str) -> str:
 
 class AmpLevelLossInNetwork(FunctionRule):
     code = "MSA405"
+    about_the_run = True
     name = "amp-level-loss-in-float16"
     checklist = "mp.01"
     severity = Severity.WARNING

@@ -60,6 +60,7 @@ def _gpu_target(ctx) -> Optional[cst.Call]:
 
 class O2BatchNormFloat16OnGpu(Rule):
     code = "MSA406"
+    about_the_run = True
     name = "amp-o2-batchnorm-float16-gpu"
     checklist = "mp.01"
     severity = Severity.WARNING
@@ -232,6 +233,7 @@ _ENTRY = """
 
 class O3CastsBatchNorm(InFunctionRule):
     code = "MSA408"
+    about_the_run = True
     name = "auto-mixed-precision-o3-batchnorm"
     checklist = "mp.01"
     severity = Severity.WARNING

@@ -94,6 +94,7 @@ def _scaler_loop(step: str, returned: str = "loss_scaler.scale(loss)") -> str:
 
 class ClipScaledGradients(FunctionRule):
     code = "MSA401"
+    about_the_run = True
     name = "clip-scaled-gradients"
     checklist = "mp.03"
     severity = Severity.ERROR
@@ -248,6 +249,7 @@ def _penalty(penalty: str, scaled: str = "loss_scaler.scale(loss_fn(net(data), l
 
 class PenaltyFromScaledGradients(FunctionRule):
     code = "MSA402"
+    about_the_run = True
     name = "penalty-from-scaled-gradients"
     checklist = "mp.04"
     severity = Severity.WARNING

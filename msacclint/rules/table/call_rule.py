@@ -188,6 +188,7 @@ def make_rule(entry: EntrySpec, spec: RuleSpec, module: str = __name__) -> Type[
         versions=spec.versions or entry.version_notes,
         fix_safety=_fix_safety(spec),
         evidence=spec.evidence,
+        about_the_run=spec.about_the_run,
         references=tuple(spec.references),
         VALID=tuple(spec.valid),
         INVALID=tuple(spec.invalid),

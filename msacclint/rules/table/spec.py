@@ -133,6 +133,8 @@ class RuleSpec:
     versions: str = ""
     fix_safety: str = ""
     evidence: str = ""
+    #: Rule.about_the_run: lowered to info in a file that trains on made-up data
+    about_the_run: bool = False
     references: Tuple[str, ...] = ()
     valid: Tuple[Valid, ...] = ()
     invalid: Tuple[Invalid, ...] = ()

@@ -409,6 +409,7 @@ SAVE_CHECKPOINT = "mindspore.save_checkpoint"
 
 class UncheckedCheckpointLoad(InFunctionRule):
     code = "MSA506"
+    about_the_run = True
     name = "unchecked-checkpoint-load"
     checklist = "wi.02"
     severity = Severity.WARNING
