@@ -3,6 +3,7 @@ such ports tend to make. `msacclint check examples/` reports them."""
 
 import mindspore as ms
 import mindspore.nn as nn
+import sys
 from mindspore.dataset import Cifar10Dataset
 
 
@@ -29,6 +30,8 @@ class ConvNet(nn.Cell):
 
 
 def make_dataset(data_dir, batch_size=32):
+    # the CIFAR-10 training split, read in file order
+    # (the PyTorch reference's DataLoader had shuffle=True)
     data = Cifar10Dataset(data_dir, usage="train", shuffle=False)
     return data.batch(batch_size)
 
@@ -50,5 +53,4 @@ def train(data_dir, epochs=2):
 
 
 if __name__ == "__main__":
-    import sys
     train(sys.argv[1])
