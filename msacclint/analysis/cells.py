@@ -27,6 +27,7 @@ Rules ask questions of this map instead of walking classes themselves.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
@@ -311,6 +312,50 @@ CELLS: Question[CellMap] = Question("cells", lambda ctx: CellMap(ctx.module, ctx
 def cells(ctx: FileContext) -> CellMap:
     """The file's CellMap, computed once and shared by every rule."""
     return ctx.ask(CELLS)
+
+
+#: ways a Cell reaches its children without naming them
+DYNAMIC_CHILDREN = re.compile(r"\b(getattr|setattr|cells|name_cells|cells_and_names|insert_child_to_cell|__dict__|"
+                              r"_cells|vars)\b")
+
+
+def never_used(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
+    """``x`` when ``node`` is (in) the value of ``self.x = ...`` in a Cell's ``__init__`` and the
+    file never reads an attribute ``x`` (of ``self`` or of any object) nor, when it uses
+    ``getattr``, names it in a string: the layer is built and never run. None when
+    the class is extended by another class of the file or, with the project layer, of
+    another file, or reaches its children dynamically (``getattr``, ``cells()``, ...)."""
+    from msacclint.analysis import words
+
+    for info in cells(ctx).classes.values():
+        for attr in info.attrs.values():
+            value = attr.value
+            if node is not value and node is not attr.assign and not (
+                    isinstance(value, cst.Call) and any(node is a.value or node is a for a in value.args)):
+                continue
+            name = attr.name
+            attribute_reads = len(re.findall(r"\.\s*" + re.escape(name) + r"\b", ctx.source))
+            if attribute_reads > words.self_assignments(ctx, name) or (
+                    re.search(r"\b(getattr|hasattr|attrgetter)\b", ctx.source)
+                    and re.search(r"[\'\"]" + re.escape(name) + r"[\'\"]", ctx.source)):
+                return None  # read as an attribute (of self or of another object), or maybe by its name
+            if any(_base_last(b.value) == info.name for other in cells(ctx).classes.values()
+                   for b in other.node.bases):
+                return None
+            if DYNAMIC_CHILDREN.search(cst.Module([]).code_for_node(info.node)):
+                return None
+            if ctx.project is not None and ctx.project.subclassed_elsewhere(ctx.path, info.name):
+                return None
+            return name
+    return None
+
+
+def _base_last(node: cst.BaseExpression) -> Optional[str]:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
 
 
 def inherited_attr(ctx: FileContext, info: CellInfo, name: str, depth: int = 0) -> Optional[Attr]:

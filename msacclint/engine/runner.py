@@ -15,6 +15,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional,
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from msacclint.analysis.cells import never_used
 from msacclint.analysis.context import FileContext
 from msacclint.analysis.edits import replacement
 from msacclint.analysis.facts import FileFacts
@@ -308,6 +309,12 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
                 if note is None and ctx.project is not None:
                     note = dormant.switched_off_note(ctx, definition, report.node)
                 severity, message = dormant.adjust(severity, message, note)
+        if severity is not Severity.INFO and rule.code != "MSA503":
+            unused = never_used(ctx, report.node)
+            if unused is not None:
+                severity = Severity.INFO
+                message = (message.rstrip() + f" (info: self.{unused} is built in __init__ and never used, so this "
+                           "layer never runs)")
         if rule.about_the_run and severity is not Severity.INFO:
             made_up = made_up_data(ctx)
             if made_up is not None:

@@ -1194,6 +1194,56 @@ class ProjectIndex:
         self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
         return None
 
+    def imported_module_calls(self, path: str, wanted: Tuple[str, ...]) -> Optional[Evidence]:
+        """Where a project module that ``path`` imports (directly, or through the modules
+        those import, three levels deep) calls one of ``wanted`` (qualified names) at module
+        level, which runs on import: ``src/unet_parts.py`` calling ``ms.set_seed(1212)``."""
+        seen: Set[str] = {os.path.normpath(os.path.abspath(path))}
+        todo = [(next(iter(seen)), 0)]
+        while todo:
+            importer, depth = todo.pop(0)
+            summary = self.summary(importer)
+            if summary is None or depth >= 3:
+                continue
+            for qualified in sorted(set(summary.imports.values())):
+                module = self.find_module(qualified, importer) or (
+                    self.find_module(qualified.rsplit(".", 1)[0], importer) if "." in qualified else None)
+                if module is None or module in seen:
+                    continue
+                seen.add(module)
+                imported = self.summary(module)
+                if imported is None:
+                    continue
+                self._depend(module)
+                lines = (self._bytes(module) or b"").splitlines()
+                for call in imported.calls:
+                    if not call.scope and self.qualified(imported, call.callee) in wanted and \
+                            0 < call.line <= len(lines) and lines[call.line - 1][:1] not in (b" ", b"\t", b""):
+                        # a statement of its own at the top (not under ``if __name__ == ...``)
+                        return Evidence(self.display(module), call.line, call.callee)
+                todo.append((module, depth + 1))
+        return None
+
+    def subclassed_elsewhere(self, path: str, name: str) -> bool:
+        """Whether a Python file of the project other than ``path`` writes a class whose bases
+        name ``name`` (``class Big(Small):``, ``class B(mod.Small)``): a method there may use
+        what ``name``'s ``__init__`` builds."""
+        path = os.path.normpath(os.path.abspath(path))
+        word = name.encode()
+        pattern = re.compile(rb"^\s*class\s+\w+\s*\([^)]*\b" + re.escape(word) + rb"\b", re.M)
+        for other in sorted(self.files):
+            if other == path:
+                continue
+            data = self._bytes(other)
+            if data and word in data and pattern.search(data):
+                self._depend(other)
+                return True
+        for other in self.files:  # any file that starts to extend it changes the answer,
+            self._depend(other)
+        # and so does a new file
+        self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
+        return False
+
     # -- entry scripts --------------------------------------------------------------
     def builders(self, path: str, name: str) -> Optional[Tuple[str, FunctionSummary]]:
         found = self.lookup(path, name)

@@ -15,7 +15,7 @@ import libcst as cst
 
 from msacclint.analysis import words
 from msacclint.analysis.calls import literal
-from msacclint.analysis.cells import CellInfo, cells
+from msacclint.analysis.cells import DYNAMIC_CHILDREN, CellInfo, cells
 from msacclint.analysis.flow import flow
 from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
@@ -28,8 +28,7 @@ CELL = "mindspore.nn.Cell"
 _PARAMETERISED = re.compile(r"^(Dense|BiDense|Conv\w*|BatchNorm\w*|LayerNorm|GroupNorm|InstanceNorm\w*|Embedding\w*|"
                             r"LSTM\w*|GRU\w*|RNN\w*|MultiheadAttention|Transformer\w*|PReLU)$")
 #: ways a class reaches its children without naming them
-_DYNAMIC = re.compile(r"\b(getattr|setattr|cells|name_cells|cells_and_names|insert_child_to_cell|__dict__|_cells|"
-                      r"vars)\b")
+_DYNAMIC = DYNAMIC_CHILDREN
 
 
 def _is_layer_call(ctx, info: CellInfo, callee: Optional[str], value: cst.BaseExpression) -> bool:

@@ -137,6 +137,26 @@ class ReplicasUnseeded(Rule):
             model = ms.Model(net, loss, opt)
             model.train(90, data)
         """, note="a project's seed helper"),
+        Valid(files={
+            "src/__init__.py": "",
+            "src/unet_parts.py": """
+                import mindspore as ms
+                from mindspore import nn
+                ms.set_seed(1212)
+
+                class DoubleConv(nn.Cell):
+                    pass
+            """,
+            "train.py": """
+                import mindspore as ms
+                from mindspore.communication import init
+                from src.unet_parts import DoubleConv
+                init()
+                ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+                net = DoubleConv()
+                model = ms.Model(net, loss, opt)
+                model.train(90, data)
+            """}, note="a module the script imports seeds on import"),
         Valid("""
             import mindspore as ms
             from mindspore import nn
@@ -191,6 +211,28 @@ class ReplicasUnseeded(Rule):
         """, note="the nearest look-alike: semi-auto parallel slices the parameters, no replicas"),
     )
     INVALID = (
+        Invalid(files={
+            "src/__init__.py": "",
+            "src/unet_parts.py": """
+                import mindspore as ms
+                from mindspore import nn
+
+                class DoubleConv(nn.Cell):
+                    pass
+
+                if __name__ == "__main__":
+                    ms.set_seed(1212)
+            """,
+            "train.py": """
+                import mindspore as ms
+                from mindspore.communication import init
+                from src.unet_parts import DoubleConv
+                init()  # MSA601
+                ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+                net = DoubleConv()
+                model = ms.Model(net, loss, opt)
+                model.train(90, data)
+            """}, note="the imported module seeds only when run as a script, not on import"),
         Invalid("""
             import mindspore as ms
             from mindspore import nn
@@ -253,9 +295,19 @@ class ReplicasUnseeded(Rule):
         if rank_seeds and not plain_seeds:
             self.report(rank_seeds[0], "the seed depends on the rank, so every replica starts from different weights; "
                         "seed the network with the same value on every device (or set parameter_broadcast=True)")
-        elif not dist.set_seed_calls and not dist.seed_helpers:
+        elif not dist.set_seed_calls and not dist.seed_helpers and not self._seeded_on_import():
             self.report(dist.init_calls[0], "distributed training without mindspore.set_seed: every replica initialises "
                         "different weights; call ms.set_seed(<same value>) before building the network")
+
+
+    def _seeded_on_import(self) -> bool:
+        """A project module the file imports calls mindspore.set_seed at module level: it
+        runs on import, before the network is built."""
+        import os
+
+        project = self.ctx.project
+        return project is not None and project.imported_module_calls(
+            os.path.abspath(self.ctx.path), ("mindspore.set_seed",)) is not None
 
 
 _MODE_BY_BRANCH = """

@@ -1,0 +1,50 @@
+"""A finding on a layer that a Cell builds in __init__ and never uses is kept at info and says
+so (msacclint.analysis.cells.never_used), through the CLI on a real folder, as a user runs it;
+a read of the attribute anywhere in the file, or a subclass in another file, keeps it."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+NET = """\
+    import mindspore.nn as nn
+    from mindspore import ops
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(8, 8)
+            self.loss = nn.SoftmaxCrossEntropyWithLogits()
+
+        def construct(self, x, y):
+            return ops.dist(self.fc(x), y, p=1)
+    """
+
+
+def _check(root, files):
+    (root / ".git").mkdir(exist_ok=True)
+    for name, text in files.items():
+        (root / name).write_text(textwrap.dedent(text))
+    done = subprocess.run([sys.executable, "-m", "msacclint", "check", ".", "--format", "json", "--no-cache",
+                           "--exit-zero"], cwd=root, capture_output=True, text=True, check=True)
+    return {(d["path"], d["code"]): d for d in json.loads(done.stdout)}
+
+
+def test_a_loss_built_and_never_called_is_reported_at_info(tmp_path):
+    found = _check(tmp_path, {"net.py": NET})[("net.py", "MSA140")]
+    assert found["severity"] == "info"
+    assert "self.loss is built in __init__ and never used" in found["message"]
+
+
+def test_a_read_through_another_object_keeps_the_warning(tmp_path):
+    found = _check(tmp_path, {"net.py": textwrap.dedent(NET) + "\n\nloss_fn = Net().loss\n"})[("net.py", "MSA140")]
+    assert found["severity"] == "warning" and "never used" not in found["message"]
+
+
+def test_a_subclass_in_another_file_keeps_the_warning(tmp_path):
+    child = ("from net import Net\n\n\nclass Child(Net):\n    def construct(self, x, y):\n"
+             "        return self.loss(self.fc(x), y)\n")
+    found = _check(tmp_path, {"net.py": NET, "child.py": child})[("net.py", "MSA140")]
+    assert found["severity"] == "warning"
