@@ -322,7 +322,8 @@ DYNAMIC_CHILDREN = re.compile(r"\b(getattr|setattr|cells|name_cells|cells_and_na
 def never_used(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
     """``x`` when ``node`` is (in) the value of ``self.x = ...`` in a Cell's ``__init__`` and the
     file never reads an attribute ``x`` (of ``self`` or of any object) nor, when it uses
-    ``getattr``, names it in a string: the layer is built and never run. None when
+    ``getattr``, names it in a string: the layer is built and never run. None when the
+    class does not define ``construct``, when
     the class is extended by another class of the file or, with the project layer, of
     another file, or reaches its children dynamically (``getattr``, ``cells()``, ...)."""
     from msacclint.analysis import words
@@ -334,6 +335,8 @@ def never_used(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
                     isinstance(value, cst.Call) and any(node is a.value or node is a for a in value.args)):
                 continue
             name = attr.name
+            if info.construct is None:
+                return None  # its forward pass is not here (inherited, or not written yet)
             attribute_reads = len(re.findall(r"\.\s*" + re.escape(name) + r"\b", ctx.source))
             if attribute_reads > words.self_assignments(ctx, name) or (
                     re.search(r"\b(getattr|hasattr|attrgetter)\b", ctx.source)

@@ -110,6 +110,8 @@ def _render(module: cst.Module, node: cst.CSTNode, indent: List[str]) -> Tuple[s
     unchanged (an expression or small statement on a line of its own; a statement or block
     under ``if _:`` headers that supply the indentation), PositionProvider gives its range
     there, and the header text before it is taken off."""
+    if isinstance(node, cst.If) and _is_elif(module, node):
+        return _render_elif(module, node, indent)
     wrapped = _wrapped(module, node, indent)
     if wrapped is None:
         text = module.code_for_node(node)
@@ -152,6 +154,33 @@ def _wrapped(module: cst.Module, node: cst.CSTNode, indent: List[str]) -> Option
         # a statement writes the indentation of its own lines
         return holder([_under_if(node, depth) if depth else node]), ("if _:" + newline if depth else "")
     return None
+
+
+def _is_elif(module: cst.Module, node: cst.If) -> bool:
+    """Whether ``node`` is the ``elif`` part of another ``if`` of the module."""
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_If(self, other: cst.If) -> None:
+            if other.orelse is node:
+                found.append(other)
+
+    module.visit(Finder())
+    return bool(found)
+
+
+def _render_elif(module: cst.Module, node: cst.If, indent: List[str]) -> Tuple[str, int, int]:
+    """An ``elif`` written where it stands: after an ``if _: pass`` at its depth; the text
+    starts at the line of the ``elif``."""
+    depth = "".join(indent)
+    outer = cst.If(test=cst.Name("_"), body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])]), orelse=node)
+    holder = cst.Module(body=[_under_if(outer, depth) if depth else outer], default_indent=module.default_indent,
+                        default_newline=module.default_newline)
+    where = MetadataWrapper(holder, unsafe_skip_copy=True).resolve(PositionProvider)[node]
+    code = holder.code
+    starts = _line_starts(code)
+    first = starts[where.start.line - 1]
+    return (code[first:], where.start.column, starts[where.end.line - 1] + where.end.column - first)
 
 
 def _under_if(statement: cst.BaseStatement, depth: str) -> cst.If:
