@@ -15,6 +15,23 @@ if TYPE_CHECKING:
     from msacclint.rules.base import Rule
 
 
+def _lowered(rule) -> str:
+    """What the engine does to this rule's findings in code that does not run or cannot cost
+    accuracy (msacclint/engine/runner.py)."""
+    out = []
+    if rule.severity.value == "error":
+        out.append("- In a top-level class or function that nothing in the project refers to, or in a branch that "
+                   "every call in the project switches off, an error is kept as a warning that says it is dormant.")
+    if rule.code != "MSA503":
+        out.append("- On a layer that a Cell builds in `__init__` and never uses, a finding is info and says so.")
+    if getattr(rule, "about_the_run", False):
+        out.append("- This rule judges how a training run is set up. In a file whose training data are arrays it "
+                   "generates itself (every dataset built from `np.random`/`np.zeros`/`ops.ones`..., or, without a "
+                   "dataset, training steps fed only such tensors: a parity test, a benchmark), its findings are "
+                   "info and say so: the set-up of such a run cannot cost accuracy.")
+    return "\n".join(out) if out else "- Never."
+
+
 def _checklist_title(item_id: str) -> str:
     for item in checklist()["item"]:
         if item["id"] == item_id:
@@ -41,6 +58,7 @@ def render(rule: Type[Rule]) -> str:
     if rule.evidence:
         title = "What makes it an error" if rule.severity.value == "error" else "Evidence"
         parts.append(f"## {title}\n\n" + rule.evidence.strip() + "\n")
+    parts.append("## When it is lowered\n\n" + _lowered(rule) + "\n")
     if rule.fix_safety:
         parts.append("## Fix safety\n\n" + rule.fix_safety.strip() + "\n")
     versions = rule.versions.strip()
