@@ -331,3 +331,13 @@ def test_a_switch_a_caller_passes_from_its_own_attribute_is_followed_to_that_cla
     assert finding["severity"] == "warning" and "built only when `res_base` turns it on" in finding["message"]
     _write(tmp_path, {"pkg/train.py": "from pkg.model import ResNet\nnet = ResNet()\nbase = ResNet(res_base=True)\n"})
     assert _check(tmp_path)[("pkg/model.py", 9, "MSA104")]["severity"] == "error"
+
+
+def test_a_name_given_to_a_mindspore_api_as_a_string_is_not_a_use_but_a_registry_key_is(tmp_path):
+    # ModelCheckpoint(prefix="Head") names checkpoint files; {"Head": Head} may build the class
+    script = ("import mindspore as ms\nfrom pkg.head import Head\nhead = Head(64)\n"
+              "ckpt = ms.ModelCheckpoint(prefix=\"Head\")\nprint('Head')\n")
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/head.py": HEAD, "pkg/net.py": script})
+    assert _check(tmp_path)[("pkg/head.py", 9, "MSA101")]["severity"] == "warning"
+    _write(tmp_path, {"pkg/net.py": script + "MODELS = {\"Head\": Head}\n"})
+    assert _check(tmp_path)[("pkg/head.py", 9, "MSA101")]["severity"] == "error"

@@ -16,7 +16,7 @@ PARITY_TEST = """\
 
 
     class TestData:
-        def __init__(self, input_data, label_data, data_size=None):
+        def __init__(self, input_data, label_data, data_size=None, mask=None):
             self.input_data, self.label_data = input_data, label_data
 
         def __getitem__(self, index):
@@ -33,7 +33,11 @@ PARITY_TEST = """\
         grad_fn = ms.value_and_grad(lambda x, y: net(x).sum(), None, opt.parameters)
         input_data = np.random.random((8, 16)).astype(np.float32)
         label_data = np.zeros((8,)).astype(np.int32)
-        dataset = TestData(input_data=input_data, label_data=label_data, data_size=args.size)
+        if args.causal:
+            mask = (1 - np.tril(np.ones((8, 8)))) * -1e4
+        else:
+            mask = np.zeros((8, 8))
+        dataset = TestData(input_data=input_data, label_data=label_data, data_size=args.size, mask=mask)
         dataset = ds.GeneratorDataset(dataset, column_names=["x", "y"], shuffle=False)
         for x, y in dataset:
             loss, grads = grad_fn(x, y)
@@ -45,7 +49,7 @@ PARITY_TEST = """\
     """
 
 REAL_DATA = PARITY_TEST.replace(
-    'dataset = TestData(input_data=input_data, label_data=label_data, data_size=args.size)\n'
+    'dataset = TestData(input_data=input_data, label_data=label_data, data_size=args.size, mask=mask)\n'
     '        dataset = ds.GeneratorDataset(dataset, column_names=["x", "y"], shuffle=False)',
     'dataset = ds.ImageFolderDataset(args.data_dir, shuffle=False)')
 

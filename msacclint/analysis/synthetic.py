@@ -91,6 +91,8 @@ class _MadeUp:
             return True
         if isinstance(expr, cst.UnaryOperation):
             return self.made_up(expr.expression, fl, depth + 1, before)
+        if isinstance(expr, cst.BinaryOperation):  # ``(1 - np.tril(np.ones(...))) * -1e4``
+            return self.made_up(expr.left, fl, depth + 1, before) and self.made_up(expr.right, fl, depth + 1, before)
         if isinstance(expr, (cst.List, cst.Tuple)):
             items = [e.value for e in expr.elements if isinstance(e, cst.Element)]
             return bool(items) and all(self.made_up(i, fl, depth + 1, before) for i in items)

@@ -1152,7 +1152,38 @@ class ProjectIndex:
                     total += sum(len(word.findall(part)) for part in found.groups() if part)
                 total += len(re.findall(rb"\bsuper\(\s*" + re.escape(name.encode()) + rb"\s*,", data))
                 total += sum(len(word.findall(block)) for block in self._EXPORTS.findall(data))
+                total += self._library_strings(other, name)
         return total
+
+    def _library_strings(self, path: str, name: str) -> int:
+        """String literals equal to ``name`` given to a MindSpore API, ``print`` or a logger
+        (``ModelCheckpoint(prefix="mobilenetV2")``): a file prefix or a message, which
+        cannot build the class or call the function of that name."""
+        if ('"' + name + '"').encode() not in (self._bytes(path) or b"") and \
+                ("'" + name + "'").encode() not in (self._bytes(path) or b""):
+            return 0
+        summary = self.summary(path)
+        if summary is None:
+            return 0
+        literal = ("lit", name)
+        count = 0
+        calls = list(summary.calls) + [c for f in summary.functions.values() for c in f.calls] + \
+            [c for cls in summary.classes.values() for c in cls.calls]
+        seen = set()
+        for call in calls:
+            if id(call) in seen:
+                continue
+            seen.add(id(call))
+            given = sum(1 for a in call.args if tuple(a) == literal) + \
+                sum(1 for v in call.kwargs.values() if tuple(v) == literal)
+            if not given:
+                continue
+            qualified = self.qualified(summary, call.callee)
+            head = call.callee.split(".")[0]
+            if qualified.startswith("mindspore.") or call.callee == "print" or \
+                    head in ("logging", "logger", "LOGGER", "log"):
+                count += given
+        return count
 
     def trains(self, summary: FileSummary) -> bool:
         """The file trains: Model.train, a TrainOneStepCell, a gradient function, or a network

@@ -259,6 +259,10 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "float" \
                 and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star:
             return self._readings(expr.args[0].value, fl, before, depth + 1)
+        if isinstance(expr, cst.Name) and fl is None and depth <= 8:
+            value = constant(self.ctx, expr)
+            if is_number(value):  # module level: a module constant assigned once decides
+                return [[(cst.Float(repr(float(value))), False)]]
         if not isinstance(expr, cst.Name) or fl is None or before is None or depth > 8:
             if isinstance(expr, (cst.Name, cst.Attribute, cst.Subscript)) and depth <= 8:
                 projected = self._project_readings(expr, fl)
@@ -937,6 +941,11 @@ class DropoutPositional(_DropoutRule):
             import mindspore.nn as nn
             drop = nn.Dropout(0.1)
         """, note="MSA101's error, not this warning"),
+        Valid("""
+            import mindspore.nn as nn
+            dropout = 0.5
+            head = nn.SequentialCell(nn.Dropout(1 - dropout), nn.Dense(4, 2))
+        """, note="a module constant of 0.5 at module level: keep and drop rates are equal, a flip changes nothing"),
         Valid("""
             import mindspore.nn as nn
 
