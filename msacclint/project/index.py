@@ -73,7 +73,28 @@ BATCH_NORMS = ("mindspore.nn.BatchNorm1d", "mindspore.nn.BatchNorm2d", "mindspor
 
 
 #: a module-level assignment to an attribute (``nn.Conv1d = Conv1d``), at the start of a line
-_PATCH_LINE = re.compile(rb"^[A-Za-z_][\w.]*\.[A-Za-z_]\w*[ \t]*=(?!=)", re.M)
+_PATCH_LINE = re.compile(rb"^([A-Za-z_]\w*)(?:\.\w+)*\.[A-Za-z_]\w*[ \t]*=(?!=)", re.M)
+#: names a file binds to MindSpore: ``import mindspore[.x] as name``, ``from mindspore[.x] import a, b as c``
+_MS_ALIAS = re.compile(rb"^[ \t]*import[ \t]+mindspore(?:\.\w+)*(?:[ \t]+as[ \t]+(\w+))?", re.M)
+_MS_FROM = re.compile(rb"^[ \t]*from[ \t]+mindspore(?:\.\w+)*[ \t]+import[ \t]+\(?([^\n)]*)", re.M)
+
+
+def _may_patch(data: bytes) -> bool:
+    """Whether the text assigns, at the start of a line, to an attribute of a name it binds
+    to MindSpore (the cheap test before the file is summarised for ``patched``)."""
+    heads = {m.group(1) for m in _PATCH_LINE.finditer(data)}
+    if not heads:
+        return False
+    bound = {b"mindspore"}
+    for m in _MS_ALIAS.finditer(data):
+        if m.group(1):
+            bound.add(m.group(1))
+    for m in _MS_FROM.finditer(data):
+        for part in m.group(1).split(b","):
+            words = part.split()
+            if words:
+                bound.add(words[-1])
+    return bool(heads & bound)
 
 
 class _Unset:
@@ -228,7 +249,7 @@ class ProjectIndex:
             found: Dict[str, Evidence] = {}
             for path in sorted(self.files):
                 data = self._bytes(path)
-                if data is None or b"mindspore" not in data or not _PATCH_LINE.search(data):
+                if data is None or b"mindspore" not in data or not _may_patch(data):
                     continue
                 summary = self.summary(path)
                 for name, line in summary.patches if summary is not None else ():
