@@ -948,6 +948,16 @@ class DropoutPositional(_DropoutRule):
         """, note="a module constant of 0.5 at module level: keep and drop rates are equal, a flip changes nothing"),
         Valid("""
             import mindspore.nn as nn
+            class GRU(nn.Cell):
+                def __init__(self, hidden, dropout=0.0):
+                    super().__init__()
+                    self.drop = nn.Dropout(1 - dropout)
+
+            encoder = GRU(256)
+            decoder = GRU(256, dropout=0)
+        """, note="every call keeps all (keep 1.0): read as p=1.0 after the flip it would raise, not drop silently"),
+        Valid("""
+            import mindspore.nn as nn
 
             class Net(nn.Cell):
                 def __init__(self, dropout=0.5):
@@ -1012,6 +1022,8 @@ class DropoutPositional(_DropoutRule):
         readings = self.readings(keep.value, call)
         if readings and all(any(_number(*r) == 0.5 for r in group) for group in readings):
             return  # every value it can take (callers, default) is 0.5: the same either way
+        if readings and all(any(_number(*r) == 1.0 for r in group) for group in readings):
+            return  # keep 1.0 everywhere: no dropout today, and read as p=1.0 it raises (p < 1), loudly
         if _wrong(readings, _keep_reads_as_drop):
             return  # MSA101
         new = _complement(keep.value)
