@@ -327,6 +327,7 @@ def never_used(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
     the class is extended by another class of the file or, with the project layer, of
     another file, or reaches its children dynamically (``getattr``, ``cells()``, ...)."""
     from msacclint.analysis import words
+    from msacclint.analysis.names import last_name
 
     for info in cells(ctx).classes.values():
         for attr in info.attrs.values():
@@ -342,7 +343,7 @@ def never_used(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
                     re.search(r"\b(getattr|hasattr|attrgetter)\b", ctx.source)
                     and re.search(r"[\'\"]" + re.escape(name) + r"[\'\"]", ctx.source)):
                 return None  # read as an attribute (of self or of another object), or maybe by its name
-            if any(_base_last(b.value) == info.name for other in cells(ctx).classes.values()
+            if any(last_name(b.value) == info.name for other in cells(ctx).classes.values()
                    for b in other.node.bases):
                 return None
             if DYNAMIC_CHILDREN.search(cst.Module([]).code_for_node(info.node)):
@@ -350,14 +351,6 @@ def never_used(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
             if ctx.project is not None and ctx.project.subclassed_elsewhere(ctx.path, info.name):
                 return None
             return name
-    return None
-
-
-def _base_last(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
     return None
 
 

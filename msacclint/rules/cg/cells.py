@@ -17,6 +17,7 @@ from msacclint.analysis import words
 from msacclint.analysis.calls import literal
 from msacclint.analysis.cells import DYNAMIC_CHILDREN, CellInfo, cells
 from msacclint.analysis.flow import flow
+from msacclint.analysis.names import last_name
 from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
@@ -297,7 +298,7 @@ class UnusedSubCell(Rule):
         info = cells(self.ctx).by_node.get(node)
         if info is None or info.construct is None or not info.bases or any(b != CELL for b in info.bases):
             return
-        if any(node.name.value == _base_name(b.value) for c in cells(self.ctx).classes.values()
+        if any(node.name.value == last_name(b.value) for c in cells(self.ctx).classes.values()
                for b in c.node.bases):
             return
         if _trivial(info.construct):
@@ -356,14 +357,6 @@ def _read_but_never_set(info) -> list:
 _CELL_MEMBERS = frozenset({"training", "phase", "cls_name", "parameters_dict", "trainable_params", "cells",
                            "set_train", "construct", "to_float", "set_grad", "get_parameters", "name_cells",
                            "cells_and_names", "insert_child_to_cell", "add_flags", "recompute", "shard"})
-
-
-def _base_name(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return None
 
 
 def _trivial(func: cst.FunctionDef) -> bool:
