@@ -314,3 +314,31 @@ def test_fresh_corpus_lists_files_gone_by_the_field_commit_and_eval_keeps_only_t
     report, _ = _run(tmp_path, "--source", f"t/r={work / '.git'}@{old}", "--project", "--only-files", str(listing))
     assert report["sources"][0]["files"] == 1
     assert {(d["path"], d["code"]) for d in report["findings"]} == {("old/head.py", "MSA101")}
+
+
+def test_fresh_corpus_leaves_out_moved_copies_of_an_earlier_round_s_files(tmp_path):
+    """A file an earlier round listed, moved to another folder before a later old commit,
+    is not fresh again; a different file is."""
+    work = tmp_path / "repo"
+    (work / "a").mkdir(parents=True)
+    _git(work, "init", "-q")
+    body = "".join(f"line_{i} = {i}\n" for i in range(40))
+    (work / "a" / "model.py").write_text(body)
+    _git(work, "add", ".")
+    _git(work, "commit", "-q", "-m", "first")
+    first = _git(work, "rev-parse", "HEAD")
+    (work / "B").mkdir()
+    _git(work, "mv", "a/model.py", "B/model.py")
+    (work / "B" / "model.py").write_text(body + "extra = 1\n")
+    (work / "B" / "other.py").write_text("".join(f"other_{i} = {i}\n" for i in range(40)))
+    _git(work, "add", ".")
+    _git(work, "commit", "-q", "-m", "moved")
+    second = _git(work, "rev-parse", "HEAD")
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import fresh_corpus
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    kept = fresh_corpus.unlike_earlier(str(work / ".git"), second, ["B/model.py", "B/other.py"],
+                                       [(first, "a/model.py")])
+    assert kept == ["B/other.py"]
