@@ -40,6 +40,13 @@ SELECTOR_NAMES = frozenset({"training", "is_training", "is_train", "train", "do_
 #: constructors whose keyword arguments (or dict argument) are a configuration
 CONFIG_FACTORIES = frozenset({"dict", "EasyDict", "edict", "Namespace", "SimpleNamespace", "ConfigDict",
                               "AttrDict", "Config"})
+#: selector values that choose evaluation (``training=False``, ``split="test"``)
+EVAL_SELECTIONS = ("eval", "val", "valid", "test")
+
+
+def selects_evaluation(keyword: Optional[str], value: Any) -> bool:
+    """A selector keyword given a value that chooses evaluation."""
+    return keyword in SELECTOR_NAMES and (value is False or (isinstance(value, str) and value in EVAL_SELECTIONS))
 
 
 @dataclass

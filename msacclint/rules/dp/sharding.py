@@ -12,7 +12,7 @@ from typing import Dict
 
 import libcst as cst
 
-from msacclint.analysis.calls import argument, has_star_kwargs, parameter_slots
+from msacclint.analysis.calls import argument, has_star_kwargs, literal, parameter_slots
 from msacclint.analysis.datasets import EVAL, datasets
 from msacclint.analysis.distributed import distributed
 from msacclint.analysis.imports import dotted
@@ -377,7 +377,7 @@ class DatasetNotSharded(Rule):
         project that calls init(), sets DATA_PARALLEL and trains: reported here, at the
         dataset constructor that needs num_shards/shard_id, with the entry script as related
         location."""
-        from msacclint.project.summary import SELECTOR_NAMES
+        from msacclint.project.summary import selects_evaluation
 
         project = self.ctx.project
         path = os.path.abspath(self.ctx.path)
@@ -394,8 +394,8 @@ class DatasetNotSharded(Rule):
             for site, site_summary, site_call, mode_line in project.data_parallel_builders(path, fn.name.value):
                 if not project.trains(site_summary):
                     continue
-                if any(k in SELECTOR_NAMES and v[0] == "lit" and v[1] in (False, "eval", "val", "valid", "test")
-                       for k, v in site_call.kwargs.items()) or "**" in site_call.kwargs or \
+                if any(v[0] == "lit" and selects_evaluation(k, v[1]) for k, v in site_call.kwargs.items()) or \
+                        "**" in site_call.kwargs or \
                         any(_says_dist_name(k) for k in site_call.kwargs) or \
                         any(e[0] in ("name", "param") and _says_dist_name(e[1]) for e in site_call.args):
                     continue
@@ -414,7 +414,7 @@ class DatasetNotSharded(Rule):
         parameter (and the shard id) out, so the builder shards nothing and every device
         reads the whole set. Reported at the call, the builder's constructor as related
         location. A call that says evaluation (its result's name, a selector) is not reported."""
-        from msacclint.project.summary import SELECTOR_NAMES
+        from msacclint.project.summary import selects_evaluation
 
         project = self.ctx.project
         sc = scopes(self.ctx)
@@ -434,9 +434,7 @@ class DatasetNotSharded(Rule):
             names = tuple(p for p, _ in fn.params)
             if argument(call, param, names) is not None:
                 continue
-            if any(arg.keyword is not None and arg.keyword.value in SELECTOR_NAMES and
-                   isinstance(arg.value, (cst.Name, cst.SimpleString)) and
-                   (arg.value.value in ("False",) or arg.value.value.strip("'\"") in ("eval", "val", "valid", "test"))
+            if any(arg.keyword is not None and selects_evaluation(arg.keyword.value, literal(arg.value))
                    for arg in call.args):
                 continue
             fl = sc.owner(call)
