@@ -285,6 +285,16 @@ def test_triage_sheet_takes_every_error_and_a_seeded_sample_of_warnings():
     assert first != sheet.pick(findings, 60, 1)
 
 
+def _fresh_corpus():
+    """bench/field/fresh_corpus.py as a module (bench/ is not a package)."""
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import fresh_corpus
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    return fresh_corpus
+
+
 def test_fresh_corpus_lists_files_gone_by_the_field_commit_and_eval_keeps_only_them(tmp_path):
     """A file deleted before the field run's commit is fresh; a renamed one is not (its text
     was read under the new name); a listed run keeps the listed files' findings only, while
@@ -302,11 +312,7 @@ def test_fresh_corpus_lists_files_gone_by_the_field_commit_and_eval_keeps_only_t
     _git(work, "mv", "old/moved.py", "renamed.py")
     _git(work, "commit", "-q", "-m", "new")
     new = _git(work, "rev-parse", "HEAD")
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        import fresh_corpus
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    fresh_corpus = _fresh_corpus()
     assert fresh_corpus.gone_files(str(work / ".git"), old, new) == ["old/head.py"]
     assert fresh_corpus.within("a/b/c.py", {"a/b"}) and not fresh_corpus.within("a/bc/d.py", {"a/b"})
     listing = tmp_path / "list.txt"
@@ -334,11 +340,7 @@ def test_fresh_corpus_leaves_out_moved_copies_of_an_earlier_round_s_files(tmp_pa
     _git(work, "add", ".")
     _git(work, "commit", "-q", "-m", "moved")
     second = _git(work, "rev-parse", "HEAD")
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        import fresh_corpus
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    fresh_corpus = _fresh_corpus()
     kept = fresh_corpus.unlike_earlier(str(work / ".git"), second, ["B/model.py", "B/other.py"],
                                        [(first, "a/model.py")])
     assert kept == ["B/other.py"]
