@@ -12,7 +12,7 @@ Three codes, by how sure the finding is:
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -188,7 +188,28 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         fl = flow(self.ctx, self._functions[-1]) if self._functions else None
         before = fl.order(call) if fl is not None else None
         self._evidence = []
+        self._reading_call = call
         return self._readings(expr, fl, before, depth=0)
+
+    def _on_path(self, expr: cst.BaseExpression, values: List[Any]) -> List[Any]:
+        """The values that the branches around the call let through: under ``if
+        config.dropout_p:`` a value of 0 never reaches the layer (and under the ``else`` of
+        it, only 0 does)."""
+        from msacclint.analysis.scopes import scopes
+
+        call = getattr(self, "_reading_call", None)
+        event = scopes(self.ctx).event(call) if call is not None else None
+        if event is None:
+            return values
+        text = cst.Module([]).code_for_node(expr)
+        for test, branch in event.guards:
+            negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+            inner = test.expression if negated else test
+            if cst.Module([]).code_for_node(inner) != text:
+                continue
+            truthy = branch != negated
+            values = [v for v in values if bool(v.value) == truthy]
+        return values
 
     def _project_readings(self, expr: cst.BaseExpression, fl) -> Optional[List[List[Reading]]]:
         """Values the project layer resolves for a parameter without a usable default
@@ -248,6 +269,9 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
             values = project.values_from(self.ctx, name)
         if not values or not all(is_number(v.value) for v in values):
             return None
+        values = self._on_path(expr, values)
+        if not values:
+            return None  # every value the project gives it is one the enclosing branch excludes
         self._evidence.extend(values)
         return [[(cst.parse_expression(_number_text(v.value)), False)] for v in values]
 

@@ -1,0 +1,32 @@
+"""A value the project resolves for a layer's argument counts only where the branch around
+the call lets it through (msacclint/rules/api/dropout.py, ``_on_path``), through the CLI on a
+real folder: under ``if config.dropout_p:`` a default of 0.0 never reaches the Dropout."""
+
+import json
+import subprocess
+import sys
+
+CONFIG = ("class CpmAntConfig:\n    def __init__(self, hidden=8, dropout_p=0.0):\n        self.hidden = hidden\n"
+          "        self.dropout_p = dropout_p\n")
+MODEL = ("import mindspore.nn as nn\nfrom pkg.config import CpmAntConfig\n\n\nclass Block(nn.Cell):\n"
+         "    def __init__(self, config: CpmAntConfig):\n        super().__init__()\n"
+         "        if config.dropout_p:\n            self.dropout = nn.Dropout(config.dropout_p)\n"
+         "        self.always = nn.Dropout(config.dropout_p)\n\n"
+         "    def construct(self, x):\n        return self.dropout(self.always(x))\n")
+
+
+def test_a_value_the_enclosing_branch_excludes_is_not_the_evidence(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "config.py").write_text(CONFIG)
+    (tmp_path / "pkg" / "model.py").write_text(MODEL)
+    (tmp_path / "train.py").write_text("from pkg.model import Block\nfrom pkg.config import CpmAntConfig\n"
+                                       "net = Block(CpmAntConfig())\n")
+    done = subprocess.run([sys.executable, "-m", "msacclint", "check", ".", "--format", "json", "--no-cache",
+                           "--exit-zero"], cwd=tmp_path, capture_output=True, text=True, check=True)
+    found = {d["line"]: d for d in json.loads(done.stdout) if d["code"] == "MSA101"}
+    guarded, plain = found[9], found[10]
+    assert guarded["severity"] == "warning" and "assumed from the name" in guarded["message"]
+    assert "the value is 0" not in guarded["message"]
+    assert plain["severity"] == "error" and "the value is 0" in plain["message"]
