@@ -354,6 +354,21 @@ def never_used(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
     return None
 
 
+def is_cell_class(ctx: FileContext, name: str, depth: int = 0) -> bool:
+    """Whether the class ``name`` of the file derives from a ``mindspore.nn`` class, directly
+    or through other classes of the file (``class Net(Base)``, ``class Base(nn.Cell)``)."""
+    info = cells(ctx).classes.get(name)
+    if info is None or depth > 5:
+        return False
+    for resolved, base in zip(info.bases, info.node.bases):
+        if resolved is not None and resolved.startswith("mindspore.nn."):
+            return True
+        if isinstance(base.value, cst.Name) and base.value.value != name and \
+                is_cell_class(ctx, base.value.value, depth + 1):
+            return True
+    return False
+
+
 def inherited_attr(ctx: FileContext, info: CellInfo, name: str, depth: int = 0) -> Optional[Attr]:
     """``self.<name>`` as the class or, failing that, a base class of the same file sets it
     in ``__init__`` (``self.reduce_mean = ops.ReduceMean()`` in a shared loss base)."""

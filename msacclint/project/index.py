@@ -551,6 +551,20 @@ class ProjectIndex:
             return None
         return found[1], found[2]
 
+    def is_cell(self, path: str, cls: ClassSummary, depth: int = 0) -> bool:
+        """Whether the class ``cls`` of ``path`` derives from a ``mindspore.nn`` class, through
+        its bases in any file of the project."""
+        summary = self.summary(path)
+        if summary is None or depth > 5:
+            return False
+        for base in cls.bases:
+            if self.qualified(summary, base).startswith("mindspore.nn."):
+                return True
+            found = self.lookup(path, base)
+            if found is not None and found[0] == "class" and self.is_cell(found[1], found[2], depth + 1):
+                return True
+        return False
+
     def mode_dependence(self, path: str, name: str) -> Tuple[Optional[bool], Optional[Evidence]]:
         """Whether the class ``name`` (as written in ``path``) behaves differently in
         training mode: True with the evidence (a Dropout with a non-zero rate, a

@@ -13,7 +13,7 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from msacclint.analysis.cells import cells
+from msacclint.analysis.cells import cells, is_cell_class
 from msacclint.analysis.walk import descendants, iter_children
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
@@ -141,6 +141,19 @@ class TrainingFlagOfNewCell(Rule):
                     if self.training:  # MSA205
                         self.aux = nn.Dense(512, num_classes)
         """, note="self.training in __init__: a layer built for training only is never built"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+            class Backbone(nn.Cell):
+                pass
+            class Resnet50v1b(Backbone):
+                pass
+            def build():
+                model = Resnet50v1b()
+                if model.training:  # MSA205
+                    ms.load_param_into_net(model, ms.load_checkpoint("resnet50.ckpt"))
+                return model
+        """, note="a Cell through another class of the file"),
     )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -202,44 +215,19 @@ class TrainingFlagOfNewCell(Rule):
         shown = cst.Module([]).code_for_node(func)
         if callee is not None and callee.startswith("mindspore.nn.") and callee.rsplit(".", 1)[1][:1].isupper():
             return small.targets[0].target.value, shown
-        if isinstance(func, cst.Name) and self._is_cell(func.value):
+        if isinstance(func, cst.Name) and is_cell_class(self.ctx, func.value):
             return small.targets[0].target.value, shown
         project = self.ctx.project
         if isinstance(func, (cst.Name, cst.Attribute)) and project is not None and callee is None:
             found = project.resolve_from(self.ctx, shown)
-            if found is not None and found[0] == "class" and self._project_cell(project, found[1], found[2]):
+            if found is not None and found[0] == "class" and project.is_cell(found[1], found[2]):
                 return small.targets[0].target.value, shown
         return None
-
-    def _is_cell(self, name: str, depth: int = 0) -> bool:
-        info = cells(self.ctx).classes.get(name)
-        if info is None or depth > 5:
-            return False
-        for base in info.bases:
-            if base is None:
-                continue
-            if base.startswith("mindspore.nn.") or self._is_cell(base, depth + 1):
-                return True
-        return False
-
-    @staticmethod
-    def _project_cell(project, path: str, cls, depth: int = 0) -> bool:
-        summary = project.summary(path)
-        if summary is None or depth > 5:
-            return False
-        for base in cls.bases:
-            if project.qualified(summary, base).startswith("mindspore.nn."):
-                return True
-            found = project.lookup(path, base)
-            if found is not None and found[0] == "class" and \
-                    TrainingFlagOfNewCell._project_cell(project, found[1], found[2], depth + 1):
-                return True
-        return False
 
     def _in_cell_class(self, function: cst.FunctionDef) -> bool:
         for name, info in cells(self.ctx).classes.items():
             if info.methods.get("__init__") is function:
-                return self._is_cell(name)
+                return is_cell_class(self.ctx, name)
         return False
 
     @staticmethod
