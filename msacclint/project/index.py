@@ -1191,9 +1191,10 @@ class ProjectIndex:
         return total
 
     def _library_strings(self, path: str, name: str) -> int:
-        """String literals equal to ``name`` given to a MindSpore API, ``print`` or a logger
-        (``ModelCheckpoint(prefix="mobilenetV2")``): a file prefix or a message, which
-        cannot build the class or call the function of that name."""
+        """String literals equal to ``name`` given to a MindSpore API, the builtin ``print`` or
+        the ``logging`` module (calls resolved through the file's imports:
+        ``ModelCheckpoint(prefix="mobilenetV2")``): a file prefix or a message, which cannot
+        build the class or call the function of that name."""
         if ('"' + name + '"').encode() not in (self._bytes(path) or b"") and \
                 ("'" + name + "'").encode() not in (self._bytes(path) or b""):
             return 0
@@ -1214,9 +1215,8 @@ class ProjectIndex:
             if not given:
                 continue
             qualified = self.qualified(summary, call.callee)
-            head = call.callee.split(".")[0]
-            if qualified.startswith("mindspore.") or call.callee == "print" or \
-                    head in ("logging", "logger", "LOGGER", "log"):
+            if qualified.startswith(("mindspore.", "logging.")) or (
+                    call.callee == "print" and "print" not in summary.functions):
                 count += given
         return count
 
