@@ -18,6 +18,7 @@ import libcst as cst
 
 from msacclint.analysis.callers import argument_values
 from msacclint.analysis.calls import constant, is_number, literal
+from msacclint.analysis.cells import cells
 from msacclint.analysis.edits import with_keyword
 from msacclint.analysis.flow import flow
 from msacclint.analysis.liveness import forward_owner
@@ -35,6 +36,33 @@ DROPOUT = "mindspore.nn.Dropout"
 FUNCTIONAL_DROPOUT = {"mindspore.ops.dropout": "ops.dropout", "mindspore.ops.function.dropout": "ops.dropout",
                       "mindspore.ops.function.nn_func.dropout": "ops.dropout",
                       "mindspore.mint.nn.functional.dropout": "mint.nn.functional.dropout"}
+#: dropout primitives whose call takes the drop probability ``p`` (``DropoutExt()(input, p, seed,
+#: offset)``), built in ``__init__`` and called through the attribute in ``construct``
+DROPOUT_PRIMITIVES = {"mindspore.ops.DropoutExt": "DropoutExt", "mindspore.ops.auto_generate.DropoutExt": "DropoutExt",
+                      "mindspore.ops.auto_generate.gen_ops_prim.DropoutExt": "DropoutExt",
+                      "mindspore.ops.operations.nn_ops.DropoutExt": "DropoutExt"}
+#: methods of a primitive that return the primitive itself (``P.X().add_prim_attr(...)``)
+_PRIMITIVE_SETTERS = frozenset({"add_prim_attr", "shard", "set_device", "recompute", "set_prim_instance_name"})
+
+
+def primitive_of(ctx, call: cst.Call, class_name: Optional[str]) -> Optional[str]:
+    """The dropout primitive that ``self.<attr>(...)`` calls, when ``__init__`` of the enclosing
+    Cell assigned that attribute a DROPOUT_PRIMITIVES instance (through setters such as
+    ``.add_prim_attr``)."""
+    func = call.func
+    if class_name is None or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                                  and func.value.value == "self"):
+        return None
+    info = cells(ctx).classes.get(class_name)
+    attr = info.attrs.get(func.attr.value) if info is not None else None
+    value = attr.value if attr is not None else None
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and \
+            value.func.attr.value in _PRIMITIVE_SETTERS:
+        value = value.func.value
+    if not isinstance(value, cst.Call):
+        return None
+    callee = ctx.resolve(value.func)
+    return callee if callee in DROPOUT_PRIMITIVES else None
 
 
 def _number_text(value: float) -> str:
@@ -103,6 +131,28 @@ def _forwarded_case(rate: str, mark: str = "") -> Dict[str, str]:
             "train.py": f"from src.build import build_head\n\nhead = build_head(64, drop_rate={rate})\n"}
 
 
+#: a Dropout Cell on a primitive built in __init__ and called in construct
+_PRIMITIVE_CELL = """
+    import mindspore as ms
+    from mindspore import nn, ops
+    from mindspore.common.generator import default_generator
+
+    class ParallelDropout(nn.Cell):
+        def __init__(self, drop_prob=0.1):
+            super().__init__()
+            self.drop_prob = drop_prob
+            self.keep_prob = 1.0 - drop_prob
+            self.seed, self.offset = default_generator._step(ms.Tensor(1, ms.int64))
+            self.dropout = ops.auto_generate.DropoutExt().add_prim_attr("side_effect_hidden", True)
+
+        def construct(self, x):
+            if not self.training:
+                return x
+            out, _ = self.dropout(x, p=self.{attr}, seed=self.seed, offset=self.offset){mark}
+            return out
+"""
+
+
 class _DropoutRule(TableRuleMixin, InFunctionRule):
     entry_id = "MS-DROP-01"
     versions = ("keep_prob is the first parameter from 1.x to 2.10.0 (verified on 2.10.0: "
@@ -113,7 +163,9 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
 
     def visit_Call(self, node: cst.Call) -> None:
         callee = called(self.ctx, node)
-        if callee in FUNCTIONAL_DROPOUT:
+        if callee is None and self.functional:
+            callee = primitive_of(self.ctx, node, self._class_names[-1] if self._class_names else None)
+        if callee in FUNCTIONAL_DROPOUT or callee in DROPOUT_PRIMITIVES:
             if self.functional:
                 self._evidence = []
                 self._layer = callee
@@ -451,7 +503,8 @@ class DropoutWrongProbability(_DropoutRule):
             "0.5 or a name that says drop — and a keep probability passed as `p=` — `1 - <drop "
             "name>`, a name that says keep, or a literal above 0.5. The functional `ops.dropout` and "
             "`mint.nn.functional.dropout` take the drop probability (`p`, their second argument) and are read "
-            "the same way.")
+            "the same way, as is the `DropoutExt` primitive that a Cell builds in `__init__` and calls with `p` "
+            "in `construct`.")
     why = ("In MindSpore 2.10 `nn.Dropout`'s first parameter is still `keep_prob`. A PyTorch "
            "`nn.Dropout(0.1)` ported as is keeps 10 % of the activations and scales them by 10: "
            "heavy noise that slows or stops convergence, with no warning. The reverse mistake "
@@ -693,8 +746,16 @@ class DropoutWrongProbability(_DropoutRule):
         Valid(files=_config_case("transformer_dropout_rate", "0.9"),
               note="multi-file: a config key named for a drop rate that holds a keep probability (0.9): the value "
                    "decides, not the name"),
+        Valid(_PRIMITIVE_CELL.format(attr="drop_prob", mark=""),
+              note="the DropoutExt primitive given its drop probability"),
+        Valid(_PRIMITIVE_CELL.replace("ops.auto_generate.DropoutExt()", "ops.Dropout(keep_prob=1.0 - drop_prob)")
+              .replace("x, p=self.{attr}, seed=self.seed, offset=self.offset", "x")
+              .format(attr="keep_prob", mark=""),
+              note="the older Dropout primitive takes keep_prob in its constructor"),
     )
     INVALID = (
+        Invalid(_PRIMITIVE_CELL.format(attr="keep_prob", mark="  # MSA101"),
+                note="a keep probability carried over to the DropoutExt primitive's p"),
         Invalid("""
             from mindspore import ops
 
@@ -918,7 +979,7 @@ class DropoutWrongProbability(_DropoutRule):
                 fixed = _with_p(call, p, inner) if p.keyword is not None else call.with_changes(
                     args=[a.with_changes(value=inner) if a is p else a for a in call.args])
                 fix = FixSpec(f"use p={cst.Module([]).code_for_node(inner)}", Applicability.UNSAFE, [(call, fixed)])
-            name = FUNCTIONAL_DROPOUT.get(self._layer, "nn.Dropout")
+            name = FUNCTIONAL_DROPOUT.get(self._layer) or DROPOUT_PRIMITIVES.get(self._layer, "nn.Dropout")
             if p.keyword is None:
                 self.report(call, f"{name}(..., {shown}): its second argument is the DROP probability, but this "
                             f"value reads as a keep probability", fix)

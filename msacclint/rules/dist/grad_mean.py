@@ -22,6 +22,21 @@ from msacclint.rules.base import Invalid, Rule, Valid
 _GROUP_CALLS = frozenset({"get_group_size", "get_device_num", "get_world_size"})
 _GROUP_WORDS = ("group_size", "device_num", "rank_size", "world_size", "num_devices", "device_count", "ndevices")
 _REDUCER_SIGNATURE = ("parameters", "mean", "degree", "fusion", "group")
+#: optimizers whose step divides the gradient by its own running scale: a gradient N times
+#: larger gives (nearly) the same step, so a summed all-reduce changes little
+_SCALE_FREE = frozenset({"Adam", "AdamWeightDecay", "AdamW", "AdamOffload", "LazyAdam", "Adamax", "Lamb",
+                         "RMSProp", "Adagrad"})
+
+
+def _optimizers(ctx) -> List[str]:
+    """The MindSpore optimizer classes this file constructs (``nn.Adam``, ``mint.optim.AdamW``)."""
+    from msacclint.analysis.training import is_mindspore_optimizer
+
+    out = []
+    for name in facts(ctx).calls:
+        if is_mindspore_optimizer(name) or name.startswith("mindspore.mint.optim."):
+            out.append(name.rsplit(".", 1)[-1])
+    return sorted(out)
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -103,7 +118,9 @@ class GradientsSummed(Rule):
             "reported: the context it follows may be set elsewhere). Quiet when the loss or "
             "the gradients are divided by the device count (`get_group_size()`, a `device_num`/`group_size` "
             "value) in the file, and in files that do not train (no Model.train, no hand-written step): "
-            "a unit test or an evaluation reduces no gradients."
+            "a unit test or an evaluation reduces no gradients. Info when every optimizer the file "
+            "builds divides its step by the gradients' own scale (Adam, AdamWeightDecay, Lamb, RMSProp, "
+            "Adagrad...): a sum of N gradients then changes the steps little."
             " Field check on the four tuning repositories: 2 findings, 1 true; the false one passed "
             "`mirror_mean=True`, the name of `gradients_mean` before MindSpore 1.0, which the rule now accepts. "
             "Run again on 2026-11-26 (the four tuning repositories, mindcv and the model-zoo corpus): 1 finding, "
@@ -185,6 +202,22 @@ class GradientsSummed(Rule):
         """, note="mirror_mean, the name of gradients_mean before MindSpore 1.0"),
     )
     INVALID = (
+        Invalid(_h("""
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)  # MSA603
+            opt = nn.Adam(net.trainable_params(), learning_rate=1e-3)
+            model = ms.Model(net, loss, opt)
+            model.train(90, data)
+            """), severity=Severity.INFO, message_contains="every optimizer this file builds is Adam",
+            note="the nearest look-alike: Adam normalises the step, so the sum costs little (info)"),
+        Invalid(_h("""
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)  # MSA603
+            opt = nn.Adam(net.trainable_params(), learning_rate=1e-3) if use_adam else \\
+                nn.Momentum(net.trainable_params(), 0.1, 0.9)
+            model = ms.Model(net, loss, opt)
+            model.train(90, data)
+            """), note="one of the optimizers is Momentum: still a warning"),
         Invalid(example, note="a DDP script ported without DDP's averaging"),
         Invalid(_h("""
             from mindspore import context
@@ -227,15 +260,24 @@ class GradientsSummed(Rule):
         if finder.found:
             return
         reported = False
+        built = _optimizers(self.ctx)
+        scale_free = bool(built) and all(name in _SCALE_FREE for name in built)
         for call in contexts:
             mode = argument(call, "parallel_mode", ())
             if mode is None:
                 continue
             text = _mode_text(self.ctx, call, mode.value)
             if text is not None and "data_parallel" in text and "auto" not in text:
-                self.report(call, "data-parallel context without gradients_mean=True: the all-reduce SUMS the "
-                            "gradients of the devices (PyTorch's DDP averages), so SGD/Momentum steps grow with "
-                            "the device count; add gradients_mean=True")
+                message = ("data-parallel context without gradients_mean=True: the all-reduce SUMS the "
+                           "gradients of the devices (PyTorch's DDP averages), so SGD/Momentum steps grow with "
+                           "the device count; add gradients_mean=True")
+                if scale_free:
+                    self.report(call, message + " (info: every optimizer this file builds is "
+                                + ", ".join(built) + ", which divides each step by the "
+                                "gradients' own scale, so the sum changes the steps little; it matters for "
+                                "gradient clipping and for a switch to SGD)", severity=Severity.INFO)
+                else:
+                    self.report(call, message)
                 reported = True
         if not reported:
             return  # a reducer alone follows a context that may be set in another file
@@ -247,4 +289,6 @@ class GradientsSummed(Rule):
                 continue  # given (a literal or a value read from the context)
             self.report(call, "DistributedGradReducer without mean follows the context's gradients_mean, "
                         "which this file leaves at False: the reducer sums (up to 1.9 its mean defaulted to "
-                        "True); pass mean=True or set gradients_mean=True")
+                        "True); pass mean=True or set gradients_mean=True"
+                        + (" (info: every optimizer this file builds divides each step by the gradients' own "
+                           "scale)" if scale_free else ""), severity=Severity.INFO if scale_free else None)

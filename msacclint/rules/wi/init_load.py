@@ -402,6 +402,40 @@ def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
     return bool(found)
 
 
+class _NameUses(cst.CSTVisitor):
+    """How a function uses one local name: as ``mindspore.export``'s network, as the network a
+    checkpoint is loaded into, in ``set_train(False)``, as an assignment target, or otherwise."""
+
+    def __init__(self, ctx, name: str) -> None:
+        self.ctx = ctx
+        self.name = name
+        self.exported = False
+        self.other = False
+        self.allowed: Set[int] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # a nested function's names are its own (a closure use counts below)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, cst.Name):
+            self.allowed.add(id(node.target))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self.ctx.resolve(node.func)
+        if callee in ("mindspore.export", LOAD_INTO_NET) and node.args and \
+                isinstance(node.args[0].value, cst.Name) and not node.args[0].keyword:
+            self.allowed.add(id(node.args[0].value))
+            self.exported = self.exported or callee == "mindspore.export"
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
+                func.attr.value == "set_train" and node.args and literal(node.args[0].value) is False:
+            self.allowed.add(id(func.value))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name and id(node) not in self.allowed:
+            self.other = True
+
+
 LOAD_INTO_NET = "mindspore.load_param_into_net"
 LOAD_CHECKPOINT = "mindspore.load_checkpoint"
 SAVE_CHECKPOINT = "mindspore.save_checkpoint"
@@ -420,7 +454,8 @@ class UncheckedCheckpointLoad(InFunctionRule):
             "names never read again in the function), and `load_checkpoint(path, net)` with a network, which "
             "loads into it and drops those lists itself. `strict_load=True` does not make either safe. "
             "Evaluation and export scripts, and loads inside a function named for evaluation (`do_eval`, "
-            "`predict`) of a script that also trains, are left alone: the checklist item is about the pretrained "
+            "`predict`) of a script that also trains, and loads into a network that the function only hands to "
+            "`mindspore.export` (a training script writing an AIR file of its last checkpoint), are left alone: the checklist item is about the pretrained "
             "weights a training run starts from, and there an incomplete load costs a whole run.")
     why = ("In MindSpore 2.10 `load_param_into_net` never raises on missing or unexpected names, whatever "
            "`strict_load` says (verified; MS-CKPT-01): it returns `(param_not_load, ckpt_not_load)` and logs a "
@@ -527,7 +562,32 @@ class UncheckedCheckpointLoad(InFunctionRule):
             model.train(1, ds)
         """, note="early stopping reloads the best weights this function saved from the same network"),
     )
+    VALID = VALID + (
+        Valid("""
+            import glob
+            import numpy as np
+            import mindspore as ms
+
+            model = ms.Model(net, loss_fn, opt)
+            model.train(90, train_dataset)
+            last = sorted(glob.glob('./ckpt/*.ckpt'))[-1]
+            export_net = ResNet50(num_classes=1000)
+            ms.load_param_into_net(export_net, ms.load_checkpoint(last))
+            ms.export(export_net, ms.Tensor(np.zeros([1, 3, 224, 224], np.float32)), file_name='resnet50',
+                      file_format='MINDIR')
+        """, note="after training, the run's own last checkpoint is loaded into a network that is only exported"),
+    )
     INVALID = (
+        Invalid("""
+            import numpy as np
+            import mindspore as ms
+
+            net = ResNet50(num_classes=1000)
+            ms.load_param_into_net(net, ms.load_checkpoint('pretrained.ckpt'))  # MSA506
+            ms.export(net, ms.Tensor(np.zeros([1, 3, 224, 224], np.float32)), file_name='init', file_format='MINDIR')
+            model = ms.Model(net, loss_fn, opt)
+            model.train(90, train_dataset)
+        """, note="the nearest look-alike: the network loaded into is exported and then trained"),
         Invalid("""
             import mindspore as ms
 
@@ -620,6 +680,8 @@ class UncheckedCheckpointLoad(InFunctionRule):
         params = argument(value, "parameter_dict", ("net", "parameter_dict"))
         if params is not None and self._reloads_own_save(value, params.value):
             return False
+        if self._only_exported(value):
+            return False
         return params is None or not self._built_here(params.value)
 
     def _reloads_own_save(self, load: cst.Call, params: cst.BaseExpression) -> bool:
@@ -650,6 +712,17 @@ class UncheckedCheckpointLoad(InFunctionRule):
                     saved_to.value.deep_equals(path.value):
                 return True
         return False
+
+    def _only_exported(self, load: cst.Call) -> bool:
+        """The network loaded into is only exported (``mindspore.export(export_net, x, ...)``)
+        and nothing else in its function uses it: it loads what is exported (a training script
+        that writes an AIR file of its own last checkpoint), not what a run starts from."""
+        net = argument(load, "net", ("net", "parameter_dict"))
+        if net is None or not isinstance(net.value, cst.Name):
+            return False
+        uses = _NameUses(self.ctx, net.value.value)
+        walk(self._functions[-1] if self._functions else self.ctx.module, uses)
+        return uses.exported and not uses.other
 
     def _built_here(self, expr: cst.BaseExpression) -> bool:
         """A dict filled in this function (``d = {}`` / ``dict()`` / a comprehension), e.g. from
