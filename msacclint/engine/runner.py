@@ -23,6 +23,7 @@ from msacclint.analysis.imports import ImportTable
 from msacclint.analysis.port import torch_weights
 from msacclint.analysis.source import MAX_SOURCE_BYTES, TOO_DEEP, decode
 from msacclint.analysis.source import parse as _parse
+from msacclint.analysis.pytest_files import pytest_test
 from msacclint.analysis.synthetic import made_up_data
 from msacclint.analysis.uses import NameUses
 from msacclint.analysis.walk import Collector, NodeCallback, Traversal
@@ -321,6 +322,13 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
                 severity = Severity.INFO
                 message = (message.rstrip() + f" (info: this file trains on arrays it generates itself ({made_up}), "
                            "so how the run is set up cannot cost accuracy; it matters once real data are fed)")
+            else:
+                test = pytest_test(ctx)
+                if test is not None:
+                    severity = Severity.INFO
+                    message = (message.rstrip() + f" (info: pytest runs this file as tests ({test}): a training "
+                               "run in a test exercises the code and keeps no model, so how it is set up cannot "
+                               "cost accuracy)")
         diag = Diagnostic(
             code=rule.code,
             checklist=rule.checklist,

@@ -29,6 +29,9 @@ def _lowered(rule) -> str:
                    "generates itself (every dataset built from `np.random`/`np.zeros`/`ops.ones`..., or, without a "
                    "dataset, training steps fed only such tensors: a parity test, a benchmark), its findings are "
                    "info and say so: the set-up of such a run cannot cost accuracy.")
+        out.append("- The same holds in a module that pytest collects as tests (`test_*.py` or `*_test.py` with "
+                   "`test*` functions): a training run in a test keeps no model, so its findings are info and say "
+                   "so.")
     return "\n".join(out) if out else "- Never."
 
 
