@@ -195,6 +195,8 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         self._evidence: list = []
         #: the callee of the call being checked (nn.Dropout or a functional dropout)
         self._layer = DROPOUT
+        #: values the project resolved for the last readings that the branch around the call excludes
+        self._excluded: list = []
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._class_names.append(node.name.value)
@@ -240,6 +242,7 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         fl = flow(self.ctx, self._functions[-1]) if self._functions else None
         before = fl.order(call) if fl is not None else None
         self._evidence = []
+        self._excluded = []
         self._reading_call = call
         return self._readings(expr, fl, before, depth=0)
 
@@ -321,9 +324,11 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
             values = project.values_from(self.ctx, name)
         if not values or not all(is_number(v.value) for v in values):
             return None
-        values = self._on_path(expr, values)
-        if not values:
+        kept = self._on_path(expr, values)
+        if not kept:
+            self._excluded.extend(values)
             return None  # every value the project gives it is one the enclosing branch excludes
+        values = kept
         self._evidence.extend(values)
         return [[(cst.parse_expression(_number_text(v.value)), False)] for v in values]
 
@@ -495,7 +500,8 @@ class DropoutWrongProbability(_DropoutRule):
                 'as p); a name and its default must agree. The positional port `nn.Dropout(drop_rate)` whose value '
                 'could not be resolved is reported from its name alone as a warning that says so (on held-out code '
                 'such name-only findings were true 3 times in 26: the names of model zoos hold keep probabilities as '
-                'often as drop rates). Calls inside `construct` (MSA204), calls that also pass `p=` and values it '
+                'often as drop rates); it is info when every value the project gives is one that the branch around '
+                'the call excludes (`if config.dropout_p:` with a default of 0.0). Calls inside `construct` (MSA204), calls that also pass `p=` and values it '
                 'cannot read are not reported.')
     message = "nn.Dropout is given a drop rate where it expects a keep probability"
     what = ("Reports `nn.Dropout` calls whose value reads as the other probability: a drop rate "
@@ -954,12 +960,20 @@ class DropoutWrongProbability(_DropoutRule):
                 assumed = "" if resolved else (
                     f" (assumed from the name {shown}: no value of it was resolved; a value of 0.5 or more "
                     "would be a keep probability, as intended)")
+                severity = None if resolved else Severity.WARNING
+                if not resolved and self._excluded:
+                    shown_values = sorted({f"{v.value:g}" + (f" at {v.evidence.where()}" if v.evidence else "")
+                                           for v in self._excluded})
+                    assumed += (f" (info: every value the project gives it ({', '.join(shown_values[:3])}) is one "
+                                "the branch around this call excludes, so the layer is built only with a rate "
+                                "configured elsewhere)")
+                    severity = Severity.INFO
                 self.report(call, f"nn.Dropout({'' if by_position else 'keep_prob='}{shown}): {how} is the KEEP "
                             f"probability in MindSpore, so this drops {self._drop_share(value)}; "
                             f"for a drop rate write p={shown}{assumed}",
                             FixSpec(f"pass it as p={shown}", Applicability.UNSAFE,
                                     [(call, _with_p(call, keep, keep.value))]),
-                            severity=None if resolved else Severity.WARNING)
+                            severity=severity)
                 return
         if p is not None:
             self.check_p(call, p)
