@@ -25,6 +25,7 @@ from msacclint.analysis.source import MAX_SOURCE_BYTES, TOO_DEEP, decode
 from msacclint.analysis.source import parse as _parse
 from msacclint.analysis.pytest_files import pytest_test
 from msacclint.analysis.synthetic import made_up_data
+from msacclint.analysis.training import idle_optimizer
 from msacclint.analysis.uses import NameUses
 from msacclint.analysis.walk import Collector, NodeCallback, Traversal
 from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Related, Severity
@@ -322,6 +323,9 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
                 severity = Severity.INFO
                 message = (message.rstrip() + f" (info: this file trains on arrays it generates itself ({made_up}), "
                            "so how the run is set up cannot cost accuracy; it matters once real data are fed)")
+            elif idle_optimizer(ctx, report.node) is not None:
+                severity = Severity.INFO
+                message = message.rstrip() + f" (info: {idle_optimizer(ctx, report.node)})"
             else:
                 test = pytest_test(ctx)
                 if test is not None:

@@ -32,6 +32,9 @@ def _lowered(rule) -> str:
         out.append("- The same holds in a module that pytest collects as tests (`test_*.py` or `*_test.py` with "
                    "`test*` functions): a training run in a test keeps no model, so its findings are info and say "
                    "so.")
+        out.append("- A finding on an optimizer built in a file that trains nothing (no `.train(`, no training "
+                   "step), which only goes into a `Model` and is not returned, is info and says so: an evaluation "
+                   "or export script that copied the training set-up.")
     return "\n".join(out) if out else "- Never."
 
 

@@ -431,6 +431,10 @@ class _NameUses(cst.CSTVisitor):
                 func.attr.value == "set_train" and node.args and literal(node.args[0].value) is False:
             self.allowed.add(id(func.value))
 
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.allowed.add(id(node.keyword))  # ``optimizer=``: the keyword is not a use of the name
+
     def visit_Name(self, node: cst.Name) -> None:
         if node.value == self.name and id(node) not in self.allowed:
             self.other = True
