@@ -21,9 +21,9 @@ from msacclint.analysis.edits import replacement
 from msacclint.analysis.facts import FileFacts
 from msacclint.analysis.imports import ImportTable
 from msacclint.analysis.port import torch_weights
+from msacclint.analysis.pytest_files import pytest_test
 from msacclint.analysis.source import MAX_SOURCE_BYTES, TOO_DEEP, decode
 from msacclint.analysis.source import parse as _parse
-from msacclint.analysis.pytest_files import pytest_test
 from msacclint.analysis.synthetic import made_up_data
 from msacclint.analysis.training import idle_optimizer
 from msacclint.analysis.uses import NameUses
