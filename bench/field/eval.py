@@ -296,7 +296,9 @@ def check_history(cases_path: str, git_dirs: Dict[str, str], version: Optional[s
     A case names the problem by ``code`` (one rule) or by ``checklist`` (any rule of that
     checklist item, for problems whose rule code was not settled when the case was found).
     A case with ``scope`` is checked over its whole project folder (see ``project_hits``);
-    one without is checked as a single file. ``half`` keeps only the cases of one half."""
+    one without is checked as a single file. ``half`` keeps only the cases of one half. A fix
+    that renamed the file or its folder gives the pre-fix names as ``path_before`` and
+    ``scope_before``."""
     settings = selection_settings(version)["all"]
     known_codes = set(registry.all_codes())
     known_items = {r.checklist for r in registry.all_rules()}
@@ -322,8 +324,8 @@ def check_history(cases_path: str, git_dirs: Dict[str, str], version: Optional[s
             continue
         wanted = _matcher(case)
         if case.get("scope") is not None:
-            pre = project_hits(git_dir, before_rev, case["scope"], path_before, wanted, case.get("lines_before"),
-                               version, jobs)
+            pre = project_hits(git_dir, before_rev, case.get("scope_before", case["scope"]), path_before, wanted,
+                               case.get("lines_before"), version, jobs)
             post = project_hits(git_dir, case["fix_commit"], case["scope"], case["path"], wanted,
                                 case.get("lines_after"), version, jobs)
         else:

@@ -401,6 +401,19 @@ def _numeric(reading: Reading) -> bool:
     return _number(*reading) is not None
 
 
+def _silent_keep(reading: Reading) -> bool:
+    """A value as keep_prob that MindSpore accepts: 0 (or less) raises a ValueError when the layer
+    is built, which is loud, not a silent misreading."""
+    value = _number(*reading)
+    return value is not None and value > 0
+
+
+def _silent_p(reading: Reading) -> bool:
+    """A value as p that MindSpore accepts: 1 (or more) raises a ValueError when the layer is built."""
+    value = _number(*reading)
+    return value is not None and value < 1
+
+
 def _keep_named(reading: Reading) -> bool:
     base, flipped = reading
     return not flipped and says_keep(base)
@@ -752,6 +765,13 @@ class DropoutWrongProbability(_DropoutRule):
         Valid(files=_config_case("transformer_dropout_rate", "0.9"),
               note="multi-file: a config key named for a drop rate that holds a keep probability (0.9): the value "
                    "decides, not the name"),
+        Valid("""
+            import mindspore.nn as nn
+            class Head(nn.Cell):
+                def __init__(self, c, drop_rate=0.0):
+                    super().__init__()
+                    self.drop = nn.Dropout(p=1 - drop_rate)
+        """, note="p=1 - rate whose only value, 0, makes p=1: the layer raises when built (loud, not silent)"),
         Valid(_PRIMITIVE_CELL.format(attr="drop_prob", mark=""),
               note="the DropoutExt primitive given its drop probability"),
         Valid(_PRIMITIVE_CELL.replace("ops.auto_generate.DropoutExt()", "ops.Dropout(keep_prob=1.0 - drop_prob)")
@@ -885,7 +905,17 @@ class DropoutWrongProbability(_DropoutRule):
                 def __init__(self, dim, attn_drop=0.0):
                     super().__init__()
                     self.attn_drop = nn.Dropout(attn_drop)  # MSA101
-        """),
+        """, severity=Severity.WARNING, message_contains="its only value found, 0, raises",
+                note="a drop name whose default 0.0 would raise as keep_prob: a warning about the callers' values"),
+        Invalid("""
+            import mindspore.nn as nn
+            class Attention(nn.Cell):
+                def __init__(self, dim, attn_drop=0.0):
+                    super().__init__()
+                    self.attn_drop = nn.Dropout(attn_drop)  # MSA101
+
+            block = Attention(64, attn_drop=0.1)
+        """, note="the same layer given 0.1 by its caller: resolved, an error"),
         Invalid(files={
             "src/__init__.py": "",
             "src/head.py": """
@@ -950,16 +980,20 @@ class DropoutWrongProbability(_DropoutRule):
             value = literal(keep.value)
             # keep_prob= written out is a deliberate choice: a drop-sounding name alone does not
             # outweigh it (model zoos name keep probabilities "dropout_prob"); a value does
-            evidence = None if by_position else _numeric
+            evidence = None if by_position else _silent_keep
             alternatives = self.readings(keep.value, call)
             if _wrong(alternatives, _keep_reads_as_drop, evidence):
                 how = "its first argument" if by_position else "keep_prob"
                 shown = cst.Module([]).code_for_node(keep.value)
                 # an error needs a value; a drop-sounding name alone is an assumption
-                resolved = _wrong(alternatives, _keep_reads_as_drop, _numeric)
+                # (a keep_prob of 0 raises when the layer is built: such a value is no evidence)
+                resolved = _wrong(alternatives, _keep_reads_as_drop, _silent_keep)
+                raising = any(_number(*r) is not None and not _silent_keep(r) for g in alternatives for r in g)
                 assumed = "" if resolved else (
-                    f" (assumed from the name {shown}: no value of it was resolved; a value of 0.5 or more "
-                    "would be a keep probability, as intended)")
+                    f" (assumed from the name {shown}: " + ("its only value found, 0, raises when the layer is "
+                                                              "built, so only the values callers pass can drop "
+                                                              "silently" if raising else "no value of it was resolved")
+                    + "; a value of 0.5 or more would be a keep probability, as intended)")
                 severity = None if resolved else Severity.WARNING
                 if not resolved and self._excluded:
                     shown_values = sorted({f"{v.value:g}" + (f" at {v.evidence.where()}" if v.evidence else "")
@@ -984,7 +1018,7 @@ class DropoutWrongProbability(_DropoutRule):
         inner = one_minus(p.value)
         # p=1 - <drop name> is how keep_prob=<x> was migrated to p: the name alone cannot say
         # whether x held a keep probability all along; a value, or p=<keep name>, can
-        evidence = lambda r: _numeric(r) or _keep_named(r)  # noqa: E731
+        evidence = lambda r: _silent_p(r) or _keep_named(r)  # noqa: E731  (p=1 raises: loud)
         if _wrong(self.readings(p.value, call), _p_reads_as_keep, evidence):
             shown = cst.Module([]).code_for_node(p.value)
             fix = None
