@@ -6,12 +6,12 @@ import json
 import subprocess
 import sys
 
-CONFIG = ("class CpmAntConfig:\n    def __init__(self, hidden=8, dropout_p=0.0):\n        self.hidden = hidden\n"
-          "        self.dropout_p = dropout_p\n")
+CONFIG = ("class CpmAntConfig:\n    def __init__(self, hidden=8, dropout_p=0.0, hidden_dropout=0.1):\n"
+          "        self.hidden = hidden\n        self.dropout_p = dropout_p\n        self.hidden_dropout = hidden_dropout\n")
 MODEL = ("import mindspore.nn as nn\nfrom pkg.config import CpmAntConfig\n\n\nclass Block(nn.Cell):\n"
          "    def __init__(self, config: CpmAntConfig):\n        super().__init__()\n"
          "        if config.dropout_p:\n            self.dropout = nn.Dropout(config.dropout_p)\n"
-         "        self.always = nn.Dropout(config.dropout_p)\n\n"
+         "        self.always = nn.Dropout(config.hidden_dropout)\n\n"
          "    def construct(self, x):\n        return self.dropout(self.always(x))\n")
 
 
@@ -32,4 +32,4 @@ def test_a_value_the_enclosing_branch_excludes_is_not_the_evidence(tmp_path):
     assert guarded["severity"] == "info" and "assumed from the name" in guarded["message"]
     assert "the branch around this call excludes" in guarded["message"]
     assert "the value is 0" not in guarded["message"]
-    assert plain["severity"] == "error" and "the value is 0" in plain["message"]
+    assert plain["severity"] == "error" and "the value is 0.1" in plain["message"]
