@@ -96,3 +96,69 @@ def test_a_step_fed_only_generated_tensors_without_a_dataset(tmp_path):
     fed_from_a_parameter = DIRECT_STEP.replace("loss, grads = grad_fn(inputs)", "loss, grads = grad_fn(batch)")
     found = _check(tmp_path, "bench_step.py", fed_from_a_parameter)
     assert found["MSA602"]["severity"] == "error"
+
+
+SAVED_AND_LOADED = """\
+    import numpy as np
+    import mindspore as ms
+    import mindspore.dataset as ds
+    from mindspore import nn
+    from mindspore.communication import init
+
+    GOLDEN = "./data/golden_input_and_loss.npy"
+
+
+    class Pairs:
+        def __init__(self, input_data, label_data):
+            self.input_data, self.label_data = input_data, label_data
+
+        def __getitem__(self, index):
+            return self.input_data[index], self.label_data[index]
+
+        def __len__(self):
+            return len(self.input_data)
+
+
+    def train(net, dataset, opt):
+        grad_fn = ms.value_and_grad(lambda x, y: net(x).sum(), None, opt.parameters)
+        losses = []
+        for x, y in dataset:
+            loss, grads = grad_fn(x, y)
+            opt(grads)
+            losses.append(loss)
+        return losses
+
+
+    def generate_golden():
+        input_data = np.random.random((8, 16)).astype(np.float32)
+        label_data = np.zeros((8,)).astype(np.int32)
+        net = nn.Dense(16, 4)
+        dataset = ds.GeneratorDataset(Pairs(input_data, label_data), column_names=["x", "y"], shuffle=False)
+        losses = train(net, dataset, nn.SGD(net.trainable_params(), learning_rate=0.01))
+        golden = {"input": input_data, "loss": np.array([x.asnumpy() for x in losses])}
+        np.save(GOLDEN, golden)
+
+
+    def run_parallel():
+        init()
+        golden = np.load(GOLDEN, allow_pickle=True).tolist()
+        input_data = golden[KEY]
+        label_data = np.zeros((8,)).astype(np.int32)
+        net = nn.Dense(16, 4)
+        dataset = ds.GeneratorDataset(Pairs(input_data, label_data), column_names=["x", "y"], shuffle=False)
+        train(net, dataset, nn.SGD(net.trainable_params(), learning_rate=0.01))
+    """
+
+
+def test_arrays_the_file_saves_and_loads_back_are_generated_data(tmp_path):
+    """A golden run saves its generated inputs with np.save and the parallel run loads them back
+    (the mindformers parity-test shape): both datasets are made up."""
+    found = _check(tmp_path, "run_golden.py", SAVED_AND_LOADED.replace("KEY", '"input"'))
+    assert found["MSA602"]["severity"] == "info", found["MSA602"]
+    # the entry the key picks decides: the losses saved beside the inputs are not made up
+    found = _check(tmp_path, "run_golden.py", SAVED_AND_LOADED.replace("KEY", '"loss"'))
+    assert found["MSA602"]["severity"] == "error", found["MSA602"]
+    # a file loaded that this file did not save is real data
+    found = _check(tmp_path, "run_golden.py", SAVED_AND_LOADED.replace("KEY", '"input"').replace(
+        "np.load(GOLDEN,", 'np.load("./data/recorded_batches.npy",'))
+    assert found["MSA602"]["severity"] == "error", found["MSA602"]

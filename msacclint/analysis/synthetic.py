@@ -21,10 +21,11 @@ to info in such a file by the engine, with the reason in the message.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple
 
 import libcst as cst
 
+from msacclint.analysis.calls import literal
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.datasets import datasets
 from msacclint.analysis.flow import FunctionFlow
@@ -38,6 +39,7 @@ _CONSTANT = frozenset({"zeros", "ones", "full", "empty", "arange", "linspace", "
                        "full_like", "eye", "rand", "randn", "randint", "uniform", "normal", "standard_normal"})
 _ROOTS = ("numpy.", "mindspore.ops.", "mindspore.mint.", "mindspore.numpy.")
 _WRAPPERS = frozenset({"mindspore.Tensor", "mindspore.tensor", "numpy.array", "numpy.asarray"})
+_SAVE, _LOAD = "numpy.save", "numpy.load"
 
 
 def _generator(name: Optional[str]) -> bool:
@@ -107,6 +109,9 @@ class _MadeUp:
                 return False
             return self.made_up(found[1].value, found[0], depth + 1, found[1].order)
         if isinstance(expr, cst.Subscript):
+            entry = self._entry(expr, fl, before)
+            if entry is not None:  # ``input_and_loss['input']``: the entry the key picks
+                return self.made_up(entry[0], entry[1], depth + 1, None)
             return self.made_up(expr.value, fl, depth + 1, before)  # a slice of a made-up array
         if isinstance(expr, cst.Call):
             return self._made_up_call(expr, fl, depth, before)
@@ -118,6 +123,9 @@ class _MadeUp:
         if _generator(callee):
             self.evidence = self.evidence or callee
             return True
+        if callee == _LOAD:
+            saved = self._saved(call, fl)
+            return saved is not None and self.made_up(saved[0], saved[1], depth + 1, None)
         args = [a.value for a in call.args]
         if callee in _WRAPPERS:
             return bool(args) and self.made_up(args[0], fl, depth + 1, before)
@@ -137,6 +145,75 @@ class _MadeUp:
                     return False   # a name or an expression that is not made up: maybe real data
             return arrays > 0
         return False
+
+
+    # -- arrays this file saves and loads back (``np.save(path, data)`` ... ``np.load(path)``) --
+    def _path_text(self, expr: cst.BaseExpression, fl: FunctionFlow, before: Optional[int]) -> Optional[str]:
+        """The string a path argument holds: a literal, or a local name assigned one."""
+        if isinstance(expr, cst.Name):
+            found = self.scopes.resolve(fl, expr.value, before)
+            if found is None or found[1].index is not None:
+                return None
+            expr = found[1].value
+        value = literal(expr)
+        return value if isinstance(value, str) else None
+
+    def _saved(self, load: cst.Call, fl: FunctionFlow) -> Optional[Tuple[cst.BaseExpression, FunctionFlow]]:
+        """What ``np.save`` wrote to the file that ``load`` reads back, with the saving function."""
+        if not load.args:
+            return None
+        path = self._path_text(load.args[0].value, fl, fl.order(load))
+        if path is None:
+            return None
+        found = None
+        for save_fl in self.scopes.flows:
+            for event in save_fl.calls_to(_SAVE):
+                args = [a for a in event.node.args if a.keyword is None and not a.star]
+                if len(args) < 2 or self._path_text(args[0].value, save_fl, event.order) != path:
+                    continue
+                if found is not None:
+                    return None  # saved in two places: which one is read back is not known
+                found = (args[1].value, save_fl, event.order)
+        if found is None:
+            return None
+        value, save_fl, order = found
+        if isinstance(value, cst.Name):
+            resolved = self.scopes.resolve(save_fl, value.value, order)
+            if resolved is None or resolved[1].index is not None:
+                return None
+            return resolved[1].value, resolved[0]
+        return value, save_fl
+
+    def _entry(self, expr: cst.Subscript, fl: FunctionFlow, before: Optional[int]
+               ) -> Optional[Tuple[cst.BaseExpression, FunctionFlow]]:
+        """``data['input']`` where ``data`` is a dict literal this file saved with ``np.save``
+        and loaded back (``np.load(path, allow_pickle=True).tolist()``): the entry of that key."""
+        if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+            return None
+        key = literal(expr.slice[0].slice.value)
+        if not isinstance(key, str):
+            return None
+        base: cst.BaseExpression = expr.value
+        for _ in range(6):
+            if isinstance(base, cst.Name):
+                found = self.scopes.resolve(fl, base.value, before)
+                if found is None or found[1].index is not None:
+                    return None
+                fl, before, base = found[0], found[1].order, found[1].value
+            elif isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) and \
+                    base.func.attr.value in ("tolist", "item") and not base.args:
+                base = base.func.value
+            elif isinstance(base, cst.Call) and self.ctx.callee(base) == _LOAD:
+                saved = self._saved(base, fl)
+                if saved is None or not isinstance(saved[0], cst.Dict):
+                    return None
+                for element in saved[0].elements:
+                    if isinstance(element, cst.DictElement) and literal(element.key) == key:
+                        return element.value, saved[1]
+                return None
+            else:
+                return None
+        return None
 
 
 def _source(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression]:
