@@ -344,3 +344,32 @@ def test_fresh_corpus_leaves_out_moved_copies_of_an_earlier_round_s_files(tmp_pa
     kept = fresh_corpus.unlike_earlier(str(work / ".git"), second, ["B/model.py", "B/other.py"],
                                        [(first, "a/model.py")])
     assert kept == ["B/other.py"]
+
+
+def test_a_deep_scope_is_checked_as_a_clone_with_the_project_layer(tmp_path):
+    """A case whose project folder lies three levels down (official/cv/proj, the model zoos'
+    layout) is checked with its cross-file facts: the copy is marked as a clone's root, as
+    check_project_tree marks it (an unmarked folder is indexed only two levels deep)."""
+    work = tmp_path / "zoo"
+    src = work / "official" / "cv" / "proj" / "src"
+    src.mkdir(parents=True)
+    _git(work, "init", "-q")
+    (src / "__init__.py").write_text("")
+    (src / "config.py").write_text("RATE = 0.1\n")
+    model = ("import mindspore.nn as nn\nfrom src import config\n\n\nclass Net(nn.Cell):\n"
+             "    def __init__(self):\n        super().__init__()\n        self.drop = nn.Dropout(keep_prob=config.RATE)\n")
+    (src / "model.py").write_text(model)
+    (work / "official" / "cv" / "proj" / "train.py").write_text("from src.model import Net\n\nnet = Net()\n")
+    _git(work, "add", ".")
+    _git(work, "commit", "-q", "-m", "first")
+    (src / "model.py").write_text(model.replace("keep_prob=config.RATE", "p=config.RATE"))
+    _git(work, "add", ".")
+    _git(work, "commit", "-q", "-m", "the rate as p=")
+    fix = _git(work, "rev-parse", "HEAD")
+    cases = tmp_path / "deep.toml"
+    cases.write_text(f'[[case]]\nid = "deep"\nrepo = "me/zoo"\npath = "official/cv/proj/src/model.py"\n'
+                     f'fix_commit = "{fix}"\ncode = "MSA101"\nscope = "official/cv/proj"\nhalf = "tuning"\n'
+                     f'what = "a config rate as keep_prob"\n')
+    report, _ = _run(tmp_path, "--git", f"me/zoo={work / '.git'}", "--history", str(cases))
+    row = report["history"][0]
+    assert (row["status"], row["pre_lines"], row["post_lines"]) == ("caught", [8], [])

@@ -416,6 +416,10 @@ def project_hits(git_dir: str, rev: str, scope: str, path: str, wanted, lines: O
     """Findings of the case's code in ``path`` when msacclint checks the whole scope folder."""
     with tempfile.TemporaryDirectory(prefix="msacclint-history-") as tmp:
         write_project(git_dir, rev, scope, tmp)
+        # a clone's root marker, as check_project_tree writes: without it the folder is an
+        # unmarked one, which the project layer indexes only two levels deep, and a scope such
+        # as official/cv/OCRNet would be checked with no project facts at all
+        os.makedirs(os.path.join(tmp, ".git"), exist_ok=True)
         target = scope.strip("/") or "."
         if not os.path.isdir(os.path.join(tmp, target)):
             return []
