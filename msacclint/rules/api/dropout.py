@@ -765,13 +765,6 @@ class DropoutWrongProbability(_DropoutRule):
         Valid(files=_config_case("transformer_dropout_rate", "0.9"),
               note="multi-file: a config key named for a drop rate that holds a keep probability (0.9): the value "
                    "decides, not the name"),
-        Valid("""
-            import mindspore.nn as nn
-            class Head(nn.Cell):
-                def __init__(self, c, drop_rate=0.0):
-                    super().__init__()
-                    self.drop = nn.Dropout(p=1 - drop_rate)
-        """, note="p=1 - rate whose only value, 0, makes p=1: the layer raises when built (loud, not silent)"),
         Valid(_PRIMITIVE_CELL.format(attr="drop_prob", mark=""),
               note="the DropoutExt primitive given its drop probability"),
         Valid(_PRIMITIVE_CELL.replace("ops.auto_generate.DropoutExt()", "ops.Dropout(keep_prob=1.0 - drop_prob)")
@@ -780,6 +773,15 @@ class DropoutWrongProbability(_DropoutRule):
               note="the older Dropout primitive takes keep_prob in its constructor"),
     )
     INVALID = (
+        Invalid("""
+            import mindspore.nn as nn
+            class Head(nn.Cell):
+                def __init__(self, c, drop_rate=0.0):
+                    super().__init__()
+                    if drop_rate > 0:
+                        self.drop = nn.Dropout(p=1 - drop_rate)  # MSA101
+        """, severity=Severity.WARNING, message_contains="its only value found makes p=1",
+                note="p=1 - rate whose only value, 0, would raise: the callers' rates are misread (a warning)"),
         Invalid(_PRIMITIVE_CELL.format(attr="keep_prob", mark="  # MSA101"),
                 note="a keep probability carried over to the DropoutExt primitive's p"),
         Invalid("""
@@ -1019,21 +1021,31 @@ class DropoutWrongProbability(_DropoutRule):
         # p=1 - <drop name> is how keep_prob=<x> was migrated to p: the name alone cannot say
         # whether x held a keep probability all along; a value, or p=<keep name>, can
         evidence = lambda r: _silent_p(r) or _keep_named(r)  # noqa: E731  (p=1 raises: loud)
-        if _wrong(self.readings(p.value, call), _p_reads_as_keep, evidence):
-            shown = cst.Module([]).code_for_node(p.value)
-            fix = None
-            if inner is not None:
-                # a positional p keeps its place (arguments may follow it)
-                fixed = _with_p(call, p, inner) if p.keyword is not None else call.with_changes(
-                    args=[a.with_changes(value=inner) if a is p else a for a in call.args])
-                fix = FixSpec(f"use p={cst.Module([]).code_for_node(inner)}", Applicability.UNSAFE, [(call, fixed)])
-            name = FUNCTIONAL_DROPOUT.get(self._layer) or DROPOUT_PRIMITIVES.get(self._layer, "nn.Dropout")
-            if p.keyword is None:
-                self.report(call, f"{name}(..., {shown}): its second argument is the DROP probability, but this "
-                            f"value reads as a keep probability", fix)
+        alternatives = self.readings(p.value, call)
+        severity, assumed = None, ""
+        if not _wrong(alternatives, _p_reads_as_keep, evidence):
+            # the only values found make p=1 (a rate of 0 under ``p=1 - rate``), which raises when
+            # the layer is built: the value shows what the name means (a drop rate), but only the
+            # other values callers may pass are misread silently
+            if not _wrong(alternatives, _p_reads_as_keep, _numeric):
                 return
-            self.report(call, f"{name}(p={shown}): p is the DROP probability, but this value reads "
-                        f"as a keep probability", fix)
+            severity = Severity.WARNING
+            assumed = (" (its only value found makes p=1, which raises when the layer is built, so only the "
+                       "values callers pass are misread silently)")
+        shown = cst.Module([]).code_for_node(p.value)
+        fix = None
+        if inner is not None:
+            # a positional p keeps its place (arguments may follow it)
+            fixed = _with_p(call, p, inner) if p.keyword is not None else call.with_changes(
+                args=[a.with_changes(value=inner) if a is p else a for a in call.args])
+            fix = FixSpec(f"use p={cst.Module([]).code_for_node(inner)}", Applicability.UNSAFE, [(call, fixed)])
+        name = FUNCTIONAL_DROPOUT.get(self._layer) or DROPOUT_PRIMITIVES.get(self._layer, "nn.Dropout")
+        if p.keyword is None:
+            self.report(call, f"{name}(..., {shown}): its second argument is the DROP probability, but this "
+                        f"value reads as a keep probability{assumed}", fix, severity=severity)
+            return
+        self.report(call, f"{name}(p={shown}): p is the DROP probability, but this value reads "
+                    f"as a keep probability{assumed}", fix, severity=severity)
 
     @staticmethod
     def _drop_share(value) -> str:
