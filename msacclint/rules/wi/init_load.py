@@ -11,7 +11,7 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
-from msacclint.analysis.calls import argument, literal
+from msacclint.analysis.calls import argument, constant, literal, parameter_slots
 from msacclint.analysis.cells import CellInfo, cells
 from msacclint.analysis.flow import flow
 from msacclint.analysis.residual import ends_residual
@@ -440,9 +440,81 @@ class _NameUses(cst.CSTVisitor):
             self.other = True
 
 
+def _string_of(ctx, expr: cst.BaseExpression, owner) -> Optional[str]:
+    """The string an expression holds: a literal, a module constant, a local name assigned one
+    literal in its function, or a parameter's literal default."""
+    value = constant(ctx, expr)
+    if isinstance(value, str):
+        return value
+    if not isinstance(expr, cst.Name) or owner is None:
+        return None
+    definitions = owner.defs.get(expr.value, [])
+    if len(definitions) == 1 and isinstance(literal(definitions[0].value), str):
+        return literal(definitions[0].value)
+    root = owner.root
+    if not definitions and isinstance(root, cst.FunctionDef):
+        slot = parameter_slots(root).get(expr.value)
+        if slot is not None and slot[1] is not None and isinstance(literal(slot[1]), str):
+            return literal(slot[1])
+    return None
+
+
+def _path_name(ctx, expr: cst.BaseExpression, owner) -> Optional[str]:
+    """The file name of a checkpoint path: a string (see ``_string_of``), or a
+    ``"...-%s_732.ckpt" % epochs`` format with each field filled in with 1."""
+    text = _string_of(ctx, expr, owner)
+    if text is None and isinstance(expr, cst.Name) and owner is not None:
+        from msacclint.analysis.scopes import scopes
+
+        found = scopes(ctx).resolve(owner, expr.value)   # a module-level ``PATH = "...%s..." % n``
+        if found is not None and found[1].index is None and len(found[0].defs.get(expr.value, [])) == 1:
+            expr = found[1].value
+    if text is None and isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
+        template = literal(expr.left)
+        if isinstance(template, str):
+            text = re.sub(r"%[-+ 0#]*\d*(?:\.\d+)?[sdif]", "1", template)
+    return text.replace("\\", "/").rsplit("/", 1)[-1] if text is not None else None
+
+
+def _checkpoint_prefixes(ctx) -> List[str]:
+    """The ``prefix`` of every ModelCheckpoint callback of the file, where it resolves to a string."""
+    from msacclint.analysis.facts import facts
+    from msacclint.analysis.scopes import scopes
+
+    out = []
+    sc = scopes(ctx)
+    for name, calls in facts(ctx).calls.items():
+        if not (name.startswith("mindspore.") and name.endswith(".ModelCheckpoint")):
+            continue
+        for call in calls:
+            prefix = argument(call, "prefix", ("prefix", "directory", "config"))
+            value = _string_of(ctx, prefix.value, sc.owner(call)) if prefix is not None else "CKP"
+            if value:
+                out.append(value)
+    return out
+
+
 LOAD_INTO_NET = "mindspore.load_param_into_net"
 LOAD_CHECKPOINT = "mindspore.load_checkpoint"
 SAVE_CHECKPOINT = "mindspore.save_checkpoint"
+
+
+#: a script that trains with a ModelCheckpoint callback and resumes from a checkpoint file
+_OWN_CHECKPOINT = """
+    import mindspore as ms
+    from mindspore.train.callback import CheckpointConfig, ModelCheckpoint
+
+
+    def train(net, loss, opt, data, epochs=2, prefix="lenet"):
+        ckpt = ModelCheckpoint(prefix=prefix, config=CheckpointConfig(save_checkpoint_steps=1875))
+        ms.Model(net, loss, opt).train(epochs, data, callbacks=[ckpt])
+
+
+    def resume(net, loss, opt, data, epochs=2):
+        param_dict = ms.load_checkpoint({path})
+        ms.load_param_into_net(net, param_dict){mark}
+        ms.Model(net, loss, opt).train(epochs, data)
+"""
 
 
 class UncheckedCheckpointLoad(InFunctionRule):
@@ -459,7 +531,9 @@ class UncheckedCheckpointLoad(InFunctionRule):
             "loads into it and drops those lists itself. `strict_load=True` does not make either safe. "
             "Evaluation and export scripts, and loads inside a function named for evaluation (`do_eval`, "
             "`predict`) of a script that also trains, and loads into a network that the function only hands to "
-            "`mindspore.export` (a training script writing an AIR file of its last checkpoint), are left alone: the checklist item is about the pretrained "
+            "`mindspore.export` (a training script writing an AIR file of its last checkpoint), and loads of a file "
+            "that the file's own `ModelCheckpoint` writes (`<prefix>-<epoch>_<step>.ckpt`: a resume demo, an "
+            "evaluation after training; the names match by construction), are left alone: the checklist item is about the pretrained "
             "weights a training run starts from, and there an incomplete load costs a whole run.")
     why = ("In MindSpore 2.10 `load_param_into_net` never raises on missing or unexpected names, whatever "
            "`strict_load` says (verified; MS-CKPT-01): it returns `(param_not_load, ckpt_not_load)` and logs a "
@@ -580,8 +654,14 @@ class UncheckedCheckpointLoad(InFunctionRule):
             ms.export(export_net, ms.Tensor(np.zeros([1, 3, 224, 224], np.float32)), file_name='resnet50',
                       file_format='MINDIR')
         """, note="after training, the run's own last checkpoint is loaded into a network that is only exported"),
+        Valid(_OWN_CHECKPOINT.format(path="'lenet-2_1875.ckpt'", mark=""),
+              note="a resume demo reads back the file its own ModelCheckpoint(prefix='lenet') writes"),
+        Valid(_OWN_CHECKPOINT.format(path="'./lenet-%s_1875.ckpt' % epochs", mark=""),
+              note="the same file name built with a format"),
     )
     INVALID = (
+        Invalid(_OWN_CHECKPOINT.format(path="'resnet50_imagenet-90_5004.ckpt'", mark="  # MSA506"),
+                note="the nearest look-alike: a checkpoint of another run (not this file's prefix)"),
         Invalid("""
             import numpy as np
             import mindspore as ms
@@ -652,6 +732,9 @@ class UncheckedCheckpointLoad(InFunctionRule):
         if self.ctx.resolve(node.func) != LOAD_CHECKPOINT or self._in_evaluation():
             return
         net = argument(node, "net", ("ckpt_file_name", "net"))
+        path = argument(node, "ckpt_file_name", ("ckpt_file_name", "net"))
+        if path is not None and self._own_checkpoint(path.value, node):
+            return
         if net is not None and literal(net.value) is not None:
             self.report(node, "load_checkpoint(path, net) loads into the network and drops the list of parameters "
                         "that were not loaded (it never raises, whatever strict_load says); load the dict, then "
@@ -686,6 +769,8 @@ class UncheckedCheckpointLoad(InFunctionRule):
             return False
         if self._only_exported(value):
             return False
+        if params is not None and self._loads_own_checkpoint(value, params.value):
+            return False
         return params is None or not self._built_here(params.value)
 
     def _reloads_own_save(self, load: cst.Call, params: cst.BaseExpression) -> bool:
@@ -717,6 +802,18 @@ class UncheckedCheckpointLoad(InFunctionRule):
                 return True
         return False
 
+    def _loads_own_checkpoint(self, load: cst.Call, params: cst.BaseExpression) -> bool:
+        """The dict comes from ``load_checkpoint(path)`` of a file this file's ModelCheckpoint writes."""
+        source = params
+        if isinstance(params, cst.Name):
+            fl = flow(self.ctx, self._functions[-1]) if self._functions else flow(self.ctx, self.ctx.module)
+            found = fl.definition(params.value, fl.order(load))
+            source = found.value if found is not None else params
+        if not (isinstance(source, cst.Call) and self.ctx.resolve(source.func) == LOAD_CHECKPOINT):
+            return False
+        path = argument(source, "ckpt_file_name", ("ckpt_file_name",))
+        return path is not None and self._own_checkpoint(path.value, source)
+
     def _only_exported(self, load: cst.Call) -> bool:
         """The network loaded into is only exported (``mindspore.export(export_net, x, ...)``)
         and nothing else in its function uses it: it loads what is exported (a training script
@@ -727,6 +824,19 @@ class UncheckedCheckpointLoad(InFunctionRule):
         uses = _NameUses(self.ctx, net.value.value)
         walk(self._functions[-1] if self._functions else self.ctx.module, uses)
         return uses.exported and not uses.other
+
+    def _own_checkpoint(self, path: cst.BaseExpression, at: cst.CSTNode) -> bool:
+        """The file read is one that this file's own ModelCheckpoint writes: its name is
+        ``<prefix>[_N]-<epoch>_<step>.ckpt`` for the prefix of one of its callbacks (a resume
+        demo, or the evaluation after training, reads back what the run saved: the names match
+        by construction)."""
+        from msacclint.analysis.scopes import scopes
+
+        name = _path_name(self.ctx, path, scopes(self.ctx).owner(at))
+        if name is None:
+            return False
+        return any(re.fullmatch(re.escape(prefix) + r"(_\d+)?-\d+_\d+\.ckpt", name)
+                   for prefix in _checkpoint_prefixes(self.ctx))
 
     def _built_here(self, expr: cst.BaseExpression) -> bool:
         """A dict filled in this function (``d = {}`` / ``dict()`` / a comprehension), e.g. from
