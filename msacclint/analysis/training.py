@@ -29,8 +29,8 @@ from msacclint.analysis.cells import cell_of_call, cells
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import Definition, Event, FunctionFlow
+from msacclint.analysis.local_uses import local_uses
 from msacclint.analysis.scopes import Scopes, scopes
-from msacclint.analysis.walk import walk
 
 GRAD_BUILDERS = {
     "mindspore.value_and_grad": ("fn", "grad_position", "weights"),
@@ -500,57 +500,6 @@ def training(ctx: FileContext) -> Training:
     return ctx.ask(TRAINING)
 
 
-class _OptimizerUses(cst.CSTVisitor):
-    """How a function uses the name an optimizer is bound to: only as the optimizer of a
-    ``mindspore.Model`` (and its own assignment), or also elsewhere."""
-
-    def __init__(self, ctx: FileContext, name: str) -> None:
-        self.ctx = ctx
-        self.name = name
-        self.allowed: Set[int] = set()
-        self.other = False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        if isinstance(node.target, cst.Name):
-            self.allowed.add(id(node.target))
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.resolve(node.func) != MODEL:
-            return
-        for i, arg in enumerate(node.args):
-            keyword = arg.keyword.value if arg.keyword is not None else None
-            if (keyword == "optimizer" or (keyword is None and not arg.star and i == 2)) and \
-                    isinstance(arg.value, cst.Name):
-                self.allowed.add(id(arg.value))
-
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self.allowed.add(id(node.keyword))  # ``optimizer=``: the keyword is not a use of the name
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if node.value is not None and _mentions_name(node.value, self.name):
-            self.other = True
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value == self.name and id(node) not in self.allowed:
-            self.other = True
-
-
-def _mentions_name(expr: cst.CSTNode, name: str) -> bool:
-    found = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            if node.value == name:
-                found.append(node)
-
-    expr.visit(Finder())
-    return bool(found)
-
-
 def idle_optimizer(ctx: FileContext, call: cst.CSTNode) -> Optional[str]:
     """Why the MindSpore optimizer that ``call`` builds takes no step in this file, or None.
 
@@ -562,28 +511,29 @@ def idle_optimizer(ctx: FileContext, call: cst.CSTNode) -> Optional[str]:
         return None
     if training(ctx).trains or ctx.ask(_ANY_TRAIN_CALL):
         return None
-    sc = scopes(ctx)
-    fl = sc.owner(call)
+    fl = scopes(ctx).owner(call)
     if fl is None:
         return None
-    bound = None
-    for name, definitions in fl.defs.items():
-        for d in definitions:
-            if d.value is call and d.index is None and isinstance(d.node, cst.Assign):
-                bound = name
-    if bound is None:
-        # built inline: only as a Model's optimizer argument counts
-        event_calls = [e.node for e in fl.calls() if e.callee == MODEL]
-        if not any(a.value is call for c in event_calls for a in c.args):
-            return None
-        return "this file never trains (no Model.train, no training step) and the optimizer only goes into a Model"
-    uses = _OptimizerUses(ctx, bound)
-    root = fl.root
-    walk(root.body if isinstance(root, cst.FunctionDef) else root, uses)
-    if uses.other:
-        return None
-    return ("this file never trains (no Model.train, no training step) and the optimizer only goes into a Model; "
-            "a Model handed to other code could still be trained there")
+    why = ("this file never trains (no Model.train, no training step) and the optimizer only goes into a Model; "
+           "a Model handed to other code could still be trained there")
+    bound = [d.name for ds in fl.defs.values() for d in ds
+             if d.value is call and d.index is None and isinstance(d.node, cst.Assign)]
+    if not bound:  # built inline: only as a Model's optimizer argument
+        models = [e.node for e in fl.calls() if e.callee == MODEL]
+        return why if any(_optimizer_slot(model, call) for model in models) else None
+    for use in local_uses(ctx, fl.root, bound[0]):
+        if use.kind == "assigned":
+            continue
+        if use.kind == "argument" and use.callee == MODEL and (use.keyword == "optimizer" or use.position == 2):
+            continue
+        return None  # returned, stepped, handed to other code
+    return why
+
+
+def _optimizer_slot(model: cst.Call, value: cst.BaseExpression) -> bool:
+    """``value`` is the optimizer argument of ``Model(network, loss_fn, optimizer, ...)``."""
+    found = argument(model, "optimizer", ("network", "loss_fn", "optimizer"))
+    return found is not None and found.value is value
 
 
 _ANY_TRAIN_CALL: Question[bool] = Question(

@@ -20,12 +20,10 @@ from msacclint.analysis.context import FileContext
 from msacclint.analysis.edits import replacement
 from msacclint.analysis.facts import FileFacts
 from msacclint.analysis.imports import ImportTable
+from msacclint.analysis.inert_runs import set_up_cannot_matter
 from msacclint.analysis.port import torch_weights
-from msacclint.analysis.pytest_files import pytest_test
 from msacclint.analysis.source import MAX_SOURCE_BYTES, TOO_DEEP, decode
 from msacclint.analysis.source import parse as _parse
-from msacclint.analysis.synthetic import made_up_data
-from msacclint.analysis.training import idle_optimizer
 from msacclint.analysis.uses import NameUses
 from msacclint.analysis.walk import Collector, NodeCallback, Traversal
 from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Related, Severity
@@ -318,21 +316,9 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
                 message = (message.rstrip() + f" (info: self.{unused} is built in __init__ and never used, so this "
                            "layer never runs)")
         if rule.about_the_run and severity is not Severity.INFO:
-            made_up = made_up_data(ctx)
-            if made_up is not None:
-                severity = Severity.INFO
-                message = (message.rstrip() + f" (info: this file trains on arrays it generates itself ({made_up}), "
-                           "so how the run is set up cannot cost accuracy; it matters once real data are fed)")
-            elif idle_optimizer(ctx, report.node) is not None:
-                severity = Severity.INFO
-                message = message.rstrip() + f" (info: {idle_optimizer(ctx, report.node)})"
-            else:
-                test = pytest_test(ctx)
-                if test is not None:
-                    severity = Severity.INFO
-                    message = (message.rstrip() + f" (info: pytest runs this file as tests ({test}): a training "
-                               "run in a test exercises the code and keeps no model, so how it is set up cannot "
-                               "cost accuracy)")
+            why = set_up_cannot_matter(ctx, report.node)
+            if why is not None:
+                severity, message = Severity.INFO, message.rstrip() + f" (info: {why})"
         diag = Diagnostic(
             code=rule.code,
             checklist=rule.checklist,

@@ -14,6 +14,7 @@ import libcst as cst
 from msacclint.analysis.calls import argument, constant, literal, parameter_slots
 from msacclint.analysis.cells import CellInfo, cells
 from msacclint.analysis.flow import flow
+from msacclint.analysis.local_uses import local_uses
 from msacclint.analysis.residual import ends_residual
 from msacclint.analysis.scopes import says_eval, says_train
 from msacclint.analysis.training import training
@@ -402,44 +403,6 @@ def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
     return bool(found)
 
 
-class _NameUses(cst.CSTVisitor):
-    """How a function uses one local name: as ``mindspore.export``'s network, as the network a
-    checkpoint is loaded into, in ``set_train(False)``, as an assignment target, or otherwise."""
-
-    def __init__(self, ctx, name: str) -> None:
-        self.ctx = ctx
-        self.name = name
-        self.exported = False
-        self.other = False
-        self.allowed: Set[int] = set()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False  # a nested function's names are its own (a closure use counts below)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        if isinstance(node.target, cst.Name):
-            self.allowed.add(id(node.target))
-
-    def visit_Call(self, node: cst.Call) -> None:
-        callee = self.ctx.resolve(node.func)
-        if callee in ("mindspore.export", LOAD_INTO_NET) and node.args and \
-                isinstance(node.args[0].value, cst.Name) and not node.args[0].keyword:
-            self.allowed.add(id(node.args[0].value))
-            self.exported = self.exported or callee == "mindspore.export"
-        func = node.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
-                func.attr.value == "set_train" and node.args and literal(node.args[0].value) is False:
-            self.allowed.add(id(func.value))
-
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self.allowed.add(id(node.keyword))  # ``optimizer=``: the keyword is not a use of the name
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value == self.name and id(node) not in self.allowed:
-            self.other = True
-
-
 def _string_of(ctx, expr: cst.BaseExpression, owner) -> Optional[str]:
     """The string an expression holds: a literal, a module constant, a local name assigned one
     literal in its function, or a parameter's literal default."""
@@ -821,9 +784,14 @@ class UncheckedCheckpointLoad(InFunctionRule):
         net = argument(load, "net", ("net", "parameter_dict"))
         if net is None or not isinstance(net.value, cst.Name):
             return False
-        uses = _NameUses(self.ctx, net.value.value)
-        walk(self._functions[-1] if self._functions else self.ctx.module, uses)
-        return uses.exported and not uses.other
+        uses = local_uses(self.ctx, self._functions[-1] if self._functions else self.ctx.module, net.value.value)
+        exported = [u for u in uses if u.kind == "argument" and u.callee == "mindspore.export" and u.position == 0]
+        return bool(exported) and all(
+            u.kind == "assigned" or u in exported
+            or (u.kind == "argument" and u.callee == LOAD_INTO_NET and u.position == 0)
+            or (u.kind == "receiver" and u.callee == "set_train" and u.call is not None and u.call.args
+                and literal(u.call.args[0].value) is False)
+            for u in uses)
 
     def _own_checkpoint(self, path: cst.BaseExpression, at: cst.CSTNode) -> bool:
         """The file read is one that this file's own ModelCheckpoint writes: its name is
