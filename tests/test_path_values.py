@@ -33,3 +33,18 @@ def test_a_value_the_enclosing_branch_excludes_is_not_the_evidence(tmp_path):
     assert "the branch around this call excludes" in guarded["message"]
     assert "the value is 0" not in guarded["message"]
     assert plain["severity"] == "error" and "the value is 0.1" in plain["message"]
+
+
+def test_let_through_reads_truth_tests_and_comparisons_on_any_attribute():
+    import libcst as cst
+
+    from msacclint.analysis.switches import let_through
+
+    subject = cst.parse_expression("config.rate")
+    guards = [(cst.parse_expression("config.rate"), True)]
+    assert let_through(guards, subject, [0.0, 0.1]) == [0.1]
+    assert let_through([(cst.parse_expression("not config.rate"), True)], subject, [0.0, 0.1]) == [0.0]
+    assert let_through([(cst.parse_expression("config.rate > 0"), True)], subject, [0.0, 0.1]) == [0.1]
+    assert let_through([(cst.parse_expression("config.rate > 0"), False)], subject, [0.0, 0.1]) == [0.0]
+    # a test on something else lets every value through
+    assert let_through([(cst.parse_expression("config.other"), True)], subject, [0.0, 0.1]) == [0.0, 0.1]

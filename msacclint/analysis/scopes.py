@@ -214,6 +214,29 @@ def _parents(root: cst.CSTNode) -> Dict[cst.CSTNode, cst.CSTNode]:
 SCOPES: Question[Scopes] = Question("scopes", Scopes)
 
 
+def string_value(ctx: FileContext, fl: Optional[FunctionFlow], expr: cst.BaseExpression,
+                 before: Optional[int] = None) -> Optional[str]:
+    """The string ``expr`` holds: a literal; a name whose assignment seen from ``fl`` (its
+    own, the newest before ``before``, or an enclosing function's or the module's) is one; a
+    parameter of ``fl``'s function with a literal string default. None otherwise."""
+    from msacclint.analysis.calls import literal, parameter_slots
+
+    value = literal(expr)
+    if isinstance(value, str):
+        return value
+    if not isinstance(expr, cst.Name) or fl is None:
+        return None
+    found = scopes(ctx).resolve(fl, expr.value, before)
+    if found is not None:
+        value = literal(found[1].value) if found[1].index is None else None
+        return value if isinstance(value, str) else None
+    if isinstance(fl.root, cst.FunctionDef):
+        slot = parameter_slots(fl.root).get(expr.value)
+        value = literal(slot[1]) if slot is not None and slot[1] is not None else None
+        return value if isinstance(value, str) else None
+    return None
+
+
 def scopes(ctx: FileContext) -> Scopes:
     return ctx.ask(SCOPES)
 

@@ -29,7 +29,7 @@ from msacclint.analysis.calls import literal
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.datasets import datasets
 from msacclint.analysis.flow import FunctionFlow
-from msacclint.analysis.scopes import scopes
+from msacclint.analysis.scopes import scopes, string_value
 from msacclint.analysis.training import training
 
 #: datasets whose data come from Python objects, not files
@@ -146,30 +146,19 @@ class _MadeUp:
             return arrays > 0
         return False
 
-
     # -- arrays this file saves and loads back (``np.save(path, data)`` ... ``np.load(path)``) --
-    def _path_text(self, expr: cst.BaseExpression, fl: FunctionFlow, before: Optional[int]) -> Optional[str]:
-        """The string a path argument holds: a literal, or a local name assigned one."""
-        if isinstance(expr, cst.Name):
-            found = self.scopes.resolve(fl, expr.value, before)
-            if found is None or found[1].index is not None:
-                return None
-            expr = found[1].value
-        value = literal(expr)
-        return value if isinstance(value, str) else None
-
     def _saved(self, load: cst.Call, fl: FunctionFlow) -> Optional[Tuple[cst.BaseExpression, FunctionFlow]]:
         """What ``np.save`` wrote to the file that ``load`` reads back, with the saving function."""
         if not load.args:
             return None
-        path = self._path_text(load.args[0].value, fl, fl.order(load))
+        path = string_value(self.ctx, fl, load.args[0].value, fl.order(load))
         if path is None:
             return None
         found = None
         for save_fl in self.scopes.flows:
             for event in save_fl.calls_to(_SAVE):
                 args = [a for a in event.node.args if a.keyword is None and not a.star]
-                if len(args) < 2 or self._path_text(args[0].value, save_fl, event.order) != path:
+                if len(args) < 2 or string_value(self.ctx, save_fl, args[0].value, event.order) != path:
                     continue
                 if found is not None:
                     return None  # saved in two places: which one is read back is not known

@@ -247,24 +247,14 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         return self._readings(expr, fl, before, depth=0)
 
     def _on_path(self, expr: cst.BaseExpression, values: List[Any]) -> List[Any]:
-        """The values that the branches around the call let through: under ``if
-        config.dropout_p:`` a value of 0 never reaches the layer (and under the ``else`` of
-        it, only 0 does)."""
+        """The values that the branches around the call let through (``switches.let_through``):
+        under ``if config.dropout_p:`` a value of 0 never reaches the layer."""
         from msacclint.analysis.scopes import scopes
+        from msacclint.analysis.switches import let_through
 
         call = getattr(self, "_reading_call", None)
         event = scopes(self.ctx).event(call) if call is not None else None
-        if event is None:
-            return values
-        text = cst.Module([]).code_for_node(expr)
-        for test, branch in event.guards:
-            negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
-            inner = test.expression if negated else test
-            if cst.Module([]).code_for_node(inner) != text:
-                continue
-            truthy = branch != negated
-            values = [v for v in values if bool(v.value) == truthy]
-        return values
+        return values if event is None else let_through(event.guards, expr, values, lambda v: v.value)
 
     def _project_readings(self, expr: cst.BaseExpression, fl) -> Optional[List[List[Reading]]]:
         """Values the project layer resolves for a parameter without a usable default

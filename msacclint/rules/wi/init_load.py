@@ -11,7 +11,7 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
-from msacclint.analysis.calls import argument, constant, literal, parameter_slots
+from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.cells import CellInfo, cells
 from msacclint.analysis.flow import flow
 from msacclint.analysis.local_uses import local_uses
@@ -403,34 +403,15 @@ def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
     return bool(found)
 
 
-def _string_of(ctx, expr: cst.BaseExpression, owner) -> Optional[str]:
-    """The string an expression holds: a literal, a module constant, a local name assigned one
-    literal in its function, or a parameter's literal default."""
-    value = constant(ctx, expr)
-    if isinstance(value, str):
-        return value
-    if not isinstance(expr, cst.Name) or owner is None:
-        return None
-    definitions = owner.defs.get(expr.value, [])
-    if len(definitions) == 1 and isinstance(literal(definitions[0].value), str):
-        return literal(definitions[0].value)
-    root = owner.root
-    if not definitions and isinstance(root, cst.FunctionDef):
-        slot = parameter_slots(root).get(expr.value)
-        if slot is not None and slot[1] is not None and isinstance(literal(slot[1]), str):
-            return literal(slot[1])
-    return None
-
-
 def _path_name(ctx, expr: cst.BaseExpression, owner) -> Optional[str]:
-    """The file name of a checkpoint path: a string (see ``_string_of``), or a
-    ``"...-%s_732.ckpt" % epochs`` format with each field filled in with 1."""
-    text = _string_of(ctx, expr, owner)
-    if text is None and isinstance(expr, cst.Name) and owner is not None:
-        from msacclint.analysis.scopes import scopes
+    """The file name of a checkpoint path: a string (``scopes.string_value``), or a
+    ``"...-%s_732.ckpt" % epochs`` format (also held by a name) with each field filled in with 1."""
+    from msacclint.analysis.scopes import scopes, string_value
 
+    text = string_value(ctx, owner, expr)
+    if text is None and isinstance(expr, cst.Name) and owner is not None:
         found = scopes(ctx).resolve(owner, expr.value)   # a module-level ``PATH = "...%s..." % n``
-        if found is not None and found[1].index is None and len(found[0].defs.get(expr.value, [])) == 1:
+        if found is not None and found[1].index is None:
             expr = found[1].value
     if text is None and isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
         template = literal(expr.left)
@@ -442,7 +423,7 @@ def _path_name(ctx, expr: cst.BaseExpression, owner) -> Optional[str]:
 def _checkpoint_prefixes(ctx) -> List[str]:
     """The ``prefix`` of every ModelCheckpoint callback of the file, where it resolves to a string."""
     from msacclint.analysis.facts import facts
-    from msacclint.analysis.scopes import scopes
+    from msacclint.analysis.scopes import scopes, string_value
 
     out = []
     sc = scopes(ctx)
@@ -451,7 +432,7 @@ def _checkpoint_prefixes(ctx) -> List[str]:
             continue
         for call in calls:
             prefix = argument(call, "prefix", ("prefix", "directory", "config"))
-            value = _string_of(ctx, prefix.value, sc.owner(call)) if prefix is not None else "CKP"
+            value = string_value(ctx, sc.owner(call), prefix.value) if prefix is not None else "CKP"
             if value:
                 out.append(value)
     return out
