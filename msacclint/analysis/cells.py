@@ -354,6 +354,29 @@ def never_used(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
     return None
 
 
+def layer_built(ctx: FileContext, class_name: str, prefixes: Tuple[str, ...],
+                seen: Optional[Set[str]] = None) -> Optional[Tuple[str, str, str]]:
+    """(the layer's qualified name, the attribute, the class) of the first layer whose resolved
+    name starts with one of ``prefixes`` that the file's class ``class_name`` builds in
+    ``__init__``: itself, in a SequentialCell/CellList, or through the sub-cells of other
+    classes of the file it builds. None when none is found in the file."""
+    seen = seen if seen is not None else set()
+    info = cells(ctx).classes.get(class_name)
+    if info is None or class_name in seen:
+        return None
+    seen.add(class_name)
+    for attr in info.attrs.values():
+        for callee in [attr.callee, *attr.elements]:
+            if callee and callee.startswith(prefixes):
+                return callee, attr.name, class_name
+        for node in [attr.value, *attr.element_nodes]:
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+                found = layer_built(ctx, node.func.value, prefixes, seen)
+                if found is not None:
+                    return found
+    return None
+
+
 def is_cell_class(ctx: FileContext, name: str, depth: int = 0) -> bool:
     """Whether the class ``name`` of the file derives from a ``mindspore.nn`` class, directly
     or through other classes of the file (``class Net(Base)``, ``class Base(nn.Cell)``)."""

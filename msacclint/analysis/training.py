@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
-from msacclint.analysis.cells import cell_of_call, cells
+from msacclint.analysis.cells import cell_of_call, cells, layer_built
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import Definition, Event, FunctionFlow
@@ -447,23 +447,9 @@ def _on_self(func: cst.BaseExpression) -> bool:
     return isinstance(func, cst.Name) and func.value == "self"
 
 
-def holds_mode_cells(ctx: FileContext, class_name: str, seen: Optional[Set[str]] = None) -> bool:
-    seen = seen if seen is not None else set()
-    if class_name in seen:
-        return False
-    seen.add(class_name)
-    info = cells(ctx).classes.get(class_name)
-    if info is None:
-        return False
-    for attr in info.attrs.values():
-        for callee in [attr.callee, *attr.elements]:
-            if callee and callee.startswith(BN_OR_DROPOUT_PREFIXES):
-                return True
-        for node in [attr.value, *attr.element_nodes]:
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
-                if holds_mode_cells(ctx, node.func.value, seen):
-                    return True
-    return False
+def holds_mode_cells(ctx: FileContext, class_name: str) -> bool:
+    """The file's class builds a BatchNorm or Dropout, itself or through its sub-cells."""
+    return layer_built(ctx, class_name, BN_OR_DROPOUT_PREFIXES) is not None
 
 
 def set_train_mode(call: cst.Call) -> Optional[bool]:

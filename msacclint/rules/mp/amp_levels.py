@@ -392,24 +392,15 @@ ms.amp.auto_mixed_precision(network, "O3")  # MSA408
         """``the BatchNorm2d at FILE:LINE`` when the class builds one."""
         import os
 
-        from msacclint.analysis.cells import cells
+        from msacclint.analysis.cells import layer_built
         from msacclint.project.index import BATCH_NORMS
 
         project = self.ctx.project
         if project is not None:
             found = project.builds_layer(os.path.abspath(self.ctx.path), cls, BATCH_NORMS)
             return f"{found.what} at {found.path}:{found.line}" if found is not None else None
-        seen, todo = set(), [cls]
-        classes = cells(self.ctx).classes
-        while todo:
-            name = todo.pop()
-            info = classes.get(name)
-            if info is None or name in seen:
-                continue
-            seen.add(name)
-            for attr in info.attrs.values():
-                if attr.callee in BATCH_NORMS:
-                    return f"{attr.callee.rsplit('.', 1)[-1]} (self.{attr.name} of {name})"
-                if isinstance(attr.value, cst.Call) and isinstance(attr.value.func, cst.Name):
-                    todo.append(attr.value.func.value)
-        return None
+        found_here = layer_built(self.ctx, cls, BATCH_NORMS)
+        if found_here is None:
+            return None
+        layer, attr, owner = found_here
+        return f"{layer.rsplit('.', 1)[-1]} (self.{attr} of {owner})"
