@@ -1035,7 +1035,7 @@ class ProjectIndex:
             values = self.values(where, expr, cls=where_cls if where_cls is not None and where_func is not None
                                  and where_func.name.endswith("__init__") else None, func=where_func)
             if values is None and expr[0] == "name" and "." in expr[1]:
-                values = self._nearby_config_values(where, expr[1].rsplit(".", 1)[1])
+                values = self.nearby_config_values(where, expr[1].rsplit(".", 1)[1])
             if values is None:
                 return None
             out.extend(values)
@@ -1128,9 +1128,10 @@ class ProjectIndex:
                 out.append(Value(UNSET))
         return out
 
-    def _nearby_config_values(self, path: str, key: str) -> Optional[List[Value]]:
+    def nearby_config_values(self, path: str, key: str) -> Optional[List[Value]]:
         """The values of ``key`` in the ``*config*.yaml`` files nearest to ``path``, for a
-        config object handed down through parameters (``net_config.reg_loss``); None when
+        config object handed down through parameters (``net_config.reg_loss``) or imported
+        from a loader the index cannot resolve: an assumption the caller must state. None when
         one of them lacks the key or cannot be read."""
         files = self.configs.near(os.path.dirname(path), self.root)
         out: List[Value] = []

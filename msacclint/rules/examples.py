@@ -19,7 +19,7 @@ import io
 import re
 import textwrap
 import tokenize
-from typing import FrozenSet, Mapping, Tuple
+from typing import Dict, FrozenSet, Mapping, Tuple
 
 #: (path, line, code)
 Expected = Tuple[str, int, str]
@@ -119,3 +119,26 @@ def strip_markers(source: str) -> str:
         rest = text[at + match.end():].strip()
         lines[line - 1] = text[:at] + "# " + rest if rest else text[:at].rstrip()
     return "\n".join(lines)
+
+
+#: the model-zoo configuration loader: ``src/model_utils/config.py`` reads
+#: ``default_config.yaml`` two folders up and exposes it as ``config``
+_CONFIG_LOADER = """
+    import os
+    import yaml
+
+    def get_config():
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, "../../default_config.yaml")) as f:
+            return yaml.safe_load(f)
+
+    config = get_config()
+"""
+
+
+def model_zoo_config(values: Mapping[str, str]) -> Dict[str, str]:
+    """The files of a model-zoo project whose ``default_config.yaml`` holds ``values`` (key ->
+    YAML text), read by ``from src.model_utils.config import config``: for multi-file examples."""
+    yaml = "batch_size: 32\n" + "".join(f"{k}: {v}\n" for k, v in values.items())
+    return {"default_config.yaml": yaml, "src/__init__.py": "", "src/model_utils/__init__.py": "",
+            "src/model_utils/config.py": fill(_CONFIG_LOADER)}

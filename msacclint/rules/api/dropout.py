@@ -26,7 +26,7 @@ from msacclint.analysis.names import last_name, one_minus, says_drop, says_keep
 from msacclint.analysis.snapshot import for_settings
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Valid
-from msacclint.rules.examples import fill
+from msacclint.rules.examples import fill, model_zoo_config
 from msacclint.rules.function_rule import InFunctionRule
 from msacclint.rules.table import TableRuleMixin, called
 
@@ -462,18 +462,6 @@ def _p_reads_as_keep(reading: Reading) -> bool:
     return says_drop(base) if flipped else says_keep(base)
 
 
-_CONFIG_MODULE = """
-    import os
-    import yaml
-
-    def get_config():
-        here = os.path.dirname(os.path.abspath(__file__))
-        with open(os.path.join(here, "../../default_config.yaml")) as f:
-            return yaml.safe_load(f)
-
-    config = get_config()
-"""
-
 _MODEL_READING_CONFIG = """
     import mindspore.nn as nn
     from src.model_utils.config import config
@@ -487,9 +475,7 @@ _MODEL_READING_CONFIG = """
 
 def _config_case(key: str, value: str, mark: str = "") -> dict:
     """A model reading its rate from default_config.yaml through a config loader module."""
-    return {"default_config.yaml": f"batch_size: 32\n{key}: {value}\n", "src/__init__.py": "",
-            "src/model_utils/__init__.py": "", "src/model_utils/config.py": fill(_CONFIG_MODULE),
-            "src/model.py": fill(_MODEL_READING_CONFIG, key=key, mark=mark)}
+    return dict(model_zoo_config({key: value}), **{"src/model.py": fill(_MODEL_READING_CONFIG, key=key, mark=mark)})
 
 
 class DropoutWrongProbability(_DropoutRule):

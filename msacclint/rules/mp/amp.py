@@ -8,7 +8,7 @@ own loss, and O3 without loss_scale_manager/keep_batchnorm_fp32 (MS-AMP-01).
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 import libcst as cst
 
@@ -20,7 +20,7 @@ from msacclint.analysis.loss_scale import GRAD_FUNCTIONS, defined_value, file_ha
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
-from msacclint.rules.examples import fill
+from msacclint.rules.examples import fill, model_zoo_config
 from msacclint.rules.function_rule import FunctionRule
 
 MODEL = "mindspore.Model"
@@ -45,6 +45,18 @@ LOSS_FUNCTIONS = frozenset({
     "mindspore.ops.mse_loss", "mindspore.ops.nll_loss", "mindspore.ops.l1_loss", "mindspore.ops.smooth_l1_loss",
     "mindspore.ops.kl_div",
 })
+#: a model-zoo train.py whose optimizer's loss_scale is the configured one ({mark}: the
+#: marker of a finding on the optimizer)
+_SCALED_OPTIMIZER = """import mindspore as ms
+from mindspore import nn
+from src.model_utils.config import config
+
+
+def train(net, loss, dataset):
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9, loss_scale=config.loss_scale){mark}
+    model = ms.Model(net, loss_fn=loss, optimizer=opt)
+    model.train(90, dataset)
+"""
 BUILD_TRAIN_SIGNATURE = ("network", "optimizer", "loss_fn", "level")
 _CODE = lambda node: cst.Module([]).code_for_node(node)  # noqa: E731
 
@@ -112,20 +124,30 @@ class FixedLossScaleMismatch(FunctionRule):
     severity = Severity.ERROR
     evidence = ("Both values are resolved: the manager's scale with `drop_overflow_update=False` and the optimizer's "
                 '`loss_scale` (1.0 when absent) are literals or the same expression, and they differ; a value it '
-                'cannot read keeps it silent.')
+                'cannot read keeps it silent. With no manager at all: the Model\'s amp level is absent, O0 or O1 '
+                '(no preset manager) and the optimizer\'s `loss_scale` is a literal or a configuration value (the '
+                'project\'s YAML or module constants, quoted with file and line) other than 1 in every alternative.')
     message = ("FixedLossScaleManager(drop_overflow_update=False) needs the optimizer's loss_scale set to the "
                "same value")
     what = ("Reports `Model(..., optimizer=opt, loss_scale_manager=FixedLossScaleManager(x, "
             "drop_overflow_update=False))` when `opt` is a MindSpore optimizer whose `loss_scale` (1.0 when "
             "not given) is not x. Values from config objects are compared as written: "
             "`loss_scale=config.loss_scale` on both sides is fine; a manager value the linter cannot read "
-            "(a config value may be 1) or anything else it cannot compare keeps it silent.")
+            "(a config value may be 1) or anything else it cannot compare keeps it silent. Also reports the "
+            "other direction: a `Model` with no `loss_scale_manager` (at amp level O0/O1, whose presets add "
+            "none) trained with an optimizer given a `loss_scale` other than 1, read from a literal or from the "
+            "project's configuration; that finding is on the optimizer's `loss_scale`. A configuration value "
+            "whose loader the imports do not resolve is read from the YAML files next to the script, as a "
+            "warning that says so.")
     why = ("With drop_overflow_update=False the manager scales the loss by x and leaves the division to "
            "the optimizer's own loss_scale. Left at 1.0, every update is x times too large (verified on "
            "2.10: a weight that should move to 0.98 jumps to -1.56 with x=128): divergence or NaN. Adaptive "
            "optimizers (Adam, LazyAdam, RMSProp, Adagrad) divide the factor out of their step, so for them "
            "only a weight decay is affected: it is added to the scaled gradient and ends up x times weaker; "
-           "without one they are not reported.")
+           "without one they are not reported. The other direction is as silent: an optimizer's `loss_scale` "
+           "divides every gradient by it whether or not anything multiplied the loss, so without a manager "
+           "(or a hand-written scaling step) SGD/Momentum updates are that many times too small: the run "
+           "looks stable and converges far slower.")
     example = """
         manager = FixedLossScaleManager(1024, drop_overflow_update=False)
         opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
@@ -207,6 +229,23 @@ class FixedLossScaleMismatch(FunctionRule):
             opt = nn.Adam(net.trainable_params(), 1e-3)
             model = Model(net, loss, opt, loss_scale_manager=manager)
         """, note="Adam without weight decay divides the factor out of its step: the same weights"),
+        Valid(files=dict(model_zoo_config({"loss_scale": "1"}), **{"train.py": _SCALED_OPTIMIZER.format(mark="")}),
+              note="the nearest look-alike: the configured loss scale is 1 (the model-zoo CPU configs)"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            def train(net, loss, dataset):
+                opt = nn.Momentum(net.trainable_params(), 0.1, 0.9, loss_scale=1024)
+                model = ms.Model(net, loss_fn=loss, optimizer=opt, amp_level="O2")
+                model.train(90, dataset)
+        """, note="an O2 preset adds a dynamic loss-scale manager of its own: another question"),
+        Valid("""
+            import torch
+
+            opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+            scaler = torch.cuda.amp.GradScaler()
+        """, note="PyTorch: the scaler unscales by itself"),
     )
     INVALID = (
         Invalid("""
@@ -238,6 +277,18 @@ class FixedLossScaleMismatch(FunctionRule):
                 opt = nn.Adam(net.trainable_params(), 1e-3, weight_decay=1e-4)
                 model = Model(net, loss, opt, loss_scale_manager=manager)  # MSA403
         """, message_contains="weight_decay"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            def train(net, loss, dataset):
+                opt = nn.Momentum(net.trainable_params(), 0.1, 0.9, loss_scale=1024)  # MSA403
+                model = ms.Model(net, loss_fn=loss, optimizer=opt)
+                model.train(90, dataset)
+        """, note="the optimizer divides by a loss scale nothing multiplies", message_contains="1024 times too small"),
+        Invalid(files=dict(model_zoo_config({"loss_scale": "1024"}), **{"train.py": _SCALED_OPTIMIZER.format(
+            mark="  # MSA403")}), note="multi-file: the scale comes from default_config.yaml",
+            message_contains="default_config.yaml"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -246,6 +297,9 @@ class FixedLossScaleMismatch(FunctionRule):
         scope = self.scope
         before = flow(self.ctx, scope).order(node) if scope is not None else None
         manager_arg = _keyword(node, "loss_scale_manager")
+        if manager_arg is None:
+            self._divided_never_scaled(node, scope, before)
+            return
         manager = defined_value(self.ctx, scope, manager_arg.value if manager_arg else None, before)
         if not isinstance(manager, cst.Call) or self.ctx.resolve(manager.func) != FIXED_MANAGER \
                 or has_star_kwargs(manager):
@@ -276,6 +330,72 @@ class FixedLossScaleMismatch(FunctionRule):
         self.report(node, f"FixedLossScaleManager({x}, drop_overflow_update=False) scales the loss by {x} and "
                     f"leaves the division to the optimizer, but {short} has loss_scale={y}: {effect}; give the "
                     f"optimizer loss_scale={x}")
+
+    def _divided_never_scaled(self, node: cst.Call, scope, before: Optional[int]) -> None:
+        """A Model with no loss-scale manager (and an amp level whose preset adds none) trained
+        with an optimizer given a loss_scale other than 1: the optimizer divides every gradient
+        by it, but nothing multiplies the loss."""
+        if amp_level(node, MODEL) not in ("O0", "O1"):
+            return  # O2/O3 presets may add a manager; a level the linter cannot read: silent
+        optimizer = defined_value(self.ctx, scope, model_argument(node, "optimizer"), before)
+        if not isinstance(optimizer, cst.Call) or has_star_kwargs(optimizer):
+            return
+        opt_name = self.ctx.resolve(optimizer.func)
+        if opt_name not in OPTIMIZER_SIGNATURES:
+            return
+        opt_arg = argument(optimizer, "loss_scale", OPTIMIZER_SIGNATURES[opt_name])
+        if opt_arg is None:
+            return
+        scale = self._scale_value(opt_arg.value)
+        if scale is None:
+            return
+        value, evidence, assumed = scale
+        where = f" (read at {evidence.path}:{evidence.line})" if evidence is not None else ""
+        if opt_name in ADAPTIVE and not _decays(optimizer, OPTIMIZER_SIGNATURES[opt_name]):
+            return  # an adaptive step divides the factor out: the same update
+        short = opt_name.rsplit(".", 1)[-1]
+        shown = _CODE(opt_arg.value) + (f" = {value:g}{where}" if where or literal(opt_arg.value) is UNKNOWN else "")
+        effect = (f"{short} divides the factor out of its step, but weight_decay is added to the unscaled gradient "
+                  f"divided by {value:g}, so the decay is {value:g} times stronger than configured"
+                  if opt_name in ADAPTIVE else f"every update is {value:g} times too small")
+        self.report(opt_arg, f"{short} is given loss_scale={shown} and divides every gradient by it, but this Model has "
+                    f"no loss_scale_manager, so the loss is never multiplied by it: {effect}; pass "
+                    f"loss_scale_manager=FixedLossScaleManager({_CODE(opt_arg.value)}, drop_overflow_update=False) "
+                    f"or leave the optimizer's loss_scale at 1" + (
+                        f" (assumed: {_CODE(opt_arg.value)} could not be resolved through the imports, so the "
+                        f"value was read from the configuration files next to this script)" if assumed else ""),
+                    severity=Severity.WARNING if assumed else None,
+                    related=[(evidence.path, evidence.line, evidence.what)] if evidence is not None else ())
+
+    def _scale_value(self, expr: cst.BaseExpression) -> Optional[Tuple[float, Any, bool]]:
+        """The optimizer's loss scale when it is resolved and not 1: a literal, or a name the
+        project resolves to the same number in every alternative (with where it was read);
+        the last item says the value is assumed: ``config.key`` whose ``config`` the imports do
+        not resolve, read from the configuration files nearest to the script."""
+        import os
+
+        from msacclint.analysis.imports import dotted
+
+        value = literal(expr)
+        if value is not UNKNOWN:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and float(value) != 1.0
+            return (float(value), None, False) if ok else None
+        name, project = dotted(expr), self.ctx.project
+        if name is None or project is None:
+            return None
+        path = os.path.abspath(self.ctx.path)
+        values = project.name_values(path, name) or project.values_from(self.ctx, name)
+        assumed = False
+        if not values and name.count(".") == 1 and project.resolve_from(self.ctx, name) is None:
+            values, assumed = project.nearby_config_values(path, name.split(".")[1]), True
+        numbers = {v.value for v in values or ()}
+        if not values or len(numbers) != 1:
+            return None
+        number = numbers.pop()
+        if not isinstance(number, (int, float)) or isinstance(number, bool) or float(number) == 1.0:
+            return None
+        shown = next((v.evidence for v in values if v.evidence is not None), None)
+        return float(number), shown, assumed
 
 
 def _decays(optimizer: cst.Call, signature) -> bool:
