@@ -94,7 +94,51 @@ class Datasets:
             return TRAIN
         if "file" in evidence:
             return TRAIN
+        if self.ignored_selector(build) is not None:
+            return TRAIN
         return None
+
+    def ignored_selector(self, build: Build) -> Optional[str]:
+        """The train/eval selector of the function that builds the dataset, when this build
+        ignores it: a parameter named as a training flag (``training``, ``is_training``, ...)
+        that an ``if`` of the function tests, whose default is True or for which some call in
+        the project passes True, while no branch around this build tests it. The same dataset
+        is then built for the training pipeline as for the evaluation one."""
+        root = build.flow.root
+        if not isinstance(root, cst.FunctionDef):
+            return None
+        event = self.scopes.event(build.call)
+        guarded: Set[str] = set()
+        for test, _ in (event.guards if event is not None else ()):
+            guarded |= names_in(test)
+        tested = _tested_names(root)
+        params = list(root.params.params) + list(root.params.kwonly_params)
+        for position, param in enumerate(params):
+            name = param.name.value
+            if name not in _FLAG_KEYWORDS or name in guarded or name not in tested:
+                continue
+            if param.default is not None and literal(param.default) is True:
+                return name
+            if self._passed_true(root, name, position if param in root.params.params else -1):
+                return name
+        return None
+
+    def _passed_true(self, function: cst.FunctionDef, param: str, position: int) -> bool:
+        """Some call of the (top-level) function passes True for ``param``: in this file, or
+        anywhere in the project when the project layer is there."""
+        for _caller, e in self.scopes.callers(function):
+            arg = next((a for a in e.node.args if a.keyword is not None and a.keyword.value == param), None)
+            if arg is None and 0 <= position < len(e.node.args) and e.node.args[position].keyword is None:
+                arg = e.node.args[position]
+            if arg is not None and literal(arg.value) is True:
+                return True
+        project = getattr(self.ctx, "project", None)
+        if project is None or self.scopes.method_of.get(function) is not None:
+            return False
+        import os
+
+        values = project.switch_values(os.path.abspath(self.ctx.path), function.name.value, param, position)
+        return any(v.value is True for v in values or ())
 
     def training_use(self, build: Build) -> bool:
         """Some use of the dataset is a training use: for a function that returns it, at
@@ -259,6 +303,21 @@ def _guard_says(test: cst.BaseExpression, branch: bool) -> Optional[str]:
     if train:
         return TRAIN if positive else EVAL
     return EVAL if positive else TRAIN
+
+
+def _tested_names(function: cst.FunctionDef) -> Set[str]:
+    """Names an ``if`` statement or a conditional expression of the function tests."""
+    found: Set[str] = set()
+
+    class Tests(cst.CSTVisitor):
+        def visit_If(self, node: cst.If) -> None:
+            found.update(names_in(node.test))
+
+        def visit_IfExp(self, node: cst.IfExp) -> None:
+            found.update(names_in(node.test))
+
+    walk(function.body, Tests())
+    return found
 
 
 def _returns(function: cst.FunctionDef) -> List[cst.CSTNode]:

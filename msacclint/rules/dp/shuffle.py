@@ -19,6 +19,7 @@ from msacclint.analysis.scopes import scopes
 from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.examples import fill
 
 GENERATOR_DATASET = "mindspore.dataset.GeneratorDataset"
 SEQUENTIAL = "mindspore.dataset.SequentialSampler"
@@ -41,6 +42,23 @@ def _sampler_keeps_order(ctx, fl, expr: cst.BaseExpression, order) -> bool:
     return False
 
 
+#: a model-zoo dataset builder: ``training`` picks the augmentation; the one-device branch
+#: builds ``{single}``
+_SELECTOR_BUILDER = """
+    import mindspore.dataset as ds
+    import mindspore.dataset.vision as vision
+
+    def create_dataset(path, device_num=1, training={default}):
+        if device_num > 1:
+            data = ds.Cifar10Dataset(path, num_shards=device_num, shard_id=get_rank(), shuffle=True)
+        else:
+            {single}
+        ops = [vision.RandomCrop((32, 32), (4, 4, 4, 4))] if training else []
+        data = data.map(ops + [vision.Rescale(1 / 255.0, 0.0)], input_columns="image")
+        return data.batch(32)
+"""
+
+
 class TrainingDatasetNotShuffled(Rule):
     code = "MSA301"
     about_the_run = True
@@ -57,7 +75,10 @@ class TrainingDatasetNotShuffled(Rule):
             "of evaluation (its name, its arguments, an `else` of `if is_training`) is never reported: "
             "`shuffle=False` is right there. Neither is a dataset whose items are only copied into "
             "Python lists or arrays while another dataset of the file is the training one (the data "
-            "is re-wrapped, e.g. in a shuffled `GeneratorDataset`).")
+            "is re-wrapped, e.g. in a shuffled `GeneratorDataset`). A dataset builder with a train/eval "
+            "selector (a `training`/`is_training` parameter that an `if` of the builder tests, defaulting to "
+            "True or passed True by some call in the project) is a training builder for every dataset it "
+            "builds outside the selector's branches: `shuffle=False` there holds for the training pipeline too.")
     why = ("Without shuffling every epoch sees the samples in the same order, often sorted by class "
            "or by file: batches are not representative, BatchNorm statistics are biased and "
            "convergence is slower and worse (checklist dp.03).")
@@ -142,6 +163,10 @@ class TrainingDatasetNotShuffled(Rule):
                 return train_ds.batch(batch_size)
             model.train(10, load(p, 32))
         """, note="read into arrays, then re-wrapped in a shuffled training dataset"),
+        Valid(fill(_SELECTOR_BUILDER, default="True", single="data = ds.Cifar10Dataset(path, shuffle=training)"),
+              path="src/dataset.py", note="the nearest look-alike: the single-device dataset follows the selector"),
+        Valid(fill(_SELECTOR_BUILDER, default="False", single="data = ds.Cifar10Dataset(path, shuffle=False)"),
+              path="src/dataset.py", note="a builder whose selector defaults to evaluation and that nothing calls with True"),
     )
     INVALID = (
         Invalid("""
@@ -184,6 +209,10 @@ class TrainingDatasetNotShuffled(Rule):
             counts = [row['label'].asnumpy() for row in train_ds.create_dict_iterator()]
             model.train(10, train_ds)
         """, note="read into Python for statistics, but also trained on"),
+        Invalid(fill(_SELECTOR_BUILDER, default="True",
+                     single="data = ds.Cifar10Dataset(path, shuffle=False)  # MSA301"),
+                path="src/dataset.py", note="a builder with a train/eval selector whose one-device branch ignores it",
+                message_contains="`training` parameter"),
     )
 
     def finish(self) -> None:
@@ -206,8 +235,11 @@ class TrainingDatasetNotShuffled(Rule):
                 continue
             if info.role(build) != TRAIN or info.shuffled_later(build):
                 continue
+            selector = info.ignored_selector(build)
+            why = (f" (the function's `{selector}` parameter selects the training pipeline, but this dataset is "
+                   f"built the same way whatever it says)" if selector is not None else "")
             self.report(call, f"training dataset built with {what} and never .shuffle()d: every epoch sees the "
-                        f"samples in the same order", fix)
+                        f"samples in the same order{why}", fix)
 
 
 def _iterable_source(ctx, build) -> Optional[cst.CSTNode]:
