@@ -77,6 +77,15 @@ class Network:
 
 
 @dataclass
+class Handed:
+    """A network a class of the file receives from outside: ``self.<attr>``, set in its
+    ``__init__`` from the parameter ``param`` (a Trainer handed the model it trains)."""
+    cls: str
+    param: str
+    attr: str
+
+
+@dataclass
 class Step:
     node: cst.Call
     flow: FunctionFlow
@@ -84,6 +93,8 @@ class Step:
     name: Optional[str]
     kind: str
     network: Optional[Network] = None
+    #: when the network is not built in the file but handed to a class of it
+    handed: Optional[Handed] = None
 
 
 class Training:
@@ -137,6 +148,8 @@ class Training:
                 name = _bound_name(fl, call)
                 step = Step(call, fl, name, kind)
                 step.network = self._network_of(step)
+                if step.network is None:
+                    step.handed = self._handed_of(step)
                 out.append(step)
         return out
 
@@ -193,6 +206,63 @@ class Training:
         if function is None:
             return None
         return self._called_network(function)
+
+    def _handed_of(self, step: Step) -> Optional[Handed]:
+        """The network of a step inside a method, when it is an attribute of ``self`` that the
+        class's ``__init__`` sets from one of its parameters: given to a cell step
+        (``TrainOneStepCell(self.net, ...)``), or called by the forward function a gradient
+        step differentiates (``net = self.network`` ... ``net(x)``, nested or a method)."""
+        candidates: List[Tuple[FunctionFlow, cst.BaseExpression, Optional[int]]] = []
+        order = step.flow.order(step.node)
+        if step.kind in ("cell", "gradop"):
+            arg = argument(step.node, "network", ("network",))
+            if arg is not None:
+                candidates.append((step.flow, arg.value, order))
+        elif step.kind == "grad":
+            fn = argument(step.node, "fn", ("fn",))
+            function = self.scopes.module_function(fn.value.value) \
+                if fn is not None and isinstance(fn.value, cst.Name) else None
+            if function is not None:
+                from msacclint.analysis.flow import flow as flow_of
+
+                fl = flow_of(self.ctx, function)
+                candidates.extend((fl, e.node.func, e.order) for e in fl.calls())
+        for fl, expr, at in candidates:
+            attr = self._self_attribute(fl, expr, at)
+            if attr is None:
+                continue
+            found = self._init_parameter(step.flow, attr)
+            if found is not None:
+                return found
+        return None
+
+    def _self_attribute(self, fl: FunctionFlow, expr: cst.BaseExpression, order: Optional[int]) -> Optional[str]:
+        """``self.X`` (or a local name assigned from it) -> ``X``."""
+        if isinstance(expr, cst.Name):
+            found = self.scopes.resolve(fl, expr.value, order)
+            if found is None or found[1].index is not None:
+                return None
+            expr = found[1].value
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            return expr.attr.value
+        return None
+
+    def _init_parameter(self, fl: FunctionFlow, attr: str) -> Optional[Handed]:
+        """The class whose method holds ``fl`` (through nested functions), when its
+        ``__init__`` sets ``self.<attr>`` only from one of its parameters."""
+        function = fl.root if isinstance(fl.root, cst.FunctionDef) else None
+        while function is not None and self.scopes.method_of.get(function) is None:
+            function = self.scopes.parent.get(function)
+        owner = self.scopes.method_of.get(function) if function is not None else None
+        info = cells(self.ctx).by_node.get(owner) if owner is not None else None
+        init = info.methods.get("__init__") if info is not None else None
+        if info is None or init is None:
+            return None
+        params = {p.name.value for p in (*init.params.params, *init.params.kwonly_params)} - {"self"}
+        values = [v for name, v in info.assigned if name == attr]
+        if len(values) != 1 or not isinstance(values[0], cst.Name) or values[0].value not in params:
+            return None
+        return Handed(info.name, values[0].value, attr)
 
     def _owner_of_weights(self, fl: FunctionFlow, expr: cst.BaseExpression, order: Optional[int]) -> Optional[Network]:
         """``net.trainable_params()`` -> net; ``opt.parameters`` -> the net opt was built on."""

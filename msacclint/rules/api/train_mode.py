@@ -43,6 +43,52 @@ _TRAIN_SCRIPT = """
         grad_fn(x, y){mark}
 """
 
+#: a Trainer class handed the network it trains ({set_train}: a line of its __init__;
+#: {mark}: the marker of a finding on the loop's step call)
+_TRAINER = """
+    import mindspore as ms
+    from mindspore import nn
+
+    class Trainer:
+        def __init__(self, network, optimizer, epochs=10):
+            self.network = network
+            self.optimizer = optimizer
+            self.epochs = epochs
+            {set_train}
+
+        def run(self, dataset):
+            net = self.network
+            loss_fn = nn.CrossEntropyLoss()
+
+            def forward_fn(x, y):
+                return loss_fn(net(x), y)
+
+            grad_fn = ms.value_and_grad(forward_fn, None, self.optimizer.parameters)
+            for _ in range(self.epochs):
+                for x, y in dataset.create_tuple_iterator():
+                    loss, grads = grad_fn(x, y){mark}
+                    self.optimizer(grads)
+"""
+_NET_WITHOUT_MODE_LAYERS = """
+    import mindspore.nn as nn
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 2)
+
+        def construct(self, x):
+            return self.fc(x)
+"""
+_TRAINER_USER = """
+    from mindspore import nn
+    from src.model import Net
+    from src.trainer import Trainer
+
+    net = Net()
+    Trainer(net, nn.Adam(net.trainable_params())).run(ds)
+"""
+
 
 class TrainLoopWithoutSetTrain(Rule):
     code = "MSA201"
@@ -53,7 +99,10 @@ class TrainLoopWithoutSetTrain(Rule):
     evidence = ('The training step and the network it trains are resolved in the file (a '
                 'value_and_grad/grad/GradOperation step or a TrainOneStep cell called in a loop), and no '
                 '`set_train()`/`set_train(True)` is called on any cell of the file; `Model.train` and networks of the '
-                'file that visibly hold no BatchNorm or Dropout are left alone.')
+                'file that visibly hold no BatchNorm or Dropout are left alone. A network handed to a class of the '
+                'file (`Trainer(network)`, kept as `self.network`) is an error when some call in the project hands '
+                'it a class holding Dropout, BatchNorm or a `self.training` read (named in the message); info '
+                'when the networks it is handed cannot all be resolved; silent when all are known and none has one.')
     uses_facts = True
     message = "hand-written training loop, but the network is never put in training mode with set_train()"
     what = ("Reports a hand-written training loop — a step built with `value_and_grad`/`grad`/"
@@ -61,7 +110,9 @@ class TrainLoopWithoutSetTrain(Rule):
             "the file) called by hand in a loop — when the network it trains can be identified and the "
             "file never calls `set_train()`/`set_train(True)` on any cell. Not reported when the network's "
             "class is in the file and visibly holds no BatchNorm or Dropout, nor for files that train through "
-            "`Model.train` are not reported: it sets the mode itself.")
+            "`Model.train` are not reported: it sets the mode itself. The network may also be handed to a "
+            "class of the file: a `Trainer` whose `__init__` keeps its `network` parameter as `self.network` "
+            "and whose method trains it; what the project passes for that parameter decides.")
     why = ("A new MindSpore Cell starts in inference mode (`training=False`, verified on 2.10; a "
            "PyTorch Module starts in training mode). A loop that never calls `set_train()` trains "
            "with Dropout switched off and BatchNorm normalising with its initial moving statistics, "
@@ -238,6 +289,27 @@ class TrainLoopWithoutSetTrain(Rule):
             """,
             "train.py": fill(_TRAIN_SCRIPT, set_train="", mark=""),
         }, note="multi-file: batch statistics only"),
+        Valid(files={"src/__init__.py": "", "src/model.py": fill(_NET_WITH_RATE, rate="0.1"),
+                     "src/trainer.py": fill(_TRAINER, set_train="self.network.set_train()", mark=""),
+                     "train.py": _TRAINER_USER},
+              note="idiomatic: the Trainer puts the network it is handed in training mode"),
+        Valid(files={"src/__init__.py": "", "src/model.py": _NET_WITHOUT_MODE_LAYERS,
+                     "src/trainer.py": fill(_TRAINER, set_train="", mark=""), "train.py": _TRAINER_USER},
+              note="the nearest look-alike: every network the project hands the Trainer has no Dropout or BatchNorm"),
+        Valid("""
+            import torch
+
+            class Trainer:
+                def __init__(self, network, optimizer):
+                    self.network = network
+                    self.optimizer = optimizer
+
+                def run(self, loader):
+                    for x, y in loader:
+                        loss = torch.nn.functional.cross_entropy(self.network(x), y)
+                        loss.backward()
+                        self.optimizer.step()
+        """, note="a PyTorch Trainer: modules start in training mode"),
     )
     INVALID = (
         Invalid("""
@@ -348,6 +420,14 @@ class TrainLoopWithoutSetTrain(Rule):
             """,
             "train.py": fill(_TRAIN_SCRIPT, set_train="", mark="  # MSA201"),
         }, note="multi-file: bn in a block of a third file"),
+        Invalid(files={"src/__init__.py": "", "src/model.py": fill(_NET_WITH_RATE, rate="0.1"),
+                       "src/trainer.py": fill(_TRAINER, set_train="", mark="  # MSA201"),
+                       "train.py": _TRAINER_USER},
+                note="multi-file: a Trainer handed the network; the one the project hands it has a Dropout",
+                message_contains="train.py:"),
+        Invalid(files={"src/__init__.py": "", "src/trainer.py": fill(_TRAINER, set_train="", mark="  # MSA201")},
+                note="a library Trainer nothing in the project calls: reported at info, the network is unknown",
+                message_contains="could not resolve"),
     )
 
     def finish(self) -> None:
@@ -355,6 +435,9 @@ class TrainLoopWithoutSetTrain(Rule):
         if not info.loops or info.uses_model_train or info.enables_training_mode():
             return
         for step in info.steps:
+            if step.network is None and step.handed is not None and info.runs_in_loop(step):
+                self._handed(step.handed, next(e for _, e in info.loops))
+                return
             if step.network is None or not info.runs_in_loop(step):
                 continue
             state = info.mode_cells_state(step.network)
@@ -379,6 +462,36 @@ class TrainLoopWithoutSetTrain(Rule):
                         f"in inference mode, so Dropout is off and BatchNorm statistics are never updated){where}",
                         related=[(e.path, e.line, e.what) for e in evidence])
             return
+
+
+    def _handed(self, handed, loop) -> None:
+        """The trained network is handed to a class of the file (``Trainer(network)``): decided
+        by what the project passes for that parameter."""
+        import os
+
+        project = self.ctx.project
+        name = f"self.{handed.attr}"
+        built = project.argument_classes(os.path.abspath(self.ctx.path), handed.cls, handed.param) \
+            if project is not None else None
+        states = [(where, callee, line, project.mode_dependence(where, callee)) for where, callee, line in built or ()]
+        for where, callee, line, (state, evidence) in states:
+            if state:
+                shown = f"{project.display(where)}:{line}"
+                because = f" ({evidence.what} at {evidence.where()})" if evidence is not None else ""
+                self.report(loop.node, f"`{name}` ({handed.cls}'s `{handed.param}`, a {callee} at {shown}) is "
+                            f"trained by a hand-written loop but never put in training mode: call "
+                            f"{name}.set_train() before the loop (a new Cell starts in inference mode, so Dropout "
+                            f"is off and BatchNorm statistics are never updated){because}",
+                            related=[(project.display(where), line, f"{callee}(...) handed to {handed.cls}")] +
+                            ([(evidence.path, evidence.line, evidence.what)] if evidence is not None else []))
+                return
+        if states and all(state is False for *_, (state, _e) in states):
+            return  # every network the project hands it is known and none has a mode-dependent layer
+        self.report(loop.node, f"`{name}` is handed to {handed.cls} as `{handed.param}` and trained by a hand-written "
+                    f"loop that never puts it in training mode with set_train(); msacclint could not resolve every "
+                    f"network it is given (callers outside the project or not resolved): if one holds Dropout, "
+                    f"BatchNorm or reads self.training, call {name}.set_train() before the loop",
+                    severity=Severity.INFO)
 
 
 class EvalLoopInTrainingMode(Rule):
