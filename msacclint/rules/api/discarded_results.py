@@ -8,11 +8,13 @@ NumPy's do: dropping the underscore and the assignment leaves a line that does n
 
 from __future__ import annotations
 
-from typing import Optional, Set
+from typing import List, Optional, Set
 
 import libcst as cst
 
+from msacclint.analysis.cells import cells
 from msacclint.analysis.imports import dotted
+from msacclint.analysis.scopes import scopes
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 
@@ -33,6 +35,15 @@ PURE_FUNCTIONS = frozenset({
     "mindspore.mint.masked_fill", "mindspore.mint.floor", "numpy.clip", "numpy.floor", "numpy.ceil",
 })
 
+#: primitives that return a new tensor and change nothing they are given (arithmetic, shape and
+#: collective operators); ``Assign``/``ScatterUpdate``/``Apply*``/summaries/``Send``/``Print``
+#: have effects and are not listed
+PURE_PRIMITIVES = frozenset("mindspore.ops." + name for name in (
+    "Add", "Sub", "Mul", "Div", "RealDiv", "FloorDiv", "Pow", "Maximum", "Minimum", "Neg", "Abs", "Exp", "Log",
+    "Sqrt", "Square", "Cast", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Tile", "Concat", "Stack",
+    "MatMul", "BatchMatMul", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "Softmax", "Select",
+    "MaskedFill", "ZerosLike", "OnesLike", "AllReduce", "AllGather", "ReduceScatter", "AlltoAll"))
+
 
 class OutOfPlaceResultDiscarded(Rule):
     code = "MSA146"
@@ -50,7 +61,10 @@ class OutOfPlaceResultDiscarded(Rule):
             "`ops.masked_fill`, `ops.clamp`, `ops.clip`, `ops.clip_by_value`, `ops.floor`, `ops.ceil`, "
             "`ops.bernoulli`, their `mint` twins, `numpy.clip`/`floor`/`ceil`, and discards the result. Not "
             "reported: the trailing-underscore in-place forms, methods called on `self`/`cls`, and a method name "
-            "that a class of the same file defines. Written from three fixes of the history cases' tuning half "
+            "that a class of the same file defines. Also a statement that calls a primitive instance and drops "
+            "its result: `self.add(x, 1)` with `self.add = P.Add()` set once in `__init__`, or a name assigned "
+            "`ops.AllReduce()` in the function (arithmetic, shape and collective primitives; `Assign`, "
+            "`Scatter*`, `Apply*`, summaries and `Print` have effects and are left alone). Written from three fixes of the history cases' tuning half "
             "(`bench/field/history_cases_3.toml`: OPT's causal mask, FLAVA's temperature clamp, YOLO box "
             "clipping). Field check (every finding on the four tuning repositories of bench/field/protocol.toml, "
             "mindcv and the model-zoo corpus, read in context, 2026-11-26; the same run shaped the rule, so "
@@ -117,6 +131,33 @@ class OutOfPlaceResultDiscarded(Rule):
                 eval_mask.reshape(valid_mask.shape)
                 return np.logical_and(valid_mask, eval_mask)
         """, note="a discarded reshape: a shape method is not reported (harmless, or a loud failure later)"),
+        Valid("""
+            from mindspore import ops
+
+            def reduce_across_group(input_):
+                all_reduce = ops.AllReduce()
+                return all_reduce(input_)
+        """, note="the nearest look-alike: the collective's result returned"),
+        Valid("""
+            from mindspore import nn, ops
+
+            class Step(nn.Cell):
+                def __init__(self, param):
+                    super().__init__()
+                    self.assign = ops.Assign()
+                    self.param = param
+
+                def construct(self, value):
+                    self.assign(self.param, value)
+                    return value
+        """, note="Assign writes into its Parameter: a primitive with an effect"),
+        Valid("""
+            import torch.distributed as dist
+
+            def reduce_across_group(input_):
+                dist.all_reduce(input_)
+                return input_
+        """, note="torch's all_reduce works in place"),
     )
     INVALID = (
         Invalid("""
@@ -149,6 +190,27 @@ class OutOfPlaceResultDiscarded(Rule):
                 boxes[:, 1].clip(0, shape[0])  # MSA146
         """, note="torch's boxes[:, 0].clamp_(0, w) on NumPy boxes"),
         Invalid("""
+            from mindspore import nn
+            from mindspore.ops import operations as P
+
+            class DecodeLayer(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.length_add = P.Add()
+
+                def construct(self, x, valid_length):
+                    self.length_add(valid_length, 1)  # MSA146
+                    return x, valid_length
+        """, note="a primitive held by the Cell, called as a statement"),
+        Invalid("""
+            from mindspore import ops
+
+            def reduce_across_group(input_):
+                all_reduce = ops.AllReduce()
+                all_reduce(input_)  # MSA146
+                return input_
+        """, note="a collective's result discarded: the tensor returned is the unreduced one"),
+        Invalid("""
             from mindspore import ops
             def drop_path(x, keep_prob):
                 random_tensor = keep_prob + ops.rand((x.shape[0], 1, 1))
@@ -158,6 +220,8 @@ class OutOfPlaceResultDiscarded(Rule):
     )
 
     def visit_Module(self, node: cst.Module) -> None:
+        #: statements calling a name or ``self.<attr>``: a primitive instance is decided in finish
+        self._primitive_calls: List[cst.Call] = []
         self._defined: Set[str] = {
             stmt.name.value for cls in node.body if isinstance(cls, cst.ClassDef)
             for stmt in (cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ())
@@ -168,6 +232,9 @@ class OutOfPlaceResultDiscarded(Rule):
         if not isinstance(call, cst.Call):
             return
         func = call.func
+        if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                                          and func.value.value == "self"):
+            self._primitive_calls.append(call)
         if isinstance(func, cst.Attribute) and func.attr.value in PURE_METHODS:
             shown = self._method_call(func)
         else:
@@ -182,6 +249,48 @@ class OutOfPlaceResultDiscarded(Rule):
         self.report(call, f"{shown} returns a new tensor and leaves its input unchanged; as a statement its "
                     "result is discarded and this line does nothing (a PyTorch in-place call ported without its "
                     "trailing underscore?): assign the result", fix)
+
+    def finish(self) -> None:
+        for call in getattr(self, "_primitive_calls", ()):
+            primitive = self._primitive_of(call)
+            if primitive is None:
+                continue
+            short = primitive.replace("mindspore.", "", 1)
+            shown = dotted(call.func) or "the primitive"
+            self.report(call, f"`{shown}` is a {short}() primitive: it returns a new tensor and leaves its inputs "
+                        "unchanged, so as a statement its result is discarded and this line does nothing; assign "
+                        "the result and use it")
+
+    def _primitive_of(self, call: cst.Call) -> Optional[str]:
+        """The pure primitive class whose instance the statement calls: ``self.add`` set to
+        ``P.Add()`` in the class's ``__init__``, or a name assigned ``ops.AllReduce()`` once in
+        the function (or at module level)."""
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            info = self._class_of(call)
+            attr = info.attrs.get(func.attr.value) if info is not None else None
+            if attr is None or attr.elements or not isinstance(attr.value, cst.Call):
+                return None
+            if sum(1 for name, _ in info.assigned if name == func.attr.value) != 1:
+                return None
+            callee = self.ctx.resolve(attr.value.func)
+        else:
+            assert isinstance(func, cst.Name)
+            sc = scopes(self.ctx)
+            definition = sc.assignment_at(func.value, call)
+            if definition is None or not isinstance(definition.value, cst.Call):
+                return None
+            callee = self.ctx.resolve(definition.value.func)
+        return callee if callee in PURE_PRIMITIVES else None
+
+    def _class_of(self, node: cst.CSTNode):
+        sc = scopes(self.ctx)
+        fl = sc.owner(node)
+        function = fl.root if fl is not None and isinstance(fl.root, cst.FunctionDef) else None
+        while function is not None and sc.method_of.get(function) is None:
+            function = sc.parent.get(function)
+        owner = sc.method_of.get(function) if function is not None else None
+        return cells(self.ctx).by_node.get(owner) if owner is not None else None
 
     def _method_call(self, func: cst.Attribute) -> Optional[str]:
         receiver = func.value
