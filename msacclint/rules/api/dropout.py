@@ -82,9 +82,20 @@ def _complement(value: cst.BaseExpression) -> cst.BaseExpression:
     return cst.parse_expression("1 - (" + cst.Module([]).code_for_node(value) + ")")
 
 
-def _with_p(call: cst.Call, arg: cst.Arg, value: cst.BaseExpression) -> cst.Call:
+def _with_p(call: cst.Call, arg: cst.Arg, value: cst.BaseExpression) -> Optional[cst.Call]:
+    """The call with ``arg`` rewritten as ``p=value``; None when a positional argument follows
+    it (``nn.Dropout(0.1, False)``): a keyword there would not parse."""
+    later = call.args[[i for i, a in enumerate(call.args) if a is arg][0] + 1:]
+    if arg.keyword is None and any(a.keyword is None and not a.star for a in later):
+        return None
     new_arg = with_keyword(arg, "p", value)
     return call.with_changes(args=[new_arg if a is arg else a for a in call.args])
+
+
+def _p_fix(description: str, applicability: Applicability, call: cst.Call, arg: cst.Arg,
+           value: cst.BaseExpression) -> Optional[FixSpec]:
+    fixed = _with_p(call, arg, value)
+    return FixSpec(description, applicability, [(call, fixed)]) if fixed is not None else None
 
 
 #: a value as (expression it rests on, whether it is 1 minus that expression)
@@ -184,9 +195,12 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         positional = [a for a in node.args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}
         keep_arg = positional[0] if positional else keywords.get("keep_prob")
-        if "p" in keywords:
+        p_arg = keywords.get("p") or (positional[1] if len(positional) > 1 else None)
+        if p_arg is not None:
             keep_arg = None  # MindSpore uses p whenever it is given: the keep_prob value is never read
-        self.check(node, keep_arg, keywords.get("p"), by_position=bool(positional))
+            if p_arg.keyword is None and isinstance(literal(p_arg.value), bool):
+                return  # Dropout(0.1, False): p must be a number, a bool raises TypeError (loud)
+        self.check(node, keep_arg, p_arg, by_position=bool(positional))
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -747,6 +761,14 @@ class DropoutWrongProbability(_DropoutRule):
               .replace("x, p=self.{attr}, seed=self.seed, offset=self.offset", "x")
               .format(attr="keep_prob", mark=""),
               note="the older Dropout primitive takes keep_prob in its constructor"),
+        Valid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(0.9, 0.1)
+        """, note="a second positional argument is p, which MindSpore uses: the first is never read"),
+        Valid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(0.1, False)
+        """, note="a bool as p raises TypeError when the layer is built: loud, not silent"),
     )
     INVALID = (
         Invalid("""
@@ -983,8 +1005,7 @@ class DropoutWrongProbability(_DropoutRule):
                 self.report(call, f"nn.Dropout({'' if by_position else 'keep_prob='}{shown}): {how} is the KEEP "
                             f"probability in MindSpore, so this drops {self._drop_share(value)}; "
                             f"for a drop rate write p={shown}{assumed}",
-                            FixSpec(f"pass it as p={shown}", Applicability.UNSAFE,
-                                    [(call, _with_p(call, keep, keep.value))]),
+                            _p_fix(f"pass it as p={shown}", Applicability.UNSAFE, call, keep, keep.value),
                             severity=severity)
                 return
         if p is not None:
@@ -1014,7 +1035,8 @@ class DropoutWrongProbability(_DropoutRule):
             # a positional p keeps its place (arguments may follow it)
             fixed = _with_p(call, p, inner) if p.keyword is not None else call.with_changes(
                 args=[a.with_changes(value=inner) if a is p else a for a in call.args])
-            fix = FixSpec(f"use p={cst.Module([]).code_for_node(inner)}", Applicability.UNSAFE, [(call, fixed)])
+            if fixed is not None:
+                fix = FixSpec(f"use p={cst.Module([]).code_for_node(inner)}", Applicability.UNSAFE, [(call, fixed)])
         name = FUNCTIONAL_DROPOUT.get(self._layer) or DROPOUT_PRIMITIVES.get(self._layer, "nn.Dropout")
         if p.keyword is None:
             self.report(call, f"{name}(..., {shown}): its second argument is the DROP probability, but this "
@@ -1152,7 +1174,7 @@ class DropoutPositional(_DropoutRule):
         self.report(call, f"nn.Dropout({cst.Module([]).code_for_node(keep.value)}): the positional argument is "
                     f"keep_prob in MindSpore 2.10 and silently becomes p once keep_prob is removed; "
                     f"write p={shown}",
-                    FixSpec(f"write p={shown}", Applicability.SAFE, [(call, _with_p(call, keep, new))]))
+                    _p_fix(f"write p={shown}", Applicability.SAFE, call, keep, new))
 
 
 class DropoutKeepProbKeyword(_DropoutRule):
@@ -1209,7 +1231,7 @@ class DropoutKeepProbKeyword(_DropoutRule):
         new = _complement(keep.value)
         shown = cst.Module([]).code_for_node(new)
         self.report(call, f"nn.Dropout(keep_prob=...) is deprecated in MindSpore 2.x; write p={shown}",
-                    FixSpec(f"write p={shown}", Applicability.SAFE, [(call, _with_p(call, keep, new))]))
+                    _p_fix(f"write p={shown}", Applicability.SAFE, call, keep, new))
 
 
 def _annotation(func: cst.FunctionDef, name: str) -> Optional[str]:
