@@ -513,6 +513,11 @@ class ProjectIndex:
             return None
         return self.lookup_qualified(bound + ("." + rest if rest else ""), os.path.abspath(ctx.path), set())
 
+    def imported_names(self, ctx) -> Dict[str, str]:
+        """name -> qualified name of everything the checked file imports, relative imports
+        resolved from its module name."""
+        return dict(checked_file_bindings(self, ctx))
+
     def values_from(self, ctx, name: str) -> Optional[List[Value]]:
         """``name_values`` for a name imported into the checked file."""
         target = self.resolve_from(ctx, name)

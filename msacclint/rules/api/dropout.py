@@ -257,6 +257,7 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         before = fl.order(call) if fl is not None else None
         self._evidence = []
         self._excluded = []
+        self._assumed_config = None
         self._reading_call = call
         return self._readings(expr, fl, before, depth=0)
 
@@ -301,10 +302,16 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
                 values = project.parameter_values(path, expr.value,
                                                   func=FunctionSummary(name=func.name.value, line=0, params=params))
         elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and \
-                isinstance(func, cst.FunctionDef) and _annotation(func, expr.value.value) is not None:
+                isinstance(func, cst.FunctionDef) and (_annotation(func, expr.value.value) is not None
+                                                       or self._sole_config_class(func, expr.value.value)):
             # ``config.attention_dropout`` with ``config: GraphormerConfig``: the attribute the
-            # annotated class's __init__ sets from its parameter of that name, by its default
-            found = project.resolve_from(self.ctx, _annotation(func, expr.value.value))
+            # annotated class's __init__ sets from its parameter of that name, by its default;
+            # an unannotated ``config`` in a file importing one config class is assumed to be one
+            annotated = _annotation(func, expr.value.value)
+            if annotated is None:
+                annotated = self._sole_config_class(func, expr.value.value)
+                self._assumed_config = annotated
+            found = project.resolve_from(self.ctx, annotated)
             if found is None or found[0] != "class":
                 return None
             cls, attr = found[2], expr.attr.value
@@ -336,6 +343,25 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
         self._evidence.extend(values)
         return [[(cst.parse_expression(_number_text(v.value)), False)] for v in values]
 
+    def _sole_config_class(self, func: cst.FunctionDef, name: str) -> Optional[str]:
+        """For an unannotated parameter named ``config`` (or ``*_config``): the one class
+        whose name ends in ``Config`` that the file imports by name, else None."""
+        if not (name == "config" or name.endswith("_config")) or name not in _parameter_names(func) \
+                or _annotation(func, name) is not None:
+            return None
+        bindings = self.ctx.project.imported_names(self.ctx) if self.ctx.project is not None else {}
+        imported = [bound for bound, target in bindings.items()
+                    if bound.endswith("Config") and bound[:1].isupper() and target.rsplit(".", 1)[-1] == bound]
+        return imported[0] if len(imported) == 1 else None
+
+    def _assumption(self) -> str:
+        """The words a finding adds when its value rests on an assumed config class."""
+        assumed = getattr(self, "_assumed_config", None)
+        if not assumed:
+            return ""
+        return (f" (assumed: the unannotated config parameter is a {assumed}, the only config class this file "
+                "imports, read at its default)")
+
     def _readings(self, expr, fl, before, depth) -> List[List[Reading]]:
         inner = one_minus(expr)
         if inner is not None:
@@ -348,6 +374,11 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
             value = constant(self.ctx, expr)
             if is_number(value):  # module level: a module constant assigned once decides
                 return [[(cst.Float(repr(float(value))), False)]]
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self" \
+                and depth <= 8:
+            assigned = self._init_value(expr.attr.value)
+            if assigned is not None:
+                return self._readings(assigned[0], assigned[1], 10 ** 9, depth + 1)
         if not isinstance(expr, cst.Name) or fl is None or before is None or depth > 8:
             if isinstance(expr, (cst.Name, cst.Attribute, cst.Subscript)) and depth <= 8:
                 projected = self._project_readings(expr, fl)
@@ -377,6 +408,31 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
             return [[(expr, False)]]
         return self._readings(defs[0].value, fl, defs[0].order, depth + 1)
 
+    def _init_value(self, attr: str):
+        """``self.<attr>`` read in a method: the value the class's ``__init__`` assigns it, when it
+        assigns it once and nothing else in the class does (with the ``__init__``'s flow)."""
+        from msacclint.analysis.cells import cells
+
+        if not self._class_names:
+            return None
+        info = cells(self.ctx).classes.get(self._class_names[-1])
+        init = info.methods.get("__init__") if info is not None else None
+        values = [v for name, v in info.assigned if name == attr] if info is not None else []
+        if init is None or len(values) != 1 or self._assigned_elsewhere(info, attr):
+            return None
+        return values[0], flow(self.ctx, init)
+
+    def _assigned_elsewhere(self, info, attr: str) -> bool:
+        """A method other than ``__init__`` assigns ``self.<attr>``."""
+        for name, method in info.methods.items():
+            if name == "__init__":
+                continue
+            for node in _walk_assign_targets(method):
+                if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and \
+                        node.value.value == "self" and node.attr.value == attr:
+                    return True
+        return False
+
     def _from_callers(self, expr: cst.Name, fl) -> Optional[List[List[Reading]]]:
         """A parameter read through the file's call sites: a caller that passes a number or
         ``1 - x`` is read by that value; any other caller by the parameter's name as before.
@@ -392,6 +448,24 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
             else:  # left out, or a value it cannot read: the parameter's name and default, as without callers
                 out.extend(_by_name_and_default(expr, fl.root))
         return out
+
+
+def _walk_assign_targets(function: cst.FunctionDef) -> List[cst.BaseExpression]:
+    """The targets of the plain and augmented assignments in a function."""
+    out: List[cst.BaseExpression] = []
+
+    class Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            out.append(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            out.append(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            out.append(node.target)
+
+    function.body.visit(Targets())
+    return out
 
 
 def _wrong(alternatives: List[List[Reading]], judge, evidence=None) -> bool:
@@ -490,6 +564,33 @@ _MODEL_READING_CONFIG = """
 def _config_case(key: str, value: str, mark: str = "") -> dict:
     """A model reading its rate from default_config.yaml through a config loader module."""
     return dict(model_zoo_config({key: value}), **{"src/model.py": fill(_MODEL_READING_CONFIG, key=key, mark=mark)})
+
+
+#: a config class, and an attention Cell of another file that keeps its rate from an
+#: unannotated ``config`` parameter and hands it to the functional dropout as ``{p}``
+_LONG_CONFIG = """
+    class LongConfig:
+        def __init__(self, attention_probs_dropout_prob=0.1, **kwargs):
+            self.attention_probs_dropout_prob = attention_probs_dropout_prob
+"""
+_LONG_ATTENTION = """
+    import mindspore
+    from mindspore import nn
+    from .configuration import LongConfig
+
+    class SelfAttention(nn.Cell):
+        def __init__(self, config, layer_id):
+            super().__init__()
+            self.dropout = config.attention_probs_dropout_prob
+
+        def construct(self, probs):
+            return mindspore.ops.dropout(probs, p={p}, training=self.training){mark}
+"""
+
+
+def _long_case(p: str, mark: str = "") -> dict:
+    return {"model/__init__.py": "", "model/configuration.py": _LONG_CONFIG,
+            "model/modeling.py": fill(_LONG_ATTENTION, p=p, mark=mark)}
 
 
 class DropoutWrongProbability(_DropoutRule):
@@ -765,6 +866,8 @@ class DropoutWrongProbability(_DropoutRule):
             import mindspore.nn as nn
             drop = nn.Dropout(0.9, 0.1)
         """, note="a second positional argument is p, which MindSpore uses: the first is never read"),
+        Valid(files=_long_case("self.dropout"),
+              note="multi-file: the config's attention rate kept on self and given to the functional dropout as p"),
         Valid("""
             import mindspore.nn as nn
             drop = nn.Dropout(0.1, False)
@@ -973,6 +1076,10 @@ class DropoutWrongProbability(_DropoutRule):
         }, severity=Severity.WARNING, message_contains="dormant: built only when `has_dropout` turns it on",
             note="multi-file: the layer exists only when a switch is on that no caller in the project turns on: "
                  "a dormant warning (a caller passing has_dropout=True makes it an error)"),
+        Invalid(files=_long_case("1-self.dropout", "  # MSA101"), severity=Severity.WARNING,
+                message_contains="assumed: the unannotated config parameter is a LongConfig",
+                note="multi-file: an unannotated config parameter read as the one config class the file imports "
+                     "(a warning that says so), its rate kept on self, flipped into p"),
     )
 
     def check(self, call, keep, p, by_position):
@@ -995,6 +1102,8 @@ class DropoutWrongProbability(_DropoutRule):
                                                               "silently" if raising else "no value of it was resolved")
                     + "; a value of 0.5 or more would be a keep probability, as intended)")
                 severity = None if resolved else Severity.WARNING
+                if resolved and self._assumption():
+                    severity, assumed = Severity.WARNING, self._assumption()
                 if not resolved and self._excluded:
                     shown_values = sorted({f"{v.value:g}" + (f" at {v.evidence.where()}" if v.evidence else "")
                                            for v in self._excluded})
@@ -1029,6 +1138,8 @@ class DropoutWrongProbability(_DropoutRule):
             severity = Severity.WARNING
             assumed = (" (its only value found makes p=1, which raises when the layer is built, so only the "
                        "values callers pass are misread silently)")
+        if self._assumption():
+            severity, assumed = Severity.WARNING, assumed + self._assumption()
         shown = cst.Module([]).code_for_node(p.value)
         fix = None
         if inner is not None:
