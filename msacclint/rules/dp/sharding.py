@@ -90,6 +90,31 @@ def _sharding_case(args: str, mark: str = "", builder: str = _SHARDED_BUILDER) -
 _DIST_WORDS = ("distribut", "rank", "device_num", "group_size", "shard", "parallel", "world", "multi", "device_id")
 
 
+#: a train.py whose shard settings are given on one launch path only ({local}: what the
+#: local distributed branch does; {mark}: the marker of a finding on the training dataset)
+_TWO_LAUNCH_PATHS = """
+    import os
+    import mindspore as ms
+    import mindspore.dataset as ds
+    from mindspore.communication import init, get_rank, get_group_size
+
+    num_shards = None
+    shard_id = None
+    if args.enable_modelarts:
+        init()
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)
+        num_shards = get_group_size()
+        shard_id = get_rank()
+    else:
+        if int(os.getenv("RANK_SIZE", "1")) > 1:
+            init()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)
+            {local}
+    train_ds = ds.GeneratorDataset(source, ["x", "y"], shuffle=True, num_shards=num_shards, shard_id=shard_id){mark}
+    model.train(10, train_ds)
+"""
+
+
 class DatasetNotSharded(Rule):
     code = "MSA307"
     about_the_run = True
@@ -112,7 +137,10 @@ class DatasetNotSharded(Rule):
             "project builder whose `num_shards` comes from one of its parameters with a default of None or 1 "
             "(sharding made optional by a library) that leaves that parameter out: reported at the call, with "
             "the builder's constructor as related location; a call whose result is named for evaluation, or "
-            "that passes an evaluation selector, is not reported.")
+            "that passes an evaluation selector, is not reported. Also a training dataset given "
+            "`num_shards=name` where `name` starts as None and is given a value only in a branch that a path "
+            "calling `init()` does not take (shard settings for one launch path, e.g. ModelArts, and none for "
+            "the local distributed one): the message names the branch.")
     why = ("Without sharding every device reads the whole dataset in the same order: an epoch is N "
            "times longer than intended with the same samples in each global batch, and the data-parallel "
            "gradient average gains nothing (checklist dp.05).")
@@ -261,6 +289,8 @@ class DatasetNotSharded(Rule):
             "rank_id=0):", "rank_id=None):\n        rank_id = get_rank() if rank_id is None else rank_id").replace(
             "import mindspore.dataset as ds", "import mindspore.dataset as ds\n    from mindspore.communication import get_rank")),
               note="multi-file: the builder finds the rank itself when it is not given"),
+        Valid(fill(_TWO_LAUNCH_PATHS, local="num_shards, shard_id = get_group_size(), get_rank()", mark=""),
+              note="the nearest look-alike: both launch paths give the shard settings"),
     )
     INVALID = (
         Invalid("""
@@ -335,6 +365,9 @@ class DatasetNotSharded(Rule):
             data = create_dataset(data_dir, device_num=get_group_size())
             model.train(90, data)
         """}, note="the same in one file (the project layer finds the call)"),
+        Invalid(fill(_TWO_LAUNCH_PATHS, local="pass", mark="  # MSA307"),
+                note="the shard settings are given on one launch path (ModelArts); the local distributed path "
+                     "calls init() and leaves them None", message_contains="starts as None"),
     )
 
     def finish(self) -> None:
@@ -354,9 +387,20 @@ class DatasetNotSharded(Rule):
             call = build.call
             if has_star_kwargs(call) or argument(call, "sampler", ()) is not None:
                 continue
-            shards = argument(call, "num_shards", ()) is not None
+            shards_arg = argument(call, "num_shards", ())
+            shards = shards_arg is not None
             shard_id = argument(call, "shard_id", ()) is not None
             if shards and shard_id:
+                path = _none_where_distributed(build.flow, call, shards_arg.value, dist.init_calls)
+                if path is not None and info.role(build) == EVAL and not info.training_use(build):
+                    path = None  # distributed evaluation: every device may score the whole set
+                if path is not None:
+                    name, test, branch = path
+                    shown = cst.Module([]).code_for_node(test)
+                    self.report(call, f"`{name}` starts as None and only the branch `if {shown}:` "
+                                f"({'true' if branch else 'false'}) gives it a value, but init() also runs where that "
+                                f"test is {'false' if branch else 'true'}: on that path the dataset gets "
+                                f"num_shards=None and every device reads all samples")
                 continue
             if shards != shard_id:
                 given = "num_shards" if shards else "shard_id"
@@ -512,6 +556,35 @@ class DatasetNotSharded(Rule):
                             related=[(shown, site_call.line, f"{site_call.callee}(...) without {rank}"),
                                      (shown, mode_line, "set_auto_parallel_context(parallel_mode=DATA_PARALLEL)")])
                 break
+
+
+def _none_where_distributed(fl, call: cst.Call, value: cst.BaseExpression, init_calls):
+    """``num_shards=name`` where ``name`` is set to None first and given a value only in
+    branches that a path calling ``init()`` does not take (the else of the branch, or the
+    other branch of the same test): (name, the test of the branch that sets it, which way),
+    or None. Definitions and calls are read in the dataset's own function."""
+    if not isinstance(value, cst.Name):
+        return None
+    order = fl.order(call)
+    defs = [d for d in fl.defs.get(value.value, ()) if order is None or d.order < order]
+    nones = [d for d in defs if d.index is None and isinstance(d.value, cst.Name) and d.value.value == "None"]
+    if not nones:
+        return None
+    first = min(d.order for d in nones)
+    others = [d for d in defs if d.order > first and d not in nones]
+    if not others or any(not fl.events[d.order].guards for d in others):
+        return None
+    inits = set(map(id, init_calls))
+    for e in fl.calls():
+        if id(e.node) not in inits or e.order < first or (order is not None and e.order > order):
+            continue
+        taken = {(id(test), branch) for test, branch in e.guards}
+        split = [next(((test, branch) for test, branch in fl.events[d.order].guards
+                       if (id(test), not branch) in taken), None) for d in others]
+        if all(split):
+            test, branch = split[0]  # type: ignore[misc]
+            return value.value, test, branch
+    return None
 
 
 def _shown_default(fn, param: str) -> str:
