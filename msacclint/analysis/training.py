@@ -407,6 +407,68 @@ class Training:
         """Some ``set_train()`` in the file may switch a network to training mode."""
         return any(mode is not False for _, mode in self.set_train)
 
+    def enables_before_training(self) -> bool:
+        """Some ``set_train()`` that may switch a network to training mode can run before or
+        during a training loop of the file. A call inside a module-level function that neither
+        runs the loop, nor is called from it (directly or through others), nor is called before
+        it by a function on the way to it, cannot: an ``eval()`` that sets training mode back at
+        its end, called only in another branch of the script. Calls at module level, in methods
+        and in nested functions, and functions used other than by direct calls, count."""
+        enabling = [call for call, mode in self.set_train if mode is not False]
+        if not enabling:
+            return False
+        loop_flows = [fl for fl, _ in self.loops]
+        if not loop_flows:
+            return True
+        for call in enabling:
+            fl = self.scopes.owner(call)
+            root = fl.root if fl is not None else None
+            if not isinstance(root, cst.FunctionDef) or self.scopes.method_of.get(root) is not None \
+                    or self.scopes.parent.get(root) is not None:
+                return True
+            if any(self._may_run_before(root, loop) for loop in loop_flows):
+                return True
+        return False
+
+    def _may_run_before(self, function: cst.FunctionDef, loop: FunctionFlow) -> bool:
+        from msacclint.analysis.words import name_uses
+
+        name = function.name.value
+        callers = self.scopes.callers(function)
+        if name_uses(self.ctx, name) != len(callers) + 1:
+            return True  # used otherwise than by direct calls (a callback, a table): not followed
+        if loop.root is function or name in self._callees(loop):
+            return True
+        # the functions on the way to the loop, each with the order of its call of the next one
+        path: List[Tuple[FunctionFlow, int]] = []
+        frontier = [loop]
+        seen: Set[int] = set()
+        while frontier:
+            current = frontier.pop()
+            if id(current) in seen or not isinstance(current.root, cst.FunctionDef):
+                continue
+            seen.add(id(current))
+            for caller, e in self.scopes.callers(current.root):
+                path.append((caller, e.order))
+                frontier.append(caller)
+        return any(caller is c_fl and e.order < at for c_fl, at in path for caller, e in callers)
+
+    def _callees(self, fl: FunctionFlow) -> Set[str]:
+        """Names of the file's functions that ``fl`` calls, directly or through others."""
+        from msacclint.analysis.flow import flow as flow_of
+
+        out: Set[str] = set()
+        frontier = [fl]
+        while frontier:
+            current = frontier.pop()
+            for e in current.calls():
+                if isinstance(e.node.func, cst.Name) and e.node.func.value not in out:
+                    target = self.scopes.module_function(e.node.func.value)
+                    if target is not None:
+                        out.add(e.node.func.value)
+                        frontier.append(flow_of(self.ctx, target))
+        return out
+
     def disables_training_mode(self, receiver: Optional[str] = None) -> bool:
         for call, mode in self.set_train:
             if mode is not True and (receiver is None or _receiver(call) == receiver):
@@ -419,7 +481,20 @@ class Training:
         value = network.definition.value
         while isinstance(value, cst.Call):
             if isinstance(value.func, cst.Name) and value.func.value in cells(self.ctx).classes:
-                return mode_cells_state(self.ctx, value.func.value)
+                state = mode_cells_state(self.ctx, value.func.value)
+                if state:
+                    return state
+                # a wrapper of the file (``WithLossCell(net, loss)``): the cells it is handed count
+                for arg in value.args:
+                    if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.Name):
+                        continue
+                    inner = self.object_at(network.flow, arg.value, network.definition.order)
+                    inner_state = self.mode_cells_state(inner) if inner is not None else False
+                    if inner_state:
+                        return True
+                    if inner_state is None and state is False:
+                        state = None
+                return state
             if not (self.ctx.resolve(value.func) or "").startswith("mindspore."):
                 state = project_mode_state(self.ctx, value.func)
                 if state is not None:

@@ -41,3 +41,27 @@ def self_assignments(ctx: FileContext, name: str) -> int:
 def count_self_assignments(text: str, name: str) -> int:
     """The same count for any text (a class's own code)."""
     return sum(1 for found in _SELF_ASSIGNED.findall(text) if found == name)
+
+
+def _name_counts(ctx: FileContext) -> Mapping[str, int]:
+    import libcst as cst
+
+    from msacclint.analysis.walk import walk
+
+    counts: Counter[str] = Counter()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            counts[node.value] += 1
+
+    walk(ctx.module, Names())
+    return counts
+
+
+_NAMES: Question[Mapping[str, int]] = Question("words.name_uses", _name_counts)
+
+
+def name_uses(ctx: FileContext, name: str) -> int:
+    """How many Name nodes of the file's syntax tree are ``name`` (comments and strings not
+    counted; a def's own name counts once)."""
+    return ctx.ask(_NAMES).get(name, 0)

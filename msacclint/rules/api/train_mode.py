@@ -89,6 +89,46 @@ _TRAINER_USER = """
     Trainer(net, nn.Adam(net.trainable_params())).run(ds)
 """
 
+#: a script with a train() loop and an eval() that puts the network back in training mode
+#: at its end; {main}: how the script runs them; {mark}: the marker on the step call
+_TRAIN_AND_EVAL = """
+    import mindspore as ms
+    from mindspore import nn
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 2)
+            self.bn = nn.BatchNorm1d(2)
+
+        def construct(self, x):
+            return self.bn(self.fc(x))
+
+    class WithLoss(nn.Cell):
+        def __init__(self, backbone, loss_fn):
+            super().__init__()
+            self.backbone = backbone
+            self.loss_fn = loss_fn
+
+        def construct(self, x, y):
+            return self.loss_fn(self.backbone(x), y)
+
+    model = Net()
+    train_net = nn.TrainOneStepCell(WithLoss(model, nn.MSELoss()), nn.Adam(model.trainable_params()))
+
+    def train():
+        for x, y in train_ds.create_tuple_iterator():
+            train_net(x, y){mark}
+
+    def evaluate():
+        model.set_train(False)
+        for x, y in test_ds.create_tuple_iterator():
+            model(x)
+        model.set_train(True)
+
+    {main}
+"""
+
 
 class TrainLoopWithoutSetTrain(Rule):
     code = "MSA201"
@@ -112,7 +152,10 @@ class TrainLoopWithoutSetTrain(Rule):
             "class is in the file and visibly holds no BatchNorm or Dropout, nor for files that train through "
             "`Model.train` are not reported: it sets the mode itself. The network may also be handed to a "
             "class of the file: a `Trainer` whose `__init__` keeps its `network` parameter as `self.network` "
-            "and whose method trains it; what the project passes for that parameter decides.")
+            "and whose method trains it; what the project passes for that parameter decides. A `set_train()` "
+            "counts only where it can run before or during the training loop: one in a module-level function "
+            "(an `eval()` that switches training mode back on at its end) that the loop's function does not "
+            "call and that no function on the way to the loop calls before it does not.")
     why = ("A new MindSpore Cell starts in inference mode (`training=False`, verified on 2.10; a "
            "PyTorch Module starts in training mode). A loop that never calls `set_train()` trains "
            "with Dropout switched off and BatchNorm normalising with its initial moving statistics, "
@@ -310,6 +353,8 @@ class TrainLoopWithoutSetTrain(Rule):
                         loss.backward()
                         self.optimizer.step()
         """, note="a PyTorch Trainer: modules start in training mode"),
+        Valid(fill(_TRAIN_AND_EVAL, main="evaluate()\ntrain()", mark=""),
+              note="the nearest look-alike: the evaluation, which ends in set_train(True), runs before training"),
     )
     INVALID = (
         Invalid("""
@@ -428,11 +473,14 @@ class TrainLoopWithoutSetTrain(Rule):
         Invalid(files={"src/__init__.py": "", "src/trainer.py": fill(_TRAINER, set_train="", mark="  # MSA201")},
                 note="a library Trainer nothing in the project calls: reported at info, the network is unknown",
                 message_contains="could not resolve"),
+        Invalid(fill(_TRAIN_AND_EVAL, main='if mode == "train":\n    train()\nelse:\n    evaluate()',
+                     mark="  # MSA201"),
+                note="the only set_train(True) is at the end of an evaluation that the training run never calls"),
     )
 
     def finish(self) -> None:
         info = training(self.ctx)
-        if not info.loops or info.uses_model_train or info.enables_training_mode():
+        if not info.loops or info.uses_model_train or info.enables_before_training():
             return
         for step in info.steps:
             if step.network is None and step.handed is not None and info.runs_in_loop(step):
