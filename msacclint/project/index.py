@@ -513,6 +513,24 @@ class ProjectIndex:
             return None
         return self.lookup_qualified(bound + ("." + rest if rest else ""), os.path.abspath(ctx.path), set())
 
+    def random_draw_from(self, ctx, name: str) -> Optional[Tuple[str, Evidence]]:
+        """For a class imported into the checked file that is a callable transform (it defines
+        ``__call__``): where its methods draw a random number (``random.*`` or
+        ``numpy.random.*``, seeding aside), as (class name, Evidence); None otherwise."""
+        target = self.resolve_from(ctx, name)
+        if target is None or target[0] != "class" or "__call__" not in target[2].methods:
+            return None
+        where, cls = target[1], target[2]
+        summary = self.summary(where)
+        if summary is None:
+            return None
+        for call in cls.calls:
+            qualified = self.qualified(summary, call.callee)
+            if (qualified.startswith("random.") or qualified.startswith("numpy.random.")) and \
+                    not qualified.endswith(".seed"):
+                return cls.name, Evidence(self.display(where), call.line, f"{call.callee}(...)")
+        return None
+
     def imported_names(self, ctx) -> Dict[str, str]:
         """name -> qualified name of everything the checked file imports, relative imports
         resolved from its module name."""

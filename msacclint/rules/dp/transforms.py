@@ -26,6 +26,34 @@ from msacclint.analysis.transforms import (
 from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.examples import fill
+
+#: a project's own temporal transform ({draw}: how it picks the clip start)
+_CLIP_TRANSFORM = """
+    import random
+
+    class TemporalCrop:
+        def __init__(self, size):
+            self.size = size
+
+        def __call__(self, frames):
+            begin = {draw}
+            return frames[begin:begin + self.size]
+"""
+_EVAL_SCRIPT = """
+    import mindspore as ms
+    from src.transforms import TemporalCrop
+
+    def main(config, net):
+        temporal = TemporalCrop(config.duration){mark}
+        data = build_video_dataset(config.val_path, temporal_transform=temporal)
+        return ms.Model(net).eval(data)
+"""
+
+
+def _clip_case(draw: str, script: str = "eval.py", mark: str = "") -> dict:
+    return {"src/__init__.py": "", "src/transforms.py": fill(_CLIP_TRANSFORM, draw=draw),
+            script: fill(_EVAL_SCRIPT, mark=mark)}
 
 
 class RandomAugmentationInEval(Rule):
@@ -38,7 +66,10 @@ class RandomAugmentationInEval(Rule):
     what = ("In a pipeline function with a train/eval parameter (`do_train`, `is_training`, `usage`, "
             "`mode`, ...), reports a `vision.Random*`/`transforms.Random*` operation that is built outside "
             "every branch on that parameter and reaches a `.map(...)` that the parameter does not choose "
-            "either: evaluation data then goes through the random augmentation too.")
+            "either: evaluation data then goes through the random augmentation too. Also, in code that only "
+            "evaluates (a function named for evaluation, or a script so named, in a file that trains nothing; "
+            "pytest modules aside), a `Random*` operation, and a callable transform class of the project "
+            "whose methods draw from `random`/`numpy.random` (the draw is quoted with its file and line).")
     why = ("Evaluation must see the same deterministic preprocessing every time (checklist dp.02). Random "
            "crops, flips or colour jitter in the eval pipeline make the metric noisy and systematically "
            "lower, and the difference from the reference goes unexplained.")
@@ -153,6 +184,17 @@ class RandomAugmentationInEval(Rule):
                     return ms.Model(net).eval(data)
             """,
         }, note="multi-file: lookalike eval default"),
+        Valid(files=_clip_case("max(0, (len(frames) - self.size) // 2)"),
+              note="the nearest look-alike: the project's clip transform takes the centre clip"),
+        Valid(files=_clip_case("random.randint(0, max(0, len(frames) - self.size))", script="src/pipeline.py"),
+              note="the random clip transform built outside evaluation code"),
+        Valid("""
+            import mindspore.dataset.vision as vision
+
+            def test_random_crop_shape():
+                out = vision.RandomCrop(8)(image)
+                assert out.shape == (8, 8, 3)
+        """, path="tests/test_vision.py", note="a pytest module testing the operation itself"),
     )
     INVALID = (
         Invalid("""
@@ -197,6 +239,18 @@ class RandomAugmentationInEval(Rule):
                     return ms.Model(net).eval(data)
             """,
         }, note="multi-file: bug"),
+        Invalid(files=_clip_case("random.randint(0, max(0, len(frames) - self.size))", mark="  # MSA303"),
+                note="multi-file: the project's own clip transform draws a random start, built by an evaluation "
+                     "script", message_contains="src/transforms.py"),
+        Invalid("""
+            import mindspore as ms
+            import mindspore.dataset.vision as vision
+
+            def evaluate(net, path):
+                data = ms.dataset.ImageFolderDataset(path)
+                data = data.map([vision.Decode(), vision.RandomResizedCrop(224)], input_columns="image")  # MSA303
+                return ms.Model(net).eval(data)
+        """, note="an evaluation function with no train/eval flag builds a Random* operation"),
     )
 
     def finish(self) -> None:
@@ -210,8 +264,54 @@ class RandomAugmentationInEval(Rule):
                 if fl is not None and runs_when_not_training(self.ctx, fl, call):
                     self.report(call, f"{name} also runs when this pipeline is not training: evaluation data gets "
                                 f"random augmentation; build it only in the training branch")
+                elif fl is not None and self._evaluation_only(sc, fl):
+                    self.report(call, f"{name} is built by {self._where(sc, fl)}, which only evaluates: evaluation "
+                                f"data gets random augmentation; use the deterministic counterpart")
         if self.ctx.project is not None:
             self._builders_left_in_training_mode(sc)
+            self._project_random_transforms(sc)
+
+    def _evaluation_only(self, sc, fl) -> bool:
+        """The code around the call only evaluates: a function named for evaluation (or a
+        script whose name says so) in a file that trains nothing, outside any pipeline function
+        with a train/eval flag, and not a pytest module."""
+        from msacclint.analysis.pytest_files import pytest_test
+        from msacclint.analysis.training import training
+        from msacclint.analysis.transforms import mode_flags
+
+        if mode_flags(self.ctx, fl) or training(self.ctx).trains or pytest_test(self.ctx) is not None:
+            return False
+        return any(says_eval(sc.function_name(f)) for f in sc.enclosing(fl))
+
+    def _where(self, sc, fl) -> str:
+        import os
+
+        named = next((f for f in sc.enclosing(fl) if says_eval(sc.function_name(f))), fl)
+        if isinstance(named.root, cst.FunctionDef):
+            return f"{named.root.name.value}()"
+        return os.path.basename(self.ctx.path)
+
+    def _project_random_transforms(self, sc) -> None:
+        """A callable transform class of the project that draws random numbers in its methods,
+        built where the code only evaluates (an eval script's validation transforms)."""
+        from msacclint.analysis.imports import dotted
+
+        for callee, calls in facts(self.ctx).calls.items():
+            if callee.startswith("mindspore."):
+                continue
+            for call in calls:
+                name = dotted(call.func)
+                fl = sc.owner(call)
+                if name is None or fl is None or not self._evaluation_only(sc, fl):
+                    continue
+                found = self.ctx.project.random_draw_from(self.ctx, name)
+                if found is None:
+                    continue
+                cls, evidence = found
+                self.report(call, f"{cls} draws a random number ({evidence.what} at {evidence.where()}) each time it "
+                            f"runs, and it is built by {self._where(sc, fl)}, which only evaluates: every evaluation "
+                            f"sees a different sample of the data; use a deterministic transform",
+                            related=[(evidence.path, evidence.line, evidence.what)])
 
     def _builders_left_in_training_mode(self, sc) -> None:
         """An evaluation function (or an evaluation script's top level) calls a dataset
