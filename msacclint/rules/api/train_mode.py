@@ -7,8 +7,11 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
+from msacclint.analysis.cells import cells
 from msacclint.analysis.scopes import says_eval, scopes
 from msacclint.analysis.training import holds_mode_cells, mode_evidence, training
 from msacclint.diagnostics import Severity
@@ -127,6 +130,29 @@ _TRAIN_AND_EVAL = """
         model.set_train(True)
 
     {main}
+"""
+
+#: an evaluation callback ({before}/{after}: the mode lines around the evaluation)
+_EVAL_CALLBACK = """
+    from mindspore.train import Callback
+
+    class EvalCallBack(Callback):
+        def __init__(self, net, dataset):
+            self.network = net
+            self.dataset = dataset
+            self.best = 0.0
+
+        def epoch_end(self, run_context):
+            {before}
+            score = self.inference()
+            {after}
+            self.best = max(self.best, score)
+
+        def inference(self):
+            scores = []
+            for data in self.dataset.create_dict_iterator():
+                scores.append(float(self.network(data["img"]).mean()))
+            return sum(scores) / len(scores)
 """
 
 
@@ -554,7 +580,11 @@ class EvalLoopInTrainingMode(Rule):
             "cells, when the loop evaluates — it sits in a function named evaluate/eval/validate/test/"
             "infer/predict, or it follows the training loop in the same function after `set_train(True)` — "
             "and the file never calls `set_train(False)` on that network. `Model.eval`/`Model.predict` "
-            "switch the mode themselves and are not reported.")
+            "switch the mode themselves and are not reported. Also a `set_train(True)` followed in the same "
+            "function, with no `set_train(False)` on the same cell between, by a call of a function or method "
+            "of the file named for evaluation that loops over data calling a network it holds, runs no training "
+            "step and sets no mode itself (a callback's `epoch_end` switching training mode on before its "
+            "`inference()`).")
     why = ("After `set_train(True)` a network stays in training mode until told otherwise. An "
            "evaluation loop then normalises every batch with its own statistics (and updates the "
            "moving averages with evaluation data) and applies Dropout: the metric is noisy and lower "
@@ -667,6 +697,8 @@ class EvalLoopInTrainingMode(Rule):
                 net.train()
                 evaluate(net, ds)
         """, note="PyTorch"),
+        Valid(fill(_EVAL_CALLBACK, before="self.network.set_train(False)", after="self.network.set_train(True)"),
+              note="the nearest look-alike: inference mode for the evaluation, training mode back after it"),
     )
     INVALID = (
         Invalid("""
@@ -714,12 +746,15 @@ class EvalLoopInTrainingMode(Rule):
                 for x, y in test_ds:
                     out = net(x)  # MSA202
         """),
+        Invalid(fill(_EVAL_CALLBACK, before="self.network.set_train(True)  # MSA202", after="pass"),
+                note="a callback switches training mode on right before its evaluation"),
     )
 
     def finish(self) -> None:
         info = training(self.ctx)
         if not info.enables_training_mode():
             return
+        self._switched_on_before_evaluating()
         sc = scopes(self.ctx)
         step_names = {s.name for s in info.steps if s.name} | info.step_functions
         for fl in sc.flows:
@@ -745,6 +780,59 @@ class EvalLoopInTrainingMode(Rule):
                 self.report(e.node, f"`{func.value}` holds BatchNorm/Dropout and may still be in training mode here: "
                             f"call {func.value}.set_train(False) before evaluating")
                 return
+
+    def _switched_on_before_evaluating(self) -> None:
+        """``x.set_train(True)`` (or ``set_train()``) followed in the same function, with no
+        ``set_train(False)`` between, by a call of a function or method of the file that is
+        named for evaluation, loops over data calling a network, runs no training step and
+        sets no mode itself: that evaluation runs in training mode."""
+        sc = scopes(self.ctx)
+        info = training(self.ctx)
+        step_names = {s.name for s in info.steps if s.name} | info.step_functions
+        for fl in sc.flows:
+            switches = sorted(((e.order, _enables(e.node), e) for e in fl.method_calls("set_train")),
+                              key=lambda t: t[0])
+            for order, enables, switch in switches:
+                if not enables:
+                    continue
+                receiver = _code(switch.node.func)
+                later_off = min((o for o, on, other in switches if o > order and not on
+                                 and _code(other.node.func) == receiver), default=None)
+                for e in fl.calls():
+                    if e.order <= order or (later_off is not None and e.order > later_off):
+                        continue
+                    target = self._evaluation_called(e.node, step_names)
+                    if target is not None:
+                        self.report(switch.node, f"{receiver[:-len('.set_train')]}.set_train(True) puts it in training mode right before "
+                                    f"{target}() evaluates: any BatchNorm in it uses batch statistics (and updates "
+                                    f"its moving ones with evaluation data) and any Dropout drops; call set_train(False) before "
+                                    f"evaluating and set_train(True) after it")
+                        return
+
+    def _evaluation_called(self, call: cst.Call, step_names) -> Optional[str]:
+        """The name of the file's evaluation function or method this call runs, or None."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            name = func.value
+            function = scopes(self.ctx).module_function(name)
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            name = func.attr.value
+            function = next((f for f in scopes(self.ctx).functions_named(name)
+                             if scopes(self.ctx).method_of.get(f) is not None), None)
+        else:
+            return None
+        if function is None or not says_eval(name):
+            return None
+        from msacclint.analysis.flow import flow as flow_of
+
+        body = flow_of(self.ctx, function)
+        if body.method_calls("set_train"):
+            return None
+        owner = scopes(self.ctx).method_of.get(function)
+        held = {n for n, _ in cells(self.ctx).by_node[owner].assigned} if owner in cells(self.ctx).by_node else set()
+        loops_call_network = any(e.loop_depth and _calls_held(e.node, held) for e in body.calls())
+        runs_step = any(isinstance(e.node.func, cst.Name) and e.node.func.value in step_names for e in body.calls())
+        return name if loops_call_network and not runs_step else None
 
     def _holds_mode_cells(self, fl, name: str, order: int) -> bool:
         info = training(self.ctx)
@@ -779,6 +867,17 @@ class EvalLoopInTrainingMode(Rule):
         if name in sc.params(fl):
             return True
         return any(_enables(e.node) for e in fl.method_calls("set_train"))
+
+
+def _calls_held(call: cst.Call, held) -> bool:
+    """``self.<attr>(...)`` for an attribute the class's ``__init__`` sets (a network it holds)."""
+    func = call.func
+    return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self" \
+        and func.attr.value in held
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
 
 
 def _enables(call: cst.Call) -> bool:
