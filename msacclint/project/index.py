@@ -531,6 +531,26 @@ class ProjectIndex:
                 return cls.name, Evidence(self.display(where), call.line, f"{call.callee}(...)")
         return None
 
+    def sibling_dataset_forwarding(self, path: str) -> Optional[Evidence]:
+        """A MindSpore dataset constructed in another file of the same folder with the
+        caller's keyword arguments passed on (``**kwargs``) or with ``num_shards``: how the
+        loaders of that folder take their sharding. None when there is no such call."""
+        folder = os.path.dirname(os.path.abspath(path))
+        for other in sorted(self.files):
+            if other == os.path.abspath(path) or os.path.dirname(other) != folder:
+                continue
+            summary = self.summary(other)
+            if summary is None:
+                continue
+            for _cls, _func, call in _all_calls(summary):
+                qualified = self.qualified(summary, call.callee)
+                last = qualified.rsplit(".", 1)[-1]
+                if not qualified.startswith("mindspore.dataset.") or not last.endswith("Dataset"):
+                    continue
+                if "**" in call.kwargs or "num_shards" in call.kwargs:
+                    return Evidence(self.display(other), call.line, f"{call.callee}(...) given the sharding")
+        return None
+
     def imported_names(self, ctx) -> Dict[str, str]:
         """name -> qualified name of everything the checked file imports, relative imports
         resolved from its module name."""

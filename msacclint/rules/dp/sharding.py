@@ -114,6 +114,33 @@ _TWO_LAUNCH_PATHS = """
     model.train(10, train_ds)
 """
 
+#: a loader class of a registry-style package ({dataset}: how it builds its dataset)
+_LOADER = """
+    from mindspore.dataset import GeneratorDataset
+
+    class {name}Loader:
+        def __new__(cls, dataset_dir, column_names=("image", "text"), stage="train", **kwargs):
+            kwargs.pop("None", None)
+            source = {name}Source(dataset_dir, stage)
+            return {dataset}
+
+    class {name}Source:
+        def __init__(self, dataset_dir, stage):
+            self.items = load_items(dataset_dir, stage)
+
+        def __getitem__(self, i):
+            return self.items[i]
+
+        def __len__(self):
+            return len(self.items)
+"""
+
+
+def _loaders(flickr: str, coco: str) -> Dict[str, str]:
+    return {"loaders/__init__.py": "",
+            "loaders/flickr_loader.py": fill(_LOADER, name="Flickr", dataset=flickr),
+            "loaders/coco_loader.py": fill(_LOADER, name="Coco", dataset=coco)}
+
 
 class DatasetNotSharded(Rule):
     code = "MSA307"
@@ -140,7 +167,10 @@ class DatasetNotSharded(Rule):
             "that passes an evaluation selector, is not reported. Also a training dataset given "
             "`num_shards=name` where `name` starts as None and is given a value only in a branch that a path "
             "calling `init()` does not take (shard settings for one launch path, e.g. ModelArts, and none for "
-            "the local distributed one): the message names the branch.")
+            "the local distributed one): the message names the branch. And a loader (a function, or a class's "
+            "`__new__`/`__init__`/`__call__`) that takes `**kwargs`, only pops from them, and builds a dataset "
+            "without them or any sharding, while another loader of the same folder passes the caller's keyword "
+            "arguments (or `num_shards`) to its dataset (named as related location).")
     why = ("Without sharding every device reads the whole dataset in the same order: an epoch is N "
            "times longer than intended with the same samples in each global batch, and the data-parallel "
            "gradient average gains nothing (checklist dp.05).")
@@ -291,6 +321,11 @@ class DatasetNotSharded(Rule):
               note="multi-file: the builder finds the rank itself when it is not given"),
         Valid(fill(_TWO_LAUNCH_PATHS, local="num_shards, shard_id = get_group_size(), get_rank()", mark=""),
               note="the nearest look-alike: both launch paths give the shard settings"),
+        Valid(files=_loaders("GeneratorDataset(source, column_names, **kwargs)",
+                             "GeneratorDataset(source, column_names, **kwargs)"),
+              note="the nearest look-alike: every loader passes the caller's keyword arguments on"),
+        Valid(files=_loaders("GeneratorDataset(source, column_names)", "GeneratorDataset(source, column_names)"),
+              note="no loader of the folder takes sharding through its keyword arguments: nothing to drop"),
     )
     INVALID = (
         Invalid("""
@@ -368,12 +403,17 @@ class DatasetNotSharded(Rule):
         Invalid(fill(_TWO_LAUNCH_PATHS, local="pass", mark="  # MSA307"),
                 note="the shard settings are given on one launch path (ModelArts); the local distributed path "
                      "calls init() and leaves them None", message_contains="starts as None"),
+        Invalid(files=_loaders("GeneratorDataset(source, column_names)  # MSA307",
+                               "GeneratorDataset(source, column_names, **kwargs)"),
+                note="multi-file: a loader that swallows the keyword arguments its siblings pass on to their "
+                     "dataset", message_contains="loaders/coco_loader.py"),
     )
 
     def finish(self) -> None:
         dist = distributed(self.ctx)
         if self.ctx.project is not None:
             self._shard_left_at_default()
+            self._loader_drops_options()
         if not dist.init_calls and self.ctx.project is not None:
             self._built_by_data_parallel_entry()
         if not dist.init_calls or not dist.data_parallel or dist.full_batch:
@@ -415,6 +455,38 @@ class DatasetNotSharded(Rule):
                 continue  # distributed evaluation: every device may score the whole set
             self.report(call, "data-parallel training, but this dataset has no num_shards/shard_id: every device "
                         "reads all samples in the same order")
+
+    def _loader_drops_options(self) -> None:
+        """A loader (a function, or a class's ``__new__``/``__init__``) that takes ``**kwargs``
+        and builds a MindSpore dataset without them or any sharding, while the other loaders
+        of its folder pass the caller's keyword arguments (or num_shards) to their dataset:
+        the sharding a caller hands this one is dropped."""
+        info = datasets(self.ctx)
+        sc = scopes(self.ctx)
+        reported = set()
+        for build in info.builds:
+            fn = build.flow.root
+            if not isinstance(fn, cst.FunctionDef) or fn.params.star_kwarg is None or id(fn) in reported:
+                continue
+            method = sc.method_of.get(fn) is not None
+            if method and fn.name.value not in ("__new__", "__init__", "__call__"):
+                continue
+            call = build.call
+            if has_star_kwargs(call) or any(argument(call, k, ()) is not None
+                                            for k in ("num_shards", "shard_id", "sampler")):
+                continue
+            kw = fn.params.star_kwarg.name.value
+            if not _only_popped(build.flow, kw):
+                continue
+            sibling = self.ctx.project.sibling_dataset_forwarding(self.ctx.path)
+            if sibling is None:
+                continue
+            reported.add(id(fn))
+            self.report(call, f"{fn.name.value}() takes **{kw} but builds this dataset without them: the "
+                        f"num_shards/shard_id a caller hands it are dropped, so under data parallelism every "
+                        f"device reads all samples; the other loaders of this folder pass them on "
+                        f"({sibling.path}:{sibling.line}) - pass **{kw} (or num_shards/shard_id) to the dataset",
+                        related=[(sibling.path, sibling.line, sibling.what)])
 
     def _built_by_data_parallel_entry(self) -> None:
         """A dataset builder of this file that never shards, called by an entry script of the
@@ -556,6 +628,16 @@ class DatasetNotSharded(Rule):
                             related=[(shown, site_call.line, f"{site_call.callee}(...) without {rank}"),
                                      (shown, mode_line, "set_auto_parallel_context(parallel_mode=DATA_PARALLEL)")])
                 break
+
+
+def _only_popped(fl, name: str) -> bool:
+    """Every use of ``name`` in the function is a ``name.pop(...)``/``name.get(...)`` (or it
+    is not used at all): the keyword arguments go nowhere."""
+    from msacclint.analysis.walk import descendants
+
+    uses = sum(1 for node in descendants(fl.root.body) if isinstance(node, cst.Name) and node.value == name)
+    popped = sum(len(fl.method_calls(m, receiver=name)) for m in ("pop", "get", "setdefault"))
+    return uses == popped
 
 
 def _none_where_distributed(fl, call: cst.Call, value: cst.BaseExpression, init_calls):
