@@ -803,10 +803,11 @@ class EvalLoopInTrainingMode(Rule):
                         continue
                     target = self._evaluation_called(e.node, step_names)
                     if target is not None:
-                        self.report(switch.node, f"{receiver[:-len('.set_train')]}.set_train(True) puts it in training mode right before "
-                                    f"{target}() evaluates: any BatchNorm in it uses batch statistics (and updates "
-                                    f"its moving ones with evaluation data) and any Dropout drops; call set_train(False) before "
-                                    f"evaluating and set_train(True) after it")
+                        cell = receiver[:-len(".set_train")]
+                        self.report(switch.node, f"{cell}.set_train(True) puts it in training mode, and {target}() "
+                                    f"then evaluates with no set_train(False) between: any BatchNorm in it uses batch "
+                                    f"statistics (and updates its moving ones with evaluation data) and any Dropout "
+                                    f"drops; call set_train(False) before evaluating and set_train(True) after it")
                         return
 
     def _evaluation_called(self, call: cst.Call, step_names) -> Optional[str]:
