@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from msacclint.analysis.calls import UNKNOWN, argument, literal
+from msacclint.analysis.calls import UNKNOWN, argument, has_star_kwargs, literal
 from msacclint.analysis.facts import facts
 from msacclint.analysis.scopes import scopes
 from msacclint.diagnostics import Severity
@@ -276,7 +276,11 @@ class SinkSizeEpochs(Rule):
             "files) nor on the 94 files of mindspore-ai/models that pass sink_size; the 21 tuning call sites "
             "that pass a sink size were read and all are correct (13 pass the dataset size, 8 convert the "
             "epoch count), so its precision is not measured yet; on by default as a warning because it "
-            "reports only a resolved schedule and an epoch count that never reads the sink size.")
+            "reports only a resolved schedule and an epoch count that never reads the sink size. Also reports "
+            "the opposite mistake: an epoch count converted with N (it reads N) passed with sink_size=N while "
+            "`dataset_sink_mode` is absent or False, where MindSpore 2.x ignores sink_size (the default was True "
+            "in 1.x, so code written for 1.x runs size/N times too long on 2.x; not reported when the configured "
+            "MindSpore version is 1.x).")
     why = ("With `dataset_sink_mode=True` and `sink_size=N`, `Model.train(E, ds)` runs E 'epochs' of N steps "
            "each, E x N steps in all, whatever the dataset's size. A PyTorch loop `for epoch in range(E)` over "
            "a loader of S batches ported with a sink size for speed or logging keeps E and a schedule built "
@@ -360,6 +364,22 @@ class SinkSizeEpochs(Rule):
                 epochs = int(args.epochs * size / args.print_steps)
             model.train(epochs, ds_train, dataset_sink_mode=args.sink_mode, sink_size=args.print_steps)
             """, note="the epoch count converted when sinking (a conditional assignment)"),
+        Valid("""
+            import mindspore as ms
+
+            def train(net, loss, opt, ds, epochs, sink_size):
+                model = ms.Model(net, loss, opt)
+                steps = epochs * ds.get_dataset_size() // sink_size
+                model.train(steps, ds, dataset_sink_mode=True, sink_size=sink_size)
+        """, note="the nearest look-alike: sink mode on, so the converted count is right"),
+        Valid("""
+            import mindspore as ms
+
+            def train(net, loss, opt, ds, epochs, sink_size):
+                model = ms.Model(net, loss, opt)
+                steps = epochs * ds.get_dataset_size() // sink_size
+                model.train(steps, ds, sink_size=sink_size)
+        """, mindspore_version="1.10.1", note="MindSpore 1.x: sink mode was on by default"),
     )
     INVALID = (
         Invalid(example, note="a PyTorch epoch count kept with a sink size"),
@@ -375,6 +395,14 @@ class SinkSizeEpochs(Rule):
                 model = Model(net, loss_fn=loss, optimizer=opt)
                 model.train(args.epoch_size, dataset, callbacks=cbs, dataset_sink_mode=True, sink_size=500)  # MSA138
             """, note="a project schedule function given the dataset size"),
+        Invalid("""
+            import mindspore as ms
+
+            def train(net, loss, opt, ds, epochs, sink_size):
+                model = ms.Model(net, loss, opt)
+                steps = epochs * ds.get_dataset_size() // sink_size
+                model.train(steps, ds, sink_size=sink_size)  # MSA138
+        """, note="epochs converted to sink epochs for a 1.x Model.train whose sink mode was on by default"),
     )
 
     def finish(self) -> None:
@@ -389,6 +417,10 @@ class SinkSizeEpochs(Rule):
             epoch = argument(call, "epoch", _TRAIN_SIGNATURE)
             sink = argument(call, "sink_size", _TRAIN_SIGNATURE)
             mode = argument(call, "dataset_sink_mode", _TRAIN_SIGNATURE)
+            if epoch is not None and sink is not None and literal(sink.value) not in (-1, None) \
+                    and (mode is None or literal(mode.value) is False) and not has_star_kwargs(call):
+                self._converted_but_ignored(sc, call, epoch, sink, mode)
+                continue
             if epoch is None or sink is None or mode is None or literal(mode.value) in (False, None, 0):
                 continue
             if literal(sink.value) in (-1, None):
@@ -411,6 +443,25 @@ class SinkSizeEpochs(Rule):
                         "schedule unfinished or runs past its end; pass the epoch count converted to sink "
                         f"epochs ({_code(epoch.value)} * {_code(size)} // {_code(sink.value)}) or build the "
                         "schedule with sink_size steps per epoch")
+
+    def _converted_but_ignored(self, sc, call: cst.Call, epoch, sink, mode) -> None:
+        """``Model.train(epochs * size // N, ds, sink_size=N)`` with sink mode off: the epoch
+        count was converted to sink epochs of N steps, but MindSpore ignores sink_size unless
+        dataset_sink_mode is True (False by default since 2.0), so every epoch is a whole
+        dataset and training runs size/N times too long."""
+        from msacclint.analysis.versions import in_range
+
+        if self.ctx.mindspore_version is not None and not in_range(self.ctx.mindspore_version, "2.0", None):
+            return  # 1.x: dataset_sink_mode defaulted to True
+        sink_refs = self._expanded_refs(sc, call, sink.value) | {_code(sink.value).strip()}
+        if not sink_refs & self._expanded_refs(sc, call, epoch.value):
+            return
+        how = ("dataset_sink_mode=False" if mode is not None
+               else "no dataset_sink_mode (False by default since MindSpore 2.0)")
+        self.report(call, f"the epoch count {_code(epoch.value)} is converted to epochs of "
+                    f"sink_size={_code(sink.value)} steps, but with {how} sink_size is ignored and every epoch is a "
+                    f"whole pass over the dataset: training runs dataset_size / {_code(sink.value)} times as many "
+                    f"steps as intended; pass dataset_sink_mode=True, or the unconverted epoch count")
 
     # -- what an expression is ----------------------------------------------------------------
     def _values(self, sc, walk: _FileWalk, anchor: cst.Call, node: cst.BaseExpression) -> List[cst.BaseExpression]:
