@@ -64,7 +64,9 @@ class OutOfPlaceResultDiscarded(Rule):
             "that a class of the same file defines. Also a statement that calls a primitive instance and drops "
             "its result: `self.add(x, 1)` with `self.add = P.Add()` set once in `__init__`, or a name assigned "
             "`ops.AllReduce()` in the function (arithmetic, shape and collective primitives; `Assign`, "
-            "`Scatter*`, `Apply*`, summaries and `Print` have effects and are left alone). Written from three fixes of the history cases' tuning half "
+            "`Scatter*`, `Apply*`, summaries and `Print` have effects and are left alone); and a statement "
+            "calling a function or method of the file whose body only rebinds its own parameters (in `if` "
+            "branches or not) and returns them. Written from three fixes of the history cases' tuning half "
             "(`bench/field/history_cases_3.toml`: OPT's causal mask, FLAVA's temperature clamp, YOLO box "
             "clipping). Field check (every finding on the four tuning repositories of bench/field/protocol.toml, "
             "mindcv and the model-zoo corpus, read in context, 2026-11-26; the same run shaped the rule, so "
@@ -152,6 +154,32 @@ class OutOfPlaceResultDiscarded(Rule):
                     return value
         """, note="Assign writes into its Parameter: a primitive with an effect"),
         Valid("""
+            from mindspore import nn
+
+            class Attention(nn.Cell):
+                def construct(self, query, key, rotary):
+                    query, key = self._apply_rope(query, key, rotary)
+                    return self.core(query, key)
+
+                def _apply_rope(self, query, key, rotary):
+                    if rotary is not None:
+                        query = self.rope(query, rotary)
+                        key = self.rope(key, rotary)
+                    return query, key
+        """, note="the nearest look-alike: the rebound values are taken"),
+        Valid("""
+            from mindspore import nn
+
+            class Cache(nn.Cell):
+                def construct(self, key):
+                    self._store(key)
+                    return key
+
+                def _store(self, key):
+                    self.keys = key
+                    return key
+        """, note="a helper with an effect (it sets an attribute): calling it for the effect is fine"),
+        Valid("""
             import torch.distributed as dist
 
             def reduce_across_group(input_):
@@ -202,6 +230,20 @@ class OutOfPlaceResultDiscarded(Rule):
                     self.length_add(valid_length, 1)  # MSA146
                     return x, valid_length
         """, note="a primitive held by the Cell, called as a statement"),
+        Invalid("""
+            from mindspore import nn
+
+            class Attention(nn.Cell):
+                def construct(self, query, key, rotary):
+                    self._apply_rope(query, key, rotary)  # MSA146
+                    return self.core(query, key)
+
+                def _apply_rope(self, query, key, rotary):
+                    if rotary is not None:
+                        query = self.rope(query, rotary)
+                        key = self.rope(key, rotary)
+                    return query, key
+        """, note="a helper that rebinds its parameters and returns them, called as a statement"),
         Invalid("""
             from mindspore import ops
 
@@ -254,6 +296,12 @@ class OutOfPlaceResultDiscarded(Rule):
         for call in getattr(self, "_primitive_calls", ()):
             primitive = self._primitive_of(call)
             if primitive is None:
+                rebinding = self._rebinding_function(call)
+                if rebinding is not None:
+                    shown = dotted(call.func) or rebinding
+                    self.report(call, f"`{shown}(...)` only rebinds its parameters and returns them ({rebinding} "
+                                "changes nothing in place): as a statement its result is discarded and this line "
+                                "does nothing; assign what it returns")
                 continue
             short = primitive.replace("mindspore.", "", 1)
             shown = dotted(call.func) or "the primitive"
@@ -283,6 +331,23 @@ class OutOfPlaceResultDiscarded(Rule):
             callee = self.ctx.resolve(definition.value.func)
         return callee if callee in PURE_PRIMITIVES else None
 
+    def _rebinding_function(self, call: cst.Call) -> Optional[str]:
+        """The name of the file's function (or of a method of the enclosing class, for
+        ``self.name(...)``) that the statement calls, when that function only rebinds its own
+        parameters and returns them: its assignments target parameter names only, it has no
+        other statements with effects, and every return gives back parameters."""
+        sc = scopes(self.ctx)
+        func = call.func
+        if isinstance(func, cst.Name):
+            target = sc.module_function(func.value)
+        else:
+            assert isinstance(func, cst.Attribute)
+            info = self._class_of(call)
+            target = info.methods.get(func.attr.value) if info is not None else None
+        if target is None or len(sc.functions_named(target.name.value)) != 1:
+            return None
+        return target.name.value if _only_rebinds_parameters(target) else None
+
     def _class_of(self, node: cst.CSTNode):
         sc = scopes(self.ctx)
         fl = sc.owner(node)
@@ -308,3 +373,50 @@ class OutOfPlaceResultDiscarded(Rule):
         if callee not in PURE_FUNCTIONS:
             return None
         return f"`{callee.replace('mindspore.', '', 1)}(...)`"
+
+
+def _only_rebinds_parameters(function: cst.FunctionDef) -> bool:
+    """Every statement of the function is an ``if``, a docstring, an assignment to one of its
+    parameters or a ``return`` of its parameters (a name or a tuple of names), and at least
+    one such return exists."""
+    params = {p.name.value for p in (*function.params.params, *function.params.kwonly_params)} - {"self", "cls"}
+    returns = 0
+
+    def returns_params(value: Optional[cst.BaseExpression]) -> bool:
+        if isinstance(value, cst.Name):
+            return value.value in params
+        if isinstance(value, cst.Tuple):
+            return bool(value.elements) and all(isinstance(e.value, cst.Name) and e.value.value in params
+                                                for e in value.elements)
+        return False
+
+    def block_ok(body) -> bool:
+        nonlocal returns
+        for stmt in body:
+            if isinstance(stmt, cst.If):
+                if not block_ok(stmt.body.body):
+                    return False
+                orelse = stmt.orelse
+                while isinstance(orelse, cst.If):
+                    if not block_ok(orelse.body.body):
+                        return False
+                    orelse = orelse.orelse
+                if orelse is not None and not block_ok(orelse.body.body):
+                    return False
+                continue
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                return False
+            for small in stmt.body:
+                if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+                    continue
+                if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) and t.target.value in params
+                                                         for t in small.targets):
+                    continue
+                if isinstance(small, cst.Return) and returns_params(small.value):
+                    returns += 1
+                    continue
+                return False
+        return True
+
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    return block_ok(body) and returns > 0
