@@ -469,6 +469,30 @@ class Training:
                         frontier.append(flow_of(self.ctx, target))
         return out
 
+    def runs_imported_step(self) -> bool:
+        """A cell built in the file from a MindSpore optimizer it was handed (``TrainOneStepG(
+        loss_cell, opt)``, its class defined elsewhere) is called in a loop: a training step
+        whose class the file cannot see."""
+        for fl in self.scopes.flows:
+            for e in fl.calls():
+                call = e.node
+                if not isinstance(call.func, (cst.Name, cst.Attribute)) or \
+                        is_mindspore_optimizer(self.ctx.resolve(call.func)):
+                    continue
+                if not any(self._is_optimizer(fl, a.value, e.order) for a in call.args if not a.star):
+                    continue
+                name = _bound_name(fl, call)
+                if name is not None and any(ev.loop_depth and isinstance(ev.node.func, cst.Name)
+                                            and ev.node.func.value == name for ev in fl.calls()):
+                    return True
+        return False
+
+    def _is_optimizer(self, fl: FunctionFlow, expr: cst.BaseExpression, order: Optional[int]) -> bool:
+        if isinstance(expr, cst.Call):
+            return is_mindspore_optimizer(self.ctx.resolve(expr.func))
+        built = self.object_at(fl, expr, order)
+        return built is not None and is_mindspore_optimizer(self.ctx.resolve(built.call.func))
+
     def disables_training_mode(self, receiver: Optional[str] = None) -> bool:
         for call, mode in self.set_train:
             if mode is not True and (receiver is None or _receiver(call) == receiver):

@@ -72,8 +72,8 @@ class ReplicasUnseeded(Rule):
     uses_facts = True
     message = "distributed training without a common seed: replicas start from different weights"
     what = ("In a file that calls `communication.init()`, sets a data-parallel context and trains "
-            "(`Model.train`, a hand-written step, or a network put in training mode with `set_train()`: a step "
-            "cell imported from another file trains too), "
+            "(`Model.train`, a hand-written step, or a cell built from a MindSpore optimizer and called in a "
+            "loop: a step cell imported from another file), "
             "reports the missing `mindspore.set_seed` (no call at all, nor a seed helper), or a "
             "`set_seed`/seed helper given a value that depends on the rank, when the parallel context does "
             "not set `parameter_broadcast`.")
@@ -293,7 +293,7 @@ class ReplicasUnseeded(Rule):
             train_g.set_train()
             for data in loader:
                 train_g(data["hr"], data["lr"])
-        """, note="the training step is a cell of another file: set_train() says the file trains"),
+        """, note="the training step is a cell of another file, built from an optimizer and called in a loop"),
     )
 
     def finish(self) -> None:
@@ -301,7 +301,7 @@ class ReplicasUnseeded(Rule):
         if not dist.init_calls or dist.parameter_broadcast or dist.parallel_mode != "data":
             return  # replicas exist in data parallel; (semi-)auto and manual parallel slice parameters
         info = training(self.ctx)
-        if not (info.uses_model_train or info.steps or info.enables_training_mode()):
+        if not (info.uses_model_train or info.steps or info.runs_imported_step()):
             return  # evaluation or inference on several devices loads its weights
         rank_seeds = [c for c in dist.set_seed_calls + dist.seed_helpers
                       if any(rank_dependent(self.ctx, a.value, c) for a in c.args)]
