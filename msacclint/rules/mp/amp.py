@@ -27,6 +27,7 @@ MODEL = "mindspore.Model"
 BUILD_TRAIN = "mindspore.build_train_network"
 AUTO_MP = "mindspore.auto_mixed_precision"
 FIXED_MANAGER = "mindspore.FixedLossScaleManager"
+LOSS_SCALE_STEP = "mindspore.nn.TrainOneStepWithLossScaleCell"
 #: optimizers whose signature has loss_scale, with their parameter order
 OPTIMIZER_SIGNATURES = {
     "mindspore.nn.Momentum": ("params", "learning_rate", "momentum", "weight_decay", "loss_scale"),
@@ -136,7 +137,9 @@ class FixedLossScaleMismatch(FunctionRule):
             "(a config value may be 1) or anything else it cannot compare keeps it silent. Also reports the "
             "other direction: a `Model` with no `loss_scale_manager` (at amp level O0/O1, whose presets add "
             "none) trained with an optimizer given a `loss_scale` other than 1, read from a literal or from the "
-            "project's configuration; that finding is on the optimizer's `loss_scale`. A configuration value "
+            "project's configuration; that finding is on the optimizer's `loss_scale`. So is an optimizer given a "
+            "`loss_scale` other than 1 and handed to `nn.TrainOneStepWithLossScaleCell`, which divides the "
+            "gradients by its `scale_sense` itself (a second division). A configuration value "
             "whose loader the imports do not resolve is read from the YAML files next to the script, as a "
             "warning that says so.")
     why = ("With drop_overflow_update=False the manager scales the loss by x and leaves the division to "
@@ -229,6 +232,15 @@ class FixedLossScaleMismatch(FunctionRule):
             opt = nn.Adam(net.trainable_params(), 1e-3)
             model = Model(net, loss, opt, loss_scale_manager=manager)
         """, note="Adam without weight decay divides the factor out of its step: the same weights"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            def build_step(net_with_loss, params):
+                opt = nn.Momentum(params, 0.1, 0.9)
+                manager = nn.FixedLossScaleUpdateCell(1024.0)
+                return nn.TrainOneStepWithLossScaleCell(net_with_loss, opt, scale_sense=manager)
+        """, note="the nearest look-alike: the step cell alone unscales"),
         Valid(files=dict(model_zoo_config({"loss_scale": "1"}), **{"train.py": _SCALED_OPTIMIZER.format(mark="")}),
               note="the nearest look-alike: the configured loss scale is 1 (the model-zoo CPU configs)"),
         Valid("""
@@ -286,12 +298,24 @@ class FixedLossScaleMismatch(FunctionRule):
                 model = ms.Model(net, loss_fn=loss, optimizer=opt)
                 model.train(90, dataset)
         """, note="the optimizer divides by a loss scale nothing multiplies", message_contains="1024 times too small"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            def build_step(net_with_loss, params):
+                opt = nn.Momentum(params, 0.1, 0.9, loss_scale=1024.0)  # MSA403
+                manager = nn.FixedLossScaleUpdateCell(1024.0)
+                return nn.TrainOneStepWithLossScaleCell(net_with_loss, opt, scale_sense=manager)
+        """, note="the step cell unscales, and the optimizer unscales again", message_contains="second time"),
         Invalid(files=dict(model_zoo_config({"loss_scale": "1024"}), **{"train.py": _SCALED_OPTIMIZER.format(
             mark="  # MSA403")}), note="multi-file: the scale comes from default_config.yaml",
             message_contains="default_config.yaml"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.resolve(node.func) == LOSS_SCALE_STEP and not has_star_kwargs(node):
+            self._divided_twice(node)
+            return
         if self.ctx.resolve(node.func) != MODEL or has_star_kwargs(node):
             return
         scope = self.scope
@@ -364,6 +388,35 @@ class FixedLossScaleMismatch(FunctionRule):
                     f"or leave the optimizer's loss_scale at 1" + (
                         f" (assumed: {_CODE(opt_arg.value)} could not be resolved through the imports, so the "
                         f"value was read from the configuration files next to this script)" if assumed else ""),
+                    severity=Severity.WARNING if assumed else None,
+                    related=[(evidence.path, evidence.line, evidence.what)] if evidence is not None else ())
+
+    def _divided_twice(self, node: cst.Call) -> None:
+        """``nn.TrainOneStepWithLossScaleCell(net, opt, scale_sense)`` divides the gradients by
+        its scale itself; an optimizer given a loss_scale other than 1 divides them again."""
+        scope = self.scope
+        before = flow(self.ctx, scope).order(node) if scope is not None else None
+        arg = argument(node, "optimizer", ("network", "optimizer", "scale_sense"))
+        optimizer = defined_value(self.ctx, scope, arg.value if arg is not None else None, before)
+        if not isinstance(optimizer, cst.Call) or has_star_kwargs(optimizer):
+            return
+        opt_name = self.ctx.resolve(optimizer.func)
+        if opt_name not in OPTIMIZER_SIGNATURES:
+            return
+        opt_arg = argument(optimizer, "loss_scale", OPTIMIZER_SIGNATURES[opt_name])
+        scale = self._scale_value(opt_arg.value) if opt_arg is not None else None
+        if opt_arg is None or scale is None:
+            return
+        value, evidence, assumed = scale
+        if opt_name in ADAPTIVE and not _decays(optimizer, OPTIMIZER_SIGNATURES[opt_name]):
+            return
+        short = opt_name.rsplit(".", 1)[-1]
+        where = f" (read at {evidence.path}:{evidence.line})" if evidence is not None else ""
+        self.report(opt_arg, f"{short} is given loss_scale={_CODE(opt_arg.value)}{where}, but it trains through "
+                    f"nn.TrainOneStepWithLossScaleCell, which already divides the gradients by its scale_sense: they "
+                    f"are divided by {value:g} a second time, so every update is {value:g} times too small"
+                    + (" (its weight decay relatively that much stronger)" if opt_name in ADAPTIVE else "")
+                    + "; leave the optimizer's loss_scale at 1",
                     severity=Severity.WARNING if assumed else None,
                     related=[(evidence.path, evidence.line, evidence.what)] if evidence is not None else ())
 
