@@ -32,6 +32,7 @@ class FileFacts(BaseCollector):
         self.unresolved: Dict[str, List[cst.Call]] = {}
         #: every call, in the order the traversal met them (lexical order)
         self.in_order: List[cst.Call] = []
+        self._index: Optional[Dict[int, int]] = None
         self.complete = False
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -54,9 +55,16 @@ class FileFacts(BaseCollector):
 
     # -- queries ------------------------------------------------------------------
     def called(self, *names: str) -> List[cst.Call]:
+        """The calls of any of ``names``, in source order (whatever order the names come in:
+        callers pass frozensets, whose order changes with the hash seed)."""
         out: List[cst.Call] = []
         for name in names:
             out.extend(self.calls.get(name, ()))
+        if len(names) > 1 and len(out) > 1:
+            if self._index is None:
+                self._index = {id(node): i for i, node in enumerate(self.in_order)}
+            index = self._index
+            out.sort(key=lambda node: index.get(id(node), 0))
         return out
 
     def calls_any(self, *names: str) -> bool:
