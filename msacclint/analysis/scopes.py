@@ -121,6 +121,13 @@ class Scopes:
             out.append(self.module_flow)
         return out
 
+    def class_of(self, fl: Optional[FunctionFlow]) -> Optional[cst.ClassDef]:
+        """The class whose method holds the flow, directly or through nested functions."""
+        function = fl.root if fl is not None and isinstance(fl.root, cst.FunctionDef) else None
+        while function is not None and self.method_of.get(function) is None:
+            function = self.parent.get(function)
+        return self.method_of.get(function) if function is not None else None
+
     def params(self, fl: FunctionFlow) -> List[str]:
         if not isinstance(fl.root, cst.FunctionDef):
             return []

@@ -250,10 +250,7 @@ class Training:
     def _init_parameter(self, fl: FunctionFlow, attr: str) -> Optional[Handed]:
         """The class whose method holds ``fl`` (through nested functions), when its
         ``__init__`` sets ``self.<attr>`` only from one of its parameters."""
-        function = fl.root if isinstance(fl.root, cst.FunctionDef) else None
-        while function is not None and self.scopes.method_of.get(function) is None:
-            function = self.scopes.parent.get(function)
-        owner = self.scopes.method_of.get(function) if function is not None else None
+        owner = self.scopes.class_of(fl)
         info = cells(self.ctx).by_node.get(owner) if owner is not None else None
         init = info.methods.get("__init__") if info is not None else None
         if info is None or init is None:

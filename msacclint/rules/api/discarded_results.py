@@ -350,11 +350,7 @@ class OutOfPlaceResultDiscarded(Rule):
 
     def _class_of(self, node: cst.CSTNode):
         sc = scopes(self.ctx)
-        fl = sc.owner(node)
-        function = fl.root if fl is not None and isinstance(fl.root, cst.FunctionDef) else None
-        while function is not None and sc.method_of.get(function) is None:
-            function = sc.parent.get(function)
-        owner = sc.method_of.get(function) if function is not None else None
+        owner = sc.class_of(sc.owner(node))
         return cells(self.ctx).by_node.get(owner) if owner is not None else None
 
     def _method_call(self, func: cst.Attribute) -> Optional[str]:
