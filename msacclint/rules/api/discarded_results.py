@@ -17,6 +17,7 @@ from msacclint.analysis.imports import dotted
 from msacclint.analysis.scopes import scopes
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.examples import fill
 
 #: tensor methods that return a new tensor with other VALUES in MindSpore, PyTorch and NumPy
 #: alike (never a mutation of the receiver) and that no Python container or module mutates
@@ -43,6 +44,23 @@ PURE_PRIMITIVES = frozenset("mindspore.ops." + name for name in (
     "Sqrt", "Square", "Cast", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Tile", "Concat", "Stack",
     "MatMul", "BatchMatMul", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "Softmax", "Select",
     "MaskedFill", "ZerosLike", "OnesLike", "AllReduce", "AllGather", "ReduceScatter", "AlltoAll"))
+
+#: an attention Cell with a rotary-embedding helper that rebinds its parameters ({call}: how
+#: construct calls it)
+_ROPE_HELPER = """
+    from mindspore import nn
+
+    class Attention(nn.Cell):
+        def construct(self, query, key, rotary):
+            {call}
+            return self.core(query, key)
+
+        def _apply_rope(self, query, key, rotary):
+            if rotary is not None:
+                query = self.rope(query, rotary)
+                key = self.rope(key, rotary)
+            return query, key
+"""
 
 
 class OutOfPlaceResultDiscarded(Rule):
@@ -153,20 +171,8 @@ class OutOfPlaceResultDiscarded(Rule):
                     self.assign(self.param, value)
                     return value
         """, note="Assign writes into its Parameter: a primitive with an effect"),
-        Valid("""
-            from mindspore import nn
-
-            class Attention(nn.Cell):
-                def construct(self, query, key, rotary):
-                    query, key = self._apply_rope(query, key, rotary)
-                    return self.core(query, key)
-
-                def _apply_rope(self, query, key, rotary):
-                    if rotary is not None:
-                        query = self.rope(query, rotary)
-                        key = self.rope(key, rotary)
-                    return query, key
-        """, note="the nearest look-alike: the rebound values are taken"),
+        Valid(fill(_ROPE_HELPER, call="query, key = self._apply_rope(query, key, rotary)"),
+              note="the nearest look-alike: the rebound values are taken"),
         Valid("""
             from mindspore import nn
 
@@ -230,20 +236,8 @@ class OutOfPlaceResultDiscarded(Rule):
                     self.length_add(valid_length, 1)  # MSA146
                     return x, valid_length
         """, note="a primitive held by the Cell, called as a statement"),
-        Invalid("""
-            from mindspore import nn
-
-            class Attention(nn.Cell):
-                def construct(self, query, key, rotary):
-                    self._apply_rope(query, key, rotary)  # MSA146
-                    return self.core(query, key)
-
-                def _apply_rope(self, query, key, rotary):
-                    if rotary is not None:
-                        query = self.rope(query, rotary)
-                        key = self.rope(key, rotary)
-                    return query, key
-        """, note="a helper that rebinds its parameters and returns them, called as a statement"),
+        Invalid(fill(_ROPE_HELPER, call="self._apply_rope(query, key, rotary)  # MSA146"),
+                note="a helper that rebinds its parameters and returns them, called as a statement"),
         Invalid("""
             from mindspore import ops
 

@@ -333,12 +333,10 @@ class FixedLossScaleMismatch(FunctionRule):
         if drop is None or literal(drop.value) is not False:
             return
         scale_arg = argument(manager, "loss_scale", signature)
-        optimizer = defined_value(self.ctx, scope, model_argument(node, "optimizer"), before)
-        if not isinstance(optimizer, cst.Call) or has_star_kwargs(optimizer):
+        found = self._optimizer(model_argument(node, "optimizer"), scope, before)
+        if found is None:
             return
-        opt_name = self.ctx.resolve(optimizer.func)
-        if opt_name not in OPTIMIZER_SIGNATURES:
-            return
+        optimizer, opt_name = found
         opt_arg = argument(optimizer, "loss_scale", OPTIMIZER_SIGNATURES[opt_name])
         verdict = _compare(scale_arg.value if scale_arg else None, opt_arg.value if opt_arg else None)
         if verdict is None:
@@ -355,18 +353,27 @@ class FixedLossScaleMismatch(FunctionRule):
                     f"leaves the division to the optimizer, but {short} has loss_scale={y}: {effect}; give the "
                     f"optimizer loss_scale={x}")
 
+    def _optimizer(self, expr: Optional[cst.BaseExpression], scope,
+                   before: Optional[int]) -> Optional[Tuple[cst.Call, str]]:
+        """The MindSpore optimizer (the call that built it, and its qualified name) that an
+        argument names, when it has a loss_scale parameter and is built once in the function
+        or at module level."""
+        optimizer = defined_value(self.ctx, scope, expr, before)
+        if not isinstance(optimizer, cst.Call) or has_star_kwargs(optimizer):
+            return None
+        name = self.ctx.resolve(optimizer.func)
+        return (optimizer, name) if name in OPTIMIZER_SIGNATURES else None
+
     def _divided_never_scaled(self, node: cst.Call, scope, before: Optional[int]) -> None:
         """A Model with no loss-scale manager (and an amp level whose preset adds none) trained
         with an optimizer given a loss_scale other than 1: the optimizer divides every gradient
         by it, but nothing multiplies the loss."""
         if amp_level(node, MODEL) not in ("O0", "O1"):
             return  # O2/O3 presets may add a manager; a level the linter cannot read: silent
-        optimizer = defined_value(self.ctx, scope, model_argument(node, "optimizer"), before)
-        if not isinstance(optimizer, cst.Call) or has_star_kwargs(optimizer):
+        found = self._optimizer(model_argument(node, "optimizer"), scope, before)
+        if found is None:
             return
-        opt_name = self.ctx.resolve(optimizer.func)
-        if opt_name not in OPTIMIZER_SIGNATURES:
-            return
+        optimizer, opt_name = found
         opt_arg = argument(optimizer, "loss_scale", OPTIMIZER_SIGNATURES[opt_name])
         if opt_arg is None:
             return
@@ -397,12 +404,10 @@ class FixedLossScaleMismatch(FunctionRule):
         scope = self.scope
         before = flow(self.ctx, scope).order(node) if scope is not None else None
         arg = argument(node, "optimizer", ("network", "optimizer", "scale_sense"))
-        optimizer = defined_value(self.ctx, scope, arg.value if arg is not None else None, before)
-        if not isinstance(optimizer, cst.Call) or has_star_kwargs(optimizer):
+        found = self._optimizer(arg.value if arg is not None else None, scope, before)
+        if found is None:
             return
-        opt_name = self.ctx.resolve(optimizer.func)
-        if opt_name not in OPTIMIZER_SIGNATURES:
-            return
+        optimizer, opt_name = found
         opt_arg = argument(optimizer, "loss_scale", OPTIMIZER_SIGNATURES[opt_name])
         scale = self._scale_value(opt_arg.value) if opt_arg is not None else None
         if opt_arg is None or scale is None:
