@@ -433,6 +433,13 @@ def attr_handed_on(info: CellInfo, name: str) -> bool:
     return any(self_attr(node.value) == name for node in _outside_init(info, cst.Arg))
 
 
+def assigned_outside_init(info: CellInfo, name: str) -> bool:
+    """A method other than ``__init__`` assigns ``self.<name>`` (``=``, ``+=``, annotated)."""
+    targets = [n.target for n in _outside_init(info, cst.AssignTarget)]
+    targets += [n.target for n in _outside_init(info, cst.AugAssign) + _outside_init(info, cst.AnnAssign)]
+    return any(self_attr(t) == name for t in targets)
+
+
 def _outside_init(info: CellInfo, kind: type) -> List[Any]:
     """The nodes of type ``kind`` in the class's methods other than ``__init__``."""
     found: List[Any] = []

@@ -24,8 +24,8 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from msacclint.analysis.calls import argument, literal
-from msacclint.analysis.cells import cell_of_call, cells, layer_built
+from msacclint.analysis.calls import argument, literal, parameter_slots
+from msacclint.analysis.cells import attributes_from_parameters, cell_of_call, cells, layer_built, self_attr
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import Definition, Event, FunctionFlow
@@ -243,23 +243,18 @@ class Training:
             if found is None or found[1].index is not None:
                 return None
             expr = found[1].value
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-            return expr.attr.value
-        return None
+        return self_attr(expr)
 
     def _init_parameter(self, fl: FunctionFlow, attr: str) -> Optional[Handed]:
         """The class whose method holds ``fl`` (through nested functions), when its
-        ``__init__`` sets ``self.<attr>`` only from one of its parameters."""
+        ``__init__`` sets ``self.<attr>`` once, straight from one of its parameters."""
         owner = self.scopes.class_of(fl)
         info = cells(self.ctx).by_node.get(owner) if owner is not None else None
         init = info.methods.get("__init__") if info is not None else None
-        if info is None or init is None:
+        if owner is None or info is None or init is None:
             return None
-        params = {p.name.value for p in (*init.params.params, *init.params.kwonly_params)} - {"self"}
-        values = [v for name, v in info.assigned if name == attr]
-        if len(values) != 1 or not isinstance(values[0], cst.Name) or values[0].value not in params:
-            return None
-        return Handed(info.name, values[0].value, attr)
+        param = attributes_from_parameters(self.ctx, owner, parameter_slots(init)).get(f"self.{attr}")
+        return Handed(info.name, param, attr) if param is not None else None
 
     def _owner_of_weights(self, fl: FunctionFlow, expr: cst.BaseExpression, order: Optional[int]) -> Optional[Network]:
         """``net.trainable_params()`` -> net; ``opt.parameters`` -> the net opt was built on."""

@@ -12,7 +12,7 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
-from msacclint.analysis.cells import cells
+from msacclint.analysis.cells import cells, self_attr
 from msacclint.analysis.imports import dotted
 from msacclint.analysis.scopes import scopes
 from msacclint.diagnostics import Applicability, Severity
@@ -268,8 +268,7 @@ class OutOfPlaceResultDiscarded(Rule):
         if not isinstance(call, cst.Call):
             return
         func = call.func
-        if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                                          and func.value.value == "self"):
+        if isinstance(func, cst.Name) or self_attr(func) is not None:
             self._primitive_calls.append(call)
         if isinstance(func, cst.Attribute) and func.attr.value in PURE_METHODS:
             shown = self._method_call(func)

@@ -411,27 +411,16 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
     def _init_value(self, attr: str):
         """``self.<attr>`` read in a method: the value the class's ``__init__`` assigns it, when it
         assigns it once and nothing else in the class does (with the ``__init__``'s flow)."""
-        from msacclint.analysis.cells import cells
+        from msacclint.analysis.cells import assigned_outside_init, cells
 
         if not self._class_names:
             return None
         info = cells(self.ctx).classes.get(self._class_names[-1])
         init = info.methods.get("__init__") if info is not None else None
         values = [v for name, v in info.assigned if name == attr] if info is not None else []
-        if init is None or len(values) != 1 or self._assigned_elsewhere(info, attr):
+        if init is None or len(values) != 1 or assigned_outside_init(info, attr):
             return None
         return values[0], flow(self.ctx, init)
-
-    def _assigned_elsewhere(self, info, attr: str) -> bool:
-        """A method other than ``__init__`` assigns ``self.<attr>``."""
-        for name, method in info.methods.items():
-            if name == "__init__":
-                continue
-            for node in _walk_assign_targets(method):
-                if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and \
-                        node.value.value == "self" and node.attr.value == attr:
-                    return True
-        return False
 
     def _from_callers(self, expr: cst.Name, fl) -> Optional[List[List[Reading]]]:
         """A parameter read through the file's call sites: a caller that passes a number or
@@ -448,24 +437,6 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
             else:  # left out, or a value it cannot read: the parameter's name and default, as without callers
                 out.extend(_by_name_and_default(expr, fl.root))
         return out
-
-
-def _walk_assign_targets(function: cst.FunctionDef) -> List[cst.BaseExpression]:
-    """The targets of the plain and augmented assignments in a function."""
-    out: List[cst.BaseExpression] = []
-
-    class Targets(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            out.append(node.target)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            out.append(node.target)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            out.append(node.target)
-
-    function.body.visit(Targets())
-    return out
 
 
 def _wrong(alternatives: List[List[Reading]], judge, evidence=None) -> bool:
@@ -868,6 +839,11 @@ class DropoutWrongProbability(_DropoutRule):
         """, note="a second positional argument is p, which MindSpore uses: the first is never read"),
         Valid(files=_long_case("self.dropout"),
               note="multi-file: the config's attention rate kept on self and given to the functional dropout as p"),
+        Valid(files=dict(_long_case("1-self.dropout"), **{"model/modeling.py": fill(_LONG_ATTENTION, p="1-self.dropout",
+                                                                                   mark="") + """
+    def set_keep(self, keep):
+        self.dropout = keep
+"""}), note="the attribute is reassigned by another method: __init__'s value is not the only one it holds"),
         Valid("""
             import mindspore.nn as nn
             drop = nn.Dropout(0.1, False)

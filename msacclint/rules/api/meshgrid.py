@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, argument, has_star_kwargs, literal
+from msacclint.analysis.cells import self_attr
 from msacclint.analysis.edits import append_keywords
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
@@ -222,9 +223,8 @@ def _bound(node: cst.BaseExpression) -> Optional[str]:
     """``name`` or ``self.name`` as text; None for anything else."""
     if isinstance(node, cst.Name):
         return node.value
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return "self." + node.attr.value
-    return None
+    attr = self_attr(node)
+    return "self." + attr if attr is not None else None
 
 
 def _cartesian(axes: List[Optional[int]]) -> bool:

@@ -11,7 +11,7 @@ from typing import Optional
 
 import libcst as cst
 
-from msacclint.analysis.cells import cells
+from msacclint.analysis.cells import cells, self_attr
 from msacclint.analysis.scopes import says_eval, scopes
 from msacclint.analysis.training import holds_mode_cells, mode_evidence, training
 from msacclint.diagnostics import Severity
@@ -816,8 +816,8 @@ class EvalLoopInTrainingMode(Rule):
         if isinstance(func, cst.Name):
             name = func.value
             function = scopes(self.ctx).module_function(name)
-        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-            name = func.attr.value
+        elif self_attr(func) is not None:
+            name = self_attr(func)
             function = next((f for f in scopes(self.ctx).functions_named(name)
                              if scopes(self.ctx).method_of.get(f) is not None), None)
         else:
@@ -872,9 +872,7 @@ class EvalLoopInTrainingMode(Rule):
 
 def _calls_held(call: cst.Call, held) -> bool:
     """``self.<attr>(...)`` for an attribute the class's ``__init__`` sets (a network it holds)."""
-    func = call.func
-    return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self" \
-        and func.attr.value in held
+    return self_attr(call.func) in held
 
 
 def _code(node: cst.CSTNode) -> str:
