@@ -556,6 +556,11 @@ class ProjectIndex:
         resolved from its module name."""
         return dict(checked_file_bindings(self, ctx))
 
+    def values_seen_from(self, ctx, name: str) -> Optional[List[Value]]:
+        """The values of a dotted name written in the checked file: defined in the file itself
+        (``name_values``), else imported into it (``values_from``)."""
+        return self.name_values(os.path.abspath(ctx.path), name) or self.values_from(ctx, name)
+
     def values_from(self, ctx, name: str) -> Optional[List[Value]]:
         """``name_values`` for a name imported into the checked file."""
         target = self.resolve_from(ctx, name)

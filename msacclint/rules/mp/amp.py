@@ -442,7 +442,7 @@ class FixedLossScaleMismatch(FunctionRule):
         if name is None or project is None:
             return None
         path = os.path.abspath(self.ctx.path)
-        values = project.name_values(path, name) or project.values_from(self.ctx, name)
+        values = project.values_seen_from(self.ctx, name)
         assumed = False
         if not values and name.count(".") == 1 and project.resolve_from(self.ctx, name) is None:
             values, assumed = project.nearby_config_values(path, name.split(".")[1]), True

@@ -344,7 +344,6 @@ ms.amp.auto_mixed_precision(network, "O3")  # MSA408
     def _level(self, call: cst.Call) -> Optional[str]:
         """"" for a literal 'O3', " (the level read at FILE:LINE)" for one the project resolves
         to 'O3' in every alternative; None otherwise."""
-        import os
 
         from msacclint.analysis.imports import dotted
 
@@ -357,7 +356,7 @@ ms.amp.auto_mixed_precision(network, "O3")  # MSA408
         name, project = dotted(arg.value), self.ctx.project
         if name is None or project is None:
             return None
-        values = project.name_values(os.path.abspath(self.ctx.path), name) or project.values_from(self.ctx, name)
+        values = project.values_seen_from(self.ctx, name)
         if not values or any(v.value != "O3" for v in values):
             return None
         shown = next((v.evidence for v in values if v.evidence is not None), None)
