@@ -122,6 +122,7 @@ _TRAIN_AND_EVAL = """
     def train():
         for x, y in train_ds.create_tuple_iterator():
             train_net(x, y){mark}
+        # evaluate() after every epoch was too slow: run it on its own
 
     def evaluate():
         model.set_train(False)

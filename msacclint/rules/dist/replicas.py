@@ -210,6 +210,24 @@ class ReplicasUnseeded(Rule):
                 model = ms.Model(net, loss, opt)
                 model.train(args.epochs, data)
         """, note="the nearest look-alike: semi-auto parallel slices the parameters, no replicas"),
+        Valid("""
+            import mindspore as ms
+            from mindspore.communication import init
+
+            def init_env(device_num):
+                if device_num > 1:
+                    init()
+                    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+
+            def do_eval(eval_net, dataset, metric):
+                eval_net.set_train(False)
+                for data in dataset.create_dict_iterator():
+                    metric.update(eval_net(data["lr"]), data["hr"])
+                eval_net.set_train(True)
+                return metric.eval()
+        """, path="src/utils.py",
+              note="the nearest look-alike: a shared helper module that sets up the context and evaluates; it "
+                   "switches training mode back on, but trains nothing (the entry script seeds)"),
     )
     INVALID = (
         Invalid(files={
