@@ -124,14 +124,13 @@ class Datasets:
         return None
 
     def _passed_true(self, function: cst.FunctionDef, param: str, position: int) -> bool:
-        """Some call of the (top-level) function passes True for ``param``: in this file, or
-        anywhere in the project when the project layer is there."""
-        for _caller, e in self.scopes.callers(function):
-            arg = next((a for a in e.node.args if a.keyword is not None and a.keyword.value == param), None)
-            if arg is None and 0 <= position < len(e.node.args) and e.node.args[position].keyword is None:
-                arg = e.node.args[position]
-            if arg is not None and literal(arg.value) is True:
-                return True
+        """Some call of the (top-level) function passes True for ``param``: in this file
+        (``callers.argument_values``), or anywhere in the project when the project layer is
+        there (``switch_values``)."""
+        from msacclint.analysis.callers import argument_values
+
+        if any(literal(value) is True for value in argument_values(self.ctx, function, param) or ()):
+            return True
         project = getattr(self.ctx, "project", None)
         if project is None or self.scopes.method_of.get(function) is not None:
             return False

@@ -213,6 +213,18 @@ class TrainingDatasetNotShuffled(Rule):
                      single="data = ds.Cifar10Dataset(path, shuffle=False)  # MSA301"),
                 path="src/dataset.py", note="a builder with a train/eval selector whose one-device branch ignores it",
                 message_contains="`training` parameter"),
+        Invalid(fill(_SELECTOR_BUILDER, default="False",
+                     single="data = ds.Cifar10Dataset(path, shuffle=False)  # MSA301")
+                + "\ncifar = create_dataset('/data/cifar', training=True)\n",
+                path="src/dataset.py", note="the selector defaults to evaluation, but a call of the file passes True",
+                message_contains="`training` parameter"),
+        Invalid(files={"src/__init__.py": "",
+                       "src/dataset.py": fill(_SELECTOR_BUILDER, default="False",
+                                              single="data = ds.Cifar10Dataset(path, shuffle=False)  # MSA301"),
+                       "run.py": "from src.dataset import create_dataset\n\n"
+                                 "cifar = create_dataset('/data/cifar', training=True)\n"},
+                note="multi-file: the selector defaults to evaluation; another file of the project passes True",
+                message_contains="`training` parameter"),
     )
 
     def finish(self) -> None:
