@@ -88,14 +88,18 @@ class GradScaleFlow:
 
     def __init__(self, ctx: FileContext, func: Union[cst.FunctionDef, cst.Module],
                  attr_callee: Optional[AttrCallee] = None,
-                 nested: Optional[Dict[str, cst.FunctionDef]] = None, scales_loss: bool = False) -> None:
+                 nested: Optional[Dict[str, cst.FunctionDef]] = None, scales_loss: bool = False,
+                 enclosing: Sequence[cst.FunctionDef] = ()) -> None:
         """``scales_loss``: the owning Cell is a loss-scale training step (see
-        ``cell_scales_loss``); only then does a sensitivity named like a scale count."""
+        ``cell_scales_loss``); only then does a sensitivity named like a scale count.
+        ``enclosing``: the functions a nested step is defined in, innermost first; their
+        assignments are read after the step's own (a closure's ``grad_fn``)."""
         self.ctx = ctx
         self.scales_loss = scales_loss
         self.func = func
         self.flow: FunctionFlow = flow(ctx, func)
         self.module_flow: FunctionFlow = flow(ctx, ctx.module)
+        self.outer_flows: List[FunctionFlow] = [flow(ctx, f) for f in enclosing]
         self.attr_callee = attr_callee or (lambda name: None)
         self.functions = dict(module_functions(ctx))
         self.functions.update(nested or {})
@@ -106,6 +110,10 @@ class GradScaleFlow:
     # -- where a name's value came from -------------------------------------------------
     def _definition(self, name: str, before: Optional[int]) -> Optional[Definition]:
         found = self.flow.definition(name, before)
+        for outer in self.outer_flows:
+            if found is not None:
+                break
+            found = outer.definition(name)
         return found if found is not None else self.module_flow.definition(name)
 
     def _callee_of_name(self, name: str) -> Optional[str]:
@@ -178,6 +186,17 @@ class GradScaleFlow:
                 return self._scaled_forward(origin, d.value.args[0].value)
         return None
 
+    def is_grad_call(self, call: cst.Call) -> bool:
+        """``self.grad(self.network, weights)(...)``, ``ops.GradOperation(...)(net)(...)`` or a
+        call of a function built by ``value_and_grad``/``grad``."""
+        func = call.func
+        if isinstance(func, cst.Call):
+            return self._is_grad_operation(func.func) or self.callee(func.func) in GRAD_FUNCTIONS
+        if isinstance(func, cst.Name):
+            d = self._definition(func.value, None)
+            return d is not None and isinstance(d.value, cst.Call) and self.callee(d.value.func) in GRAD_FUNCTIONS
+        return False
+
     def _is_grad_operation(self, func: cst.BaseExpression) -> bool:
         """``self.grad`` (a GradOperation attribute) or ``ops.GradOperation(...)``."""
         if isinstance(func, cst.Call):
@@ -193,10 +212,78 @@ class GradScaleFlow:
         if any(says_scale(n) for n in names):
             return True
         if isinstance(expr, cst.Name):
-            d = self.flow.definition(expr.value, before)
-            if d is not None:
-                return any(says_scale(n) for n in _names(d.value))
+            # every value the name took: ``sens = (ones * scale,)`` then ``sens += (zeros,)``
+            for d in self.flow.chain(expr.value, before):
+                if any(says_scale(n) for n in _names(d.value)):
+                    return True
         return False
+
+    def sens_sources(self, expr: cst.BaseExpression, before: int, depth: int = 0) -> List[str]:
+        """Where a scale sensitivity reads its scale: ``self.<attr>`` expressions named like a
+        scale (``self.scale_sense``; ``self.loss_scaler`` of ``self.loss_scaler.scale_value``)
+        and local names it is computed from, followed through their assignments."""
+        out: List[str] = []
+
+        class Reads(cst.CSTVisitor):
+            def __init__(self) -> None:
+                self.locals: List[str] = []
+
+            def visit_Attribute(self, n: cst.Attribute) -> bool:
+                attr = self_attr(n)
+                if attr is not None:
+                    if says_scale(attr) and f"self.{attr}" not in out:
+                        out.append(f"self.{attr}")
+                    return False
+                inner = self_attr(n.value)
+                if inner is not None and (says_scale(n.attr.value) or says_scale(inner)):
+                    if f"self.{inner}" not in out:
+                        out.append(f"self.{inner}")
+                    return False
+                return True
+
+            def visit_Name(self, n: cst.Name) -> None:
+                self.locals.append(n.value)
+
+        reads = Reads()
+        walk(expr, reads)
+        if depth < 4:
+            for name in reads.locals:
+                for d in self.flow.chain(name, before):
+                    value = d.value if not isinstance(d.value, cst.AugAssign) else d.value.value
+                    for found in self.sens_sources(value, d.order, depth + 1):
+                        if found not in out:
+                            out.append(found)
+                if not self.flow.chain(name, before) and says_scale(name) and name not in out:
+                    out.append(name)
+        return out
+
+    def scaler_receivers(self, origin: Definition) -> List[str]:
+        """The loss scalers whose ``.scale(loss)`` the forward function of a scaled
+        gradient computation returns."""
+        forward = self._forward_of(origin)
+        if forward is None:
+            return []
+        out: List[str] = []
+        for event in flow(self.ctx, forward).method_calls("scale"):
+            receiver = event.node.func.value  # type: ignore[attr-defined]
+            if isinstance(receiver, cst.Name) and receiver.value not in out:
+                out.append(receiver.value)
+        return out
+
+    def _forward_of(self, origin: Definition) -> Optional[cst.FunctionDef]:
+        value = origin.value
+        if not isinstance(value, cst.Call):
+            return None
+        built: Optional[cst.Call] = None
+        if isinstance(value.func, cst.Call):
+            built = value.func
+        elif isinstance(value.func, cst.Name):
+            d = self._definition(value.func.value, origin.order)
+            built = d.value if d is not None and isinstance(d.value, cst.Call) else None
+        if built is None or not built.args or self.callee(built.func) not in GRAD_FUNCTIONS:
+            return None
+        forward = built.args[0].value
+        return self.functions.get(forward.value) if isinstance(forward, cst.Name) else None
 
     def _scaled_forward(self, origin: Definition, forward: cst.BaseExpression) -> Optional[Scaled]:
         if not isinstance(forward, cst.Name) or forward.value not in self.functions:
@@ -209,6 +296,10 @@ class GradScaleFlow:
                 d = fn_flow.definition(receiver.value) or self._definition(receiver.value, None)
                 if d is not None and isinstance(d.value, cst.Call) \
                         and self.ctx.imports.resolve(d.value.func) in LOSS_SCALERS:
+                    return Scaled(origin, "scaler")
+                if d is None and self.flow.method_calls("unscale", receiver.value):
+                    # a scaler handed in (a parameter of an enclosing function) that the step
+                    # also unscales with: the mindspore.amp LossScaler protocol
                     return Scaled(origin, "scaler")
         return None
 

@@ -157,6 +157,29 @@ _EVAL_CALLBACK = """
 """
 
 
+#: train.py of a multi-file example: a network whose ``{layers}`` are used as ``{uses}``,
+#: handed to src/callback.py's EvalCallBack
+_HANDED_TO_CALLBACK = """
+from mindspore import nn
+from src.callback import EvalCallBack
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 8)
+        {layers}
+
+    def construct(self, x):
+        x = self.fc(x)
+        return {uses}
+
+
+net = Net()
+callback = EvalCallBack(net, eval_ds)
+"""
+
+
 class TrainLoopWithoutSetTrain(Rule):
     code = "MSA201"
     about_the_run = True
@@ -700,6 +723,10 @@ class EvalLoopInTrainingMode(Rule):
         """, note="PyTorch"),
         Valid(fill(_EVAL_CALLBACK, before="self.network.set_train(False)", after="self.network.set_train(True)"),
               note="the nearest look-alike: inference mode for the evaluation, training mode back after it"),
+        Valid(files={
+            "src/callback.py": fill(_EVAL_CALLBACK, before="self.network.set_train(True)", after="pass"),
+            "train.py": _HANDED_TO_CALLBACK.format(layers="self.fc2 = nn.Dense(8, 2)", uses="self.fc2(x)"),
+        }, note="multi-file: the only network the project hands the callback has no BatchNorm or Dropout"),
     )
     INVALID = (
         Invalid("""
@@ -749,6 +776,10 @@ class EvalLoopInTrainingMode(Rule):
         """),
         Invalid(fill(_EVAL_CALLBACK, before="self.network.set_train(True)  # MSA202", after="pass"),
                 note="a callback switches training mode on right before its evaluation"),
+        Invalid(files={
+            "src/callback.py": fill(_EVAL_CALLBACK, before="self.network.set_train(True)  # MSA202", after="pass"),
+            "train.py": _HANDED_TO_CALLBACK.format(layers="self.bn = nn.BatchNorm1d(8)", uses="self.bn(x)"),
+        }, note="multi-file: the project hands the callback a network with a BatchNorm"),
     )
 
     def finish(self) -> None:
@@ -803,6 +834,8 @@ class EvalLoopInTrainingMode(Rule):
                     if e.order <= order or (later_off is not None and e.order > later_off):
                         continue
                     target = self._evaluation_called(e.node, step_names)
+                    if target is not None and self._receiver_state(fl, switch) is False:
+                        break  # every layer of the switched network is known and none depends on the mode
                     if target is not None:
                         cell = receiver[:-len(".set_train")]
                         self.report(switch.node, f"{cell}.set_train(True) puts it in training mode, and {target}() "
@@ -810,6 +843,40 @@ class EvalLoopInTrainingMode(Rule):
                                     f"statistics (and updates its moving ones with evaluation data) and any Dropout "
                                     f"drops; call set_train(False) before evaluating and set_train(True) after it")
                         return
+
+    def _receiver_state(self, fl, switch) -> Optional[bool]:
+        """Whether the cell a ``set_train(True)`` switches holds a mode-dependent layer: a
+        network built in the file (``info.mode_cells_state``), or ``self.<attr>`` set in
+        ``__init__`` from a parameter, by what every caller in the project hands it. None
+        when it cannot be told."""
+        import os
+
+        obj = switch.node.func.value
+        info = training(self.ctx)
+        if isinstance(obj, cst.Name):
+            net = info.object_at(fl, obj, switch.order)
+            return info.mode_cells_state(net) if net is not None else None
+        attr = self_attr(obj)
+        sc = scopes(self.ctx)
+        owner = sc.method_of.get(fl.root) if isinstance(fl.root, cst.FunctionDef) else None
+        project = self.ctx.project
+        if attr is None or owner is None or project is None:
+            return None
+        init = next((m for m in cells(self.ctx).by_node[owner].methods.values() if m.name.value == "__init__"), None) \
+            if owner in cells(self.ctx).by_node else None
+        if init is None:
+            return None
+        from msacclint.analysis.cells import attributes_from_parameters
+
+        params = [p.name.value for p in (*init.params.params, *init.params.kwonly_params)]
+        param = attributes_from_parameters(self.ctx, owner, params).get(f"self.{attr}")
+        if param is None:
+            return None
+        built = project.argument_classes(os.path.abspath(self.ctx.path), owner.name.value, param)
+        states = [project.mode_dependence(where, callee)[0] for where, callee, _line in built or ()]
+        if states and all(state is False for state in states):
+            return False
+        return True if any(states) else None
 
     def _evaluation_called(self, call: cst.Call, step_names) -> Optional[str]:
         """The name of the file's evaluation function or method this call runs, or None."""

@@ -1,0 +1,680 @@
+"""mp.01: a hand-written loss-scaled step that applies the optimizer without an overflow check.
+
+MSA409. MindSpore's own loss-scale step (``nn.TrainOneStepWithLossScaleCell.construct``)
+reads the overflow status and skips the update when the scaled gradients overflowed; a
+step written by hand (a subclass that overrides ``construct``, a functional
+``value_and_grad`` step with a ``mindspore.amp`` loss scaler) has to do the same. Where its
+gradients come from, the gradient flow of msacclint.analysis.loss_scale says.
+
+MSA410. The Ascend float-status protocol (``NPUAllocFloatStatus``, ``NPUClearFloatStatus``,
+``NPUGetFloatStatus``) is ordered by data dependencies only (``ops.depend``): a clear
+whose result the gradient computation does not depend on may run after it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+
+import libcst as cst
+
+from msacclint.analysis.cells import CellInfo, attributes_from_parameters, self_attr
+from msacclint.analysis.flow import Definition, Event
+from msacclint.analysis.loss_scale import GradScaleFlow, Scaled, cell_scales_loss, says_scale
+from msacclint.analysis.training import is_mindspore_optimizer
+from msacclint.analysis.walk import walk
+from msacclint.diagnostics import Severity
+from msacclint.rules.base import Invalid, Valid
+from msacclint.rules.examples import fill
+from msacclint.rules.function_rule import FunctionRule
+
+#: loss scales that are meant to change with overflows: without the check they never do
+DYNAMIC_SCALES = frozenset({
+    "mindspore.DynamicLossScaler", "mindspore.amp.DynamicLossScaler", "mindspore.nn.DynamicLossScaleUpdateCell",
+    "mindspore.DynamicLossScaleManager", "mindspore.amp.DynamicLossScaleManager",
+})
+STATIC_SCALES = frozenset({
+    "mindspore.StaticLossScaler", "mindspore.amp.StaticLossScaler", "mindspore.nn.FixedLossScaleUpdateCell",
+    "mindspore.FixedLossScaleManager", "mindspore.amp.FixedLossScaleManager", "mindspore.Tensor",
+    "mindspore.common.tensor.Tensor",
+})
+#: resolved callees that read an overflow status or test finiteness, whatever the
+#: attribute holding them is called (``self.get_status = P.NPUGetFloatStatus()``)
+STATUS_READS = frozenset({
+    "mindspore.ops.NPUGetFloatStatus", "mindspore.ops.NPUGetFloatStatusV2", "mindspore.ops.FloatStatus",
+    "mindspore.ops.IsFinite", "mindspore.ops.isfinite", "mindspore.amp.all_finite", "mindspore.all_finite",
+    "mindspore.ops.IsNan", "mindspore.ops.isnan",
+})
+_STEP_BASES = ("mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneStepWithLossScaleCell")
+#: identifiers whose presence in a step means it looks at overflow: the status read of a
+#: TrainOneStepWithLossScaleCell, mindspore.amp's all_finite, isfinite/isnan tests, a float
+#: status read on Ascend, a scaler's adjust
+_CHECK_WORDS = ("finite", "isnan", "get_overflow_status", "process_loss_scale", "getfloatstatus", "check_overflow",
+                "overflow_check", "is_overflow", "overflow_status")
+
+
+def _identifiers(node: cst.CSTNode) -> Set[str]:
+    found: Set[str] = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.add(n.value)
+
+        def visit_Attribute(self, n: cst.Attribute) -> None:
+            found.add(n.attr.value)
+
+    walk(node, Names())
+    return found
+
+
+def checks_overflow(func: Union[cst.FunctionDef, cst.Module]) -> bool:
+    """Whether a step reads an overflow status or tests its gradients for finiteness
+    (``start_overflow_check`` alone only clears the status); ``loss_scaler.adjust(...)``
+    needs a finiteness flag too."""
+    for word in _identifiers(func):
+        lowered = word.lower()
+        if lowered == "start_overflow_check":
+            continue
+        if lowered == "adjust" or any(w in lowered for w in _CHECK_WORDS):
+            return True
+    return False
+
+
+#: a subclass of TrainOneStepWithLossScaleCell that scales the sensitivity with a
+#: mindspore.amp loss scaler it is given; ``{update}`` applies the gradients
+_SCALER_STEP = """
+    import mindspore as ms
+    from mindspore import nn, ops
+
+
+    class TrainStep(nn.TrainOneStepWithLossScaleCell):
+        def __init__(self, network, optimizer, loss_scaler):
+            super().__init__(network, optimizer, ms.Tensor(1.0, ms.float32))
+            self.loss_scaler = loss_scaler
+
+        def construct(self, *inputs):
+            loss = self.network(*inputs)
+            sens = ops.ones_like(loss) * self.loss_scaler.scale_value
+            grads = self.grad(self.network, self.weights)(*inputs, sens)
+            grads = self.loss_scaler.unscale(grads)
+            grads = self.grad_reducer(grads)
+            {update}
+            return loss
+"""
+
+#: a functional step with a mindspore.amp scaler ``{scaler}``; ``{step}`` after the gradients
+_FUNCTIONAL = """
+    import mindspore as ms
+    from mindspore import amp, nn
+
+    net = Net()
+    optimizer = nn.Adam(net.trainable_params(), 1e-3)
+    loss_scaler = amp.{scaler}
+
+    def forward_fn(data, label):
+        loss = loss_fn(net(data), label)
+        return loss_scaler.scale(loss)
+
+    grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+    def train_step(data, label):
+        loss, grads = grad_fn(data, label)
+        loss = loss_scaler.unscale(loss)
+        {step}
+        return loss
+"""
+
+
+class ScaledUpdateWithoutOverflowCheck(FunctionRule):
+    code = "MSA409"
+    about_the_run = True
+    name = "scaled-update-without-overflow-check"
+    checklist = "mp.01"
+    severity = Severity.ERROR
+    message = "the optimizer applies loss-scaled gradients without an overflow check"
+    evidence = ("An error needs the whole chain resolved along the step: the gradients the optimizer receives come from a "
+                "gradient computation with a loss-scale sensitivity or of a forward function returning "
+                "`loss_scaler.scale(loss)`, the optimizer call is unconditional, nothing in the step reads an overflow "
+                "status or tests finiteness, and the loss scale is a dynamic one (a `DynamicLossScaler` or "
+                "`DynamicLossScaleUpdateCell`, built in the file or, with the project layer, what every caller hands "
+                "the step). When the scale is static or cannot be resolved, the finding is a warning that says so.")
+    what = ("Reports the optimizer call of a hand-written loss-scaled training step (a `construct` of a "
+            "`TrainOneStepWithLossScaleCell` subclass that computes its gradients with a scale sensitivity, or a "
+            "function whose `value_and_grad` forward function returns `loss_scaler.scale(loss)`) when the update "
+            "is applied on every step: the call is under no condition and the step neither reads the overflow "
+            "status (`get_overflow_status`, `process_loss_scale`, `NPUGetFloatStatus`) nor tests the gradients "
+            "(`amp.all_finite`, `ops.isfinite`) nor adjusts its scaler. A step that reads the status and only "
+            "returns it (the model zoo's `drop_overflow_update=False` steps) made a choice and is left alone; one "
+            "that only clears it (`start_overflow_check` with no `get_overflow_status`) is reported.")
+    why = ("Loss scaling multiplies the loss so that small float16 gradients do not underflow; the price is that "
+           "large ones overflow to inf. MindSpore's `TrainOneStepWithLossScaleCell` and `Model` with a loss-scale "
+           "manager skip such a step and lower the scale; a step written by hand that calls the optimizer anyway "
+           "writes inf/NaN into the weights at the first overflow, and a `DynamicLossScaler` whose `adjust` is "
+           "never called never lowers its scale, so the overflow repeats. PyTorch's `GradScaler.step` does the "
+           "check inside; a port that replaces it with `optimizer(grads)` loses it.")
+    example = """
+        grads = self.grad(self.network, self.weights)(*inputs, sens)
+        grads = self.loss_scaler.unscale(grads)
+        loss = ops.depend(loss, self.optimizer(grads))
+    """
+    use_instead = """
+        grads = self.grad(self.network, self.weights)(*inputs, sens)
+        grads = self.loss_scaler.unscale(grads)
+        is_finite = amp.all_finite(grads)
+        if is_finite:
+            loss = ops.depend(loss, self.optimizer(grads))
+        self.loss_scaler.adjust(is_finite)
+    """
+    fix_safety = "No automatic fix: the check needs the step's own overflow status or finiteness test."
+    versions = ("`mindspore.amp.all_finite` and the `StaticLossScaler`/`DynamicLossScaler` API exist from 2.0; "
+                "before, the float-status primitives of `TrainOneStepWithLossScaleCell` were the only check.")
+    VALID = (
+        Valid(fill(_SCALER_STEP, update="""
+            is_finite = amp.all_finite(grads)
+            if is_finite:
+                loss = ops.depend(loss, self.optimizer(grads))
+            self.loss_scaler.adjust(is_finite)
+        """), note="the update under the finiteness test"),
+        Valid(fill(_SCALER_STEP, update="""
+            cond = self.get_overflow_status(status, grads)
+            overflow = self.process_loss_scale(cond)
+            if not overflow:
+                loss = ops.depend(loss, self.optimizer(grads))
+        """), note="the model-zoo order: status read, then the update only without overflow"),
+        Valid(fill(_FUNCTIONAL, scaler="DynamicLossScaler(2**16, 2, 1000)", step="""
+            is_finite = amp.all_finite(grads)
+            if is_finite:
+                grads = loss_scaler.unscale(grads)
+                optimizer(grads)
+            loss_scaler.adjust(is_finite)
+        """), note="MindSpore's tutorial step"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+            class TrainStep(nn.TrainOneStepCell):
+                def construct(self, *inputs):
+                    loss = self.network(*inputs)
+                    sens = ops.fill(loss.dtype, loss.shape, self.sens)
+                    grads = self.grad(self.network, self.weights)(*inputs, sens)
+                    grads = self.grad_reducer(grads)
+                    return ops.depend(loss, self.optimizer(grads))
+        """, note="no loss scale: a plain TrainOneStepCell step"),
+        Valid("""
+            import torch
+            scaler = torch.cuda.amp.GradScaler()
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        """, note="PyTorch: GradScaler.step checks for inf itself"),
+        Valid(fill(_FUNCTIONAL, scaler="DynamicLossScaler(2**16, 2, 1000)", step="""
+            grads = loss_scaler.unscale(grads)
+            grads = ops.select(ops.isfinite(loss), grads, grads)
+            return grads
+        """), note="no optimizer in the step: nothing is applied here"),
+        Valid("""
+            from mindspore import nn
+            from mindspore.ops import functional as F
+            from mindspore.ops import operations as P
+
+            class TrainStep(nn.TrainOneStepWithLossScaleCell):
+                def __init__(self, network, optimizer, scale_sense):
+                    super().__init__(network, optimizer, scale_sense)
+                    self.alloc_status = P.NPUAllocFloatStatus()
+                    self.get_status = P.NPUGetFloatStatus()
+                    self.clear_status = P.NPUClearFloatStatus()
+
+                def construct(self, data, label):
+                    loss = self.network(data, label)
+                    scaling_sens = self.scale_sense
+                    init = self.alloc_status()
+                    scaling_sens = F.depend(scaling_sens, self.clear_status(init))
+                    grads = self.grad(self.network, self.weights)(data, label, scaling_sens)
+                    init = F.depend(init, grads)
+                    cond = P.ReduceSum()(F.depend(init, self.get_status(init)), (0,)) > 0
+                    self.optimizer(grads)
+                    return loss, cond
+        """, note="the status is read and returned, the update applied anyway: the model zoo's "
+                  "drop_overflow_update=False choice, left alone"),
+    )
+    INVALID = (
+        Invalid(fill(_FUNCTIONAL, scaler="DynamicLossScaler(2**16, 2, 1000)", step="""
+            grads = loss_scaler.unscale(grads)
+            optimizer(grads)  # MSA409
+        """), note="a port of `scaler.step(optimizer)`: adjust never called, overflows applied"),
+        Invalid(fill(_FUNCTIONAL, scaler="StaticLossScaler(1024.0)", step="""
+            grads = loss_scaler.unscale(grads)
+            optimizer(grads)  # MSA409
+        """), severity=Severity.WARNING, message_contains="static",
+            note="a static scale: a warning (an overflow is written into the weights)"),
+        Invalid(fill(_SCALER_STEP, update="loss = ops.depend(loss, self.optimizer(grads))  # MSA409"),
+                severity=Severity.WARNING, message_contains="could not resolve",
+                note="the scaler the step is handed is not known: a warning"),
+        Invalid(files={
+            "src/step.py": fill(_SCALER_STEP, update="loss = ops.depend(loss, self.optimizer(grads))  # MSA409"),
+            "train.py": """
+                from mindspore.amp import DynamicLossScaler
+                from src.step import TrainStep
+
+                loss_scaler = DynamicLossScaler(2**16, 2, 1000)
+                step = TrainStep(net, opt, loss_scaler)
+            """,
+        }, message_contains="train.py:5", note="multi-file: the project hands the step a DynamicLossScaler"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+            class TrainStep(nn.TrainOneStepWithLossScaleCell):
+                def construct(self, *inputs):
+                    loss = self.network(*inputs)
+                    scaling_sens = self.scale_sense
+                    status, scaling_sens = self.start_overflow_check(loss, scaling_sens)
+                    sens = ops.ones_like(loss) * scaling_sens
+                    grads = self.grad(self.network, self.weights)(*inputs, sens)
+                    grads = self.grad_reducer(grads)
+                    self.optimizer(grads)  # MSA409
+                    return loss
+
+            step = TrainStep(net, opt, nn.DynamicLossScaleUpdateCell(2**24, 2, 1000))
+        """, note="the status cleared but never read: the dynamic update cell never lowers the scale"),
+    )
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._enclosing: List[cst.FunctionDef] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        self._enclosing.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._enclosing.pop()
+        super().leave_FunctionDef(original_node)
+
+    def check_function(self, func: Union[cst.FunctionDef, cst.Module], owner: Optional[CellInfo]) -> None:
+        if isinstance(func, cst.Module) or checks_overflow(func):
+            return
+        if "optim" not in self.ctx.source.lower():
+            return
+        outer = [f for f in self._enclosing if f is not func]
+        nested: Dict[str, cst.FunctionDef] = {}
+        for enclosing in outer:
+            for stmt in enclosing.body.body if isinstance(enclosing.body, cst.IndentedBlock) else ():
+                if isinstance(stmt, cst.FunctionDef):
+                    nested[stmt.name.value] = stmt
+        analysis = GradScaleFlow(self.ctx, func, self.attr_callee(owner), nested=nested,
+                                 scales_loss=cell_scales_loss(self.ctx, owner), enclosing=outer[::-1])
+        if any(analysis.callee(e.node.func) in STATUS_READS for e in analysis.flow.calls()):
+            return  # the step reads the overflow status (and may return it): a choice, not an omission
+        for event in analysis.flow.calls():
+            grads = self._update_of(analysis, event, owner)
+            if grads is None or event.guards:
+                continue
+            scaled = scaled_source(analysis, grads, event.order)
+            if scaled is None:
+                continue
+            self._report(event, grads, scaled, analysis, owner)
+            return
+
+    # -- the update ---------------------------------------------------------------------
+    def _update_of(self, analysis: GradScaleFlow, event: Event[cst.Call], owner: Optional[CellInfo]) -> Optional[str]:
+        """The gradient name an optimizer call applies: ``self.optimizer(grads)`` of a
+        TrainOneStep subclass, a MindSpore optimizer object, or a name or attribute that says
+        optimizer, called with the gradients alone."""
+        call = event.node
+        args = [a for a in call.args if not a.star]
+        if len(args) != 1 or args[0].keyword is not None or not isinstance(args[0].value, cst.Name):
+            return None
+        func = call.func
+        attr = self_attr(func)
+        if attr is not None:
+            if attr == "optimizer" and owner is not None and any(b in _STEP_BASES for b in owner.bases if b):
+                return args[0].value.value
+            name = attr
+        elif isinstance(func, cst.Name):
+            name = func.value
+        else:
+            return None
+        if is_mindspore_optimizer(analysis.callee(func)) or "optim" in name.lower():
+            return args[0].value.value
+        return None
+
+    # -- the scale ----------------------------------------------------------------------
+    def _report(self, event: Event[cst.Call], grads: str, scaled: Scaled, analysis: GradScaleFlow,
+                owner: Optional[CellInfo]) -> None:
+        kinds, where = self._scale_kinds(scaled, analysis, owner)
+        related: Sequence[Tuple[str, int, str]] = [where] if where is not None else ()
+        shown = f" ({where[2]} at {where[0]}:{where[1]})" if where is not None else ""
+        head = (f"`{grads}` is applied by the optimizer on every step although it comes from loss-scaled "
+                f"gradients, and nothing in the step checks for overflow")
+        if kinds and kinds <= {"dynamic", "static"} and "dynamic" in kinds:
+            self.report(event.node, f"{head}: the loss scale is dynamic{shown}, but without the check it is never "
+                        f"lowered and an overflowed step writes inf/NaN into the weights; apply the update only when "
+                        f"`amp.all_finite(grads)` (or the overflow status) says the gradients are finite, and adjust "
+                        f"the scale", related=related)
+        elif kinds == {"static"}:
+            self.report(event.node, f"{head}: the loss scale is static{shown}, and a step whose float16 gradients "
+                        f"overflow writes inf/NaN into the weights; skip the update when `amp.all_finite(grads)` is "
+                        f"False", severity=Severity.WARNING, related=related)
+        else:
+            self.report(event.node, f"{head}; msacclint could not resolve which loss scale the step is given: if it "
+                        f"is dynamic it is never lowered, and any overflowed step writes inf/NaN into the weights; "
+                        f"apply the update only when `amp.all_finite(grads)` says the gradients are finite",
+                        severity=Severity.WARNING)
+
+    def _scale_kinds(self, scaled: Scaled, analysis: GradScaleFlow, owner: Optional[CellInfo]
+                     ) -> Tuple[Set[str], Optional[Tuple[str, int, str]]]:
+        """"dynamic"/"static" for every loss scale the step can be given, with where one was
+        built; an empty set when one of them cannot be resolved."""
+        holders = scale_holders(analysis, scaled)
+        kinds: Set[str] = set()
+        where: Optional[Tuple[str, int, str]] = None
+        for holder in holders:
+            attr = holder[5:] if holder.startswith("self.") else None
+            if attr is None:
+                callee = analysis.callee(cst.Name(holder))
+                kind = _kind(callee)
+                if kind is None:
+                    return set(), None
+                kinds.add(kind)
+                continue
+            if owner is not None and attr in owner.attrs and owner.attrs[attr].callee is not None:
+                kind = _kind(owner.attrs[attr].callee)
+                if kind is None:
+                    return set(), None
+                kinds.add(kind)
+                continue
+            handed = self._handed(owner, attr)
+            if not handed:
+                return set(), None
+            for kind, place in handed:
+                if kind is None:
+                    return set(), None
+                kinds.add(kind)
+                if kind == "dynamic" or where is None:
+                    where = place
+        return kinds, where
+
+    def _handed(self, owner: Optional[CellInfo], attr: str) -> List[Tuple[Optional[str], Tuple[str, int, str]]]:
+        """What the project hands the step class for the parameter ``self.<attr>`` is set
+        from (``scale_sense`` of a TrainOneStepWithLossScaleCell that does not override
+        ``__init__``): (kind, (file, line, what))."""
+        if owner is None:
+            return []
+        init = owner.methods.get("__init__")
+        if init is None:
+            param = "scale_sense" if attr == "scale_sense" else None
+        else:
+            params = [p.name.value for p in (*init.params.params, *init.params.kwonly_params)]
+            by_attr = attributes_from_parameters(self.ctx, owner.node, params)
+            param = by_attr.get(f"self.{attr}")
+            if param is None and attr == "scale_sense":
+                param = _passed_to_super(init, params)
+        project = self.ctx.project
+        if param is None or project is None:
+            return []
+        path = os.path.abspath(self.ctx.path)
+        built = project.argument_classes(path, owner.name, param) if init is not None else \
+            _base_argument_classes(project, path, owner.name)
+        out: List[Tuple[Optional[str], Tuple[str, int, str]]] = []
+        for where, callee, line in built or ():
+            summary = project.summary(where)
+            qualified = project.qualified(summary, callee) if summary is not None else callee
+            out.append((_kind(qualified), (project.display(where), line, f"{callee}(...)")))
+        return out
+
+
+def _kind(callee: Optional[str]) -> Optional[str]:
+    if callee in DYNAMIC_SCALES:
+        return "dynamic"
+    if callee in STATIC_SCALES:
+        return "static"
+    return None
+
+
+def _passed_to_super(init: cst.FunctionDef, params: List[str]) -> Optional[str]:
+    """The parameter a subclass's ``__init__`` passes to TrainOneStepWithLossScaleCell as
+    its third argument (``scale_sense``)."""
+    for node in _calls(init):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "__init__" and isinstance(func.value, cst.Call):
+            positional = [a.value for a in node.args if a.keyword is None and not a.star]
+            keyword = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+            value = keyword.get("scale_sense", positional[2] if len(positional) > 2 else None)
+            if isinstance(value, cst.Name) and value.value in params:
+                return value.value
+    return None
+
+
+def _base_argument_classes(project, path: str, name: str):
+    """A step class without its own ``__init__``: TrainOneStepWithLossScaleCell's
+    ``scale_sense``, the third argument, as every call in the project passes it."""
+    out = []
+    for other, summary, call, _cls, func in project.call_sites(path, name):
+        expr = call.kwargs.get("scale_sense") or (call.args[2] if len(call.args) > 2 else None)
+        if expr is None:
+            return None
+        if expr[0] == "call":
+            out.append((other, expr[1], call.line))
+            continue
+        if expr[0] != "name" or "." in expr[1]:
+            return None
+        builds = (func.builds.get(expr[1]) if func is not None else None) or summary.builds.get(expr[1])
+        if not builds or "?" in builds:
+            return None
+        out.extend((other, callee, call.line) for callee in builds)
+    return out or None
+
+
+def _calls(node: cst.CSTNode) -> List[cst.Call]:
+    found: List[cst.Call] = []
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, n: cst.Call) -> None:
+            found.append(n)
+
+    walk(node, Calls())
+    return found
+
+
+def scaled_source(analysis: GradScaleFlow, name: str, before: int, depth: int = 0) -> Optional[Scaled]:
+    """Whether ``name`` just before event ``before`` descends from loss-scaled gradients,
+    through any steps (an unscale, a reducer, a clip): the question is where the values came
+    from, not whether they still carry the scale."""
+    chain = analysis.flow.chain(name, before)
+    if not chain:
+        return None
+    origin = chain[-1]
+    found = analysis.scaled_origin(origin)
+    if found is not None or depth >= 4:
+        return found
+    value = origin.value
+    if isinstance(value, cst.Name):
+        return scaled_source(analysis, value.value, origin.order + 1, depth + 1)
+    if isinstance(value, cst.Call):
+        for arg in value.args:
+            if isinstance(arg.value, cst.Name) and arg.value.value != name:
+                found = scaled_source(analysis, arg.value.value, origin.order, depth + 1)
+                if found is not None:
+                    return found
+    return None
+
+
+def scale_holders(analysis: GradScaleFlow, scaled: Scaled) -> List[str]:
+    """The names (``loss_scaler``, ``self.loss_scaler``, ``self.scale_sense``) the scale of a
+    scaled gradient computation is read from: the receiver of ``.scale(loss)`` in the
+    forward function, or what the sensitivity is computed from."""
+    origin: Definition = scaled.origin
+    if scaled.reason == "scaler":
+        return analysis.scaler_receivers(origin)
+    value = origin.value
+    assert isinstance(value, cst.Call)
+    sens = [a.value for a in value.args if a.keyword is None and not a.star]
+    return analysis.sens_sources(sens[-1], origin.order) if sens else []
+
+
+CLEAR_STATUS = frozenset({"mindspore.ops.NPUClearFloatStatus", "mindspore.ops.NPUClearFloatStatusV2"})
+
+#: the 1.x model-zoo loss-scale step on Ascend: allocate, clear, gradients, read;
+#: ``{order}`` is what ties the clear to the gradient computation
+_FLOAT_STATUS_STEP = """
+    from mindspore import nn
+    from mindspore.ops import functional as F
+    from mindspore.ops import operations as P
+    from mindspore.ops import composite as C
+
+
+    class TrainStep(nn.Cell):
+        def __init__(self, network, optimizer, scale_update_cell):
+            super().__init__(auto_prefix=False)
+            self.network, self.optimizer = network, optimizer
+            self.weights = optimizer.parameters
+            self.grad = C.GradOperation(get_by_list=True, sens_param=True)
+            self.alloc_status = P.NPUAllocFloatStatus()
+            self.get_status = P.NPUGetFloatStatus()
+            self.clear_status = P.NPUClearFloatStatus()
+            self.reduce_sum = P.ReduceSum(keep_dims=False)
+            self.loss_scaling_manager = scale_update_cell
+            self.loss_scale = scale_update_cell.get_loss_scale()
+
+        def construct(self, data, label):
+            loss = self.network(data, label)
+            scaling_sens = self.loss_scale
+            init = self.alloc_status()
+            init = F.depend(init, loss)
+            {order}
+            grads = self.grad(self.network, self.weights)(data, label, scaling_sens)
+            init = F.depend(init, grads)
+            get_status = self.get_status(init)
+            init = F.depend(init, get_status)
+            cond = self.reduce_sum(init, (0,)) > 0
+            overflow = self.loss_scaling_manager(self.loss_scale, cond)
+            if not overflow:
+                loss = F.depend(loss, self.optimizer(grads))
+            return loss, cond, scaling_sens
+"""
+
+
+class FloatStatusClearUnordered(FunctionRule):
+    code = "MSA410"
+    about_the_run = True
+    name = "float-status-clear-unordered"
+    checklist = "mp.01"
+    severity = Severity.WARNING
+    message = "the float status is cleared without being ordered before the gradient computation"
+    evidence = ("The clear is a resolved `NPUClearFloatStatus`/`NPUClearFloatStatusV2` call of the step, the "
+                "gradient computation that follows it is a `GradOperation` or `value_and_grad` call, and no argument "
+                "of that call depends on the clear's result through the step's assignments (`F.depend`). A warning: "
+                "whether the graph runs the clear late is up to the scheduler.")
+    what = ("Reports the float-status clear of a hand-written loss-scale step (Ascend's "
+            "`NPUAllocFloatStatus`/`NPUClearFloatStatus`/`NPUGetFloatStatus` protocol) when the gradient "
+            "computation after it does not depend on the clear's result: its result is discarded, or tied only to "
+            "the loss, or to something the gradient call does not read.")
+    why = ("In graph mode operations run in data-dependency order, not in the order they are written. A clear "
+           "that nothing downstream of it needs before the backward pass may be scheduled after it, wiping the "
+           "overflow flags the backward pass set: the overflow check then passes, and an overflowed step is "
+           "applied (or the dynamic scale is never lowered). The model-zoo steps tie the clear to the "
+           "sensitivity with `scaling_sens = F.depend(scaling_sens, clear_status)` for this reason.")
+    example = """
+        init = self.alloc_status()
+        clear_status = self.clear_status(init)
+        grads = self.grad(self.network, weights)(data, label, scaling_sens)
+        loss = F.depend(loss, clear_status)   # tied to the loss only
+    """
+    use_instead = """
+        init = self.alloc_status()
+        clear_status = self.clear_status(init)
+        scaling_sens = F.depend(scaling_sens, clear_status)
+        grads = self.grad(self.network, weights)(data, label, scaling_sens)
+    """
+    fix_safety = "No automatic fix: which input to tie the clear to is the step's choice."
+    versions = ("The float-status primitives are Ascend-only and were superseded in 2.x by "
+                "`TrainOneStepWithLossScaleCell.start_overflow_check`, which does the ordering itself.")
+    VALID = (
+        Valid(fill(_FLOAT_STATUS_STEP, order="""
+            clear_status = self.clear_status(init)
+            scaling_sens = F.depend(scaling_sens, clear_status)
+        """), note="the model-zoo order: the sensitivity depends on the clear"),
+        Valid(fill(_FLOAT_STATUS_STEP, order="""
+            clear_status = self.clear_status(init)
+            data = F.depend(data, clear_status)
+        """), note="an input of the gradient call depends on it"),
+        Valid(fill(_FLOAT_STATUS_STEP, order="""
+            clear_status = self.clear_status(init)
+            sens = F.depend(scaling_sens, clear_status)
+            scaling_sens = F.cast(sens, F.dtype(loss))
+        """), note="through a second assignment"),
+        Valid("""
+            from mindspore import nn, ops
+
+            class TrainStep(nn.TrainOneStepWithLossScaleCell):
+                def construct(self, *inputs):
+                    loss = self.network(*inputs)
+                    status, scaling_sens = self.start_overflow_check(loss, self.scale_sense)
+                    grads = self.grad(self.network, self.weights)(*inputs, scaling_sens)
+                    cond = self.get_overflow_status(status, grads)
+                    if not self.process_loss_scale(cond):
+                        loss = ops.depend(loss, self.optimizer(grads))
+                    return loss
+        """, note="2.x: start_overflow_check orders the clear itself"),
+    )
+    INVALID = (
+        Invalid(fill(_FLOAT_STATUS_STEP, order="""
+            clear_status = self.clear_status(init)  # MSA410
+            loss = F.depend(loss, clear_status)
+        """), note="tied to the loss only, which the gradient call does not read"),
+        Invalid(fill(_FLOAT_STATUS_STEP, order="self.clear_status(init)  # MSA410"),
+                note="the result discarded: nothing orders the clear"),
+    )
+
+    def check_function(self, func: Union[cst.FunctionDef, cst.Module], owner: Optional[CellInfo]) -> None:
+        if isinstance(func, cst.Module) or "ClearFloatStatus" not in self.ctx.source:
+            return
+        analysis = GradScaleFlow(self.ctx, func, self.attr_callee(owner))
+        events = analysis.flow.calls()
+        for event in events:
+            if analysis.callee(event.node.func) not in CLEAR_STATUS:
+                continue
+            grad = next((e for e in events if e.order > event.order and analysis.is_grad_call(e.node)), None)
+            if grad is None:
+                continue
+            result = _assigned_name(analysis, event)
+            if result is not None and _depends_on(analysis, grad, result):
+                continue
+            self.report(event.node, "the float status is cleared here, but the gradient computation after it "
+                        "does not depend on the clear: in graph mode the clear can "
+                        "run after the backward pass and wipe its overflow flags, so an overflowed step is applied; "
+                        "tie it in with `scaling_sens = F.depend(scaling_sens, <clear result>)` before the gradient "
+                        "call")
+
+
+def _assigned_name(analysis: GradScaleFlow, event: Event[cst.Call]) -> Optional[str]:
+    """The name the clear's result is assigned to (``clear_status = self.clear_status(init)``)."""
+    for name, defs in analysis.flow.defs.items():
+        for d in defs:
+            if d.value is event.node and d.index is None:
+                return name
+    return None
+
+
+def _depends_on(analysis: GradScaleFlow, grad: Event[cst.Call], result: str) -> bool:
+    """Whether an argument of the gradient call reads ``result`` through the assignments
+    before it (three levels deep)."""
+    frontier = [(n, grad.order) for arg in grad.node.args for n in analysis.flow.names_in(arg.value)]
+    seen: Set[Tuple[str, int]] = set()
+    for _ in range(4):
+        following: List[Tuple[str, int]] = []
+        for name, before in frontier:
+            if name == result:
+                return True
+            if (name, before) in seen:
+                continue
+            seen.add((name, before))
+            for d in analysis.flow.chain(name, before):
+                following.extend((n, d.order) for n in analysis.flow.names_in(d.value))
+        frontier = following
+    return False
+
+
+__all__ = ["FloatStatusClearUnordered", "ScaledUpdateWithoutOverflowCheck", "checks_overflow", "says_scale",
+           "scaled_source"]
