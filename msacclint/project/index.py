@@ -991,25 +991,34 @@ class ProjectIndex:
                         continue
                 yield other, summary, call, owner_cls, owner_func
 
-    def argument_classes(self, path: str, target: str, param: str) -> Optional[List[Tuple[str, str, int]]]:
-        """What every call of the class ``target`` (defined in ``path``) passes for its
-        constructor parameter ``param``, when each passes a name assigned only from
-        constructor calls (``net = MMoE(cfg)`` ... ``EvalCallBack(net, ds)``, locally or at
-        module level): (file, callee as written there, line of the call). None when some call
-        passes anything else, or nothing in the project calls ``target``."""
-        found = self.resolve_class(path, target)
-        if found is None:
+    def argument_classes(self, path: str, target: str, param: str, depth: int = 0
+                         ) -> Optional[List[Tuple[str, str, int]]]:
+        """What every call of the class or function ``target`` (defined in ``path``) passes for
+        its parameter ``param``, when each passes a name assigned only from constructor calls
+        (``net = MMoE(cfg)`` ... ``EvalCallBack(net, ds)``, locally or at module level), or a
+        parameter of the calling function, followed to that function's callers in turn (up to
+        two levels: ``train(cfg, net, scaler)`` building ``Step(net, scaler)``): (file, callee
+        as written there, line of the call). None when some call passes anything else, or
+        nothing in the project calls ``target``."""
+        found = self.lookup(path, target)
+        if found is None or found[0] not in ("class", "function") or depth > 2:
             return None
-        names = [name for name, _ in found[1].params]
+        names = [name for name, _ in found[2].params]
         position = names.index(param) if param in names else None
         out: List[Tuple[str, str, int]] = []
-        for other, summary, call, _cls, func in self.call_sites(found[0], target):
+        for other, summary, call, _cls, func in self.call_sites(found[1], target):
             if param in call.kwargs:
                 expr = call.kwargs[param]
             elif position is not None and position < len(call.args):
                 expr = call.args[position]
             else:
                 return None
+            if expr[0] == "param" and func is not None and "." not in func.name:
+                handed = self.argument_classes(other, func.name, expr[1], depth + 1)
+                if handed is None:
+                    return None
+                out.extend(handed)
+                continue
             if expr[0] != "name" or "." in expr[1]:
                 return None
             builds = (func.builds.get(expr[1]) if func is not None else None) or summary.builds.get(expr[1])

@@ -260,6 +260,25 @@ class ScaledUpdateWithoutOverflowCheck(FunctionRule):
                 step = TrainStep(net, opt, loss_scaler)
             """,
         }, message_contains="train.py:5", note="multi-file: the project hands the step a DynamicLossScaler"),
+        Invalid(files={
+            "src/step.py": fill(_SCALER_STEP, update="loss = ops.depend(loss, self.optimizer(grads))  # MSA409"),
+            "train.py": """
+                from mindspore.amp import DynamicLossScaler, StaticLossScaler
+                from src.step import TrainStep
+
+                def train(net, opt, scaler):
+                    step = TrainStep(net, opt, scaler)
+                    for data, label in dataset:
+                        step(data, label)
+
+                scaler = StaticLossScaler(1024.0)
+                if args.loss_scaler == "dynamic":
+                    scaler = DynamicLossScaler(2**16, 2, 1000)
+                train(net, opt, scaler)
+            """,
+        }, message_contains="train.py:12",
+            note="multi-file, through the parameter of a train() function: one configuration hands it a "
+                 "DynamicLossScaler"),
         Invalid("""
             import mindspore as ms
             from mindspore import nn, ops
@@ -420,7 +439,7 @@ class ScaledUpdateWithoutOverflowCheck(FunctionRule):
         for where, callee, line in built or ():
             summary = project.summary(where)
             qualified = project.qualified(summary, callee) if summary is not None else callee
-            out.append((_kind(qualified), (project.display(where), line, f"{callee}(...)")))
+            out.append((_kind(qualified), (project.display(where), line, f"a {callee} handed on")))
         return out
 
 
