@@ -48,3 +48,36 @@ def test_a_subclass_in_another_file_keeps_the_warning(tmp_path):
              "        return self.loss(self.fc(x), y)\n")
     found = _check(tmp_path, {"net.py": NET, "child.py": child})[("net.py", "MSA140")]
     assert found["severity"] == "warning"
+
+
+def test_another_class_reading_its_own_attribute_of_that_name_does_not_keep_it(tmp_path):
+    other = ("\n\nclass Other(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+             "        self.loss = nn.L1Loss()\n\n    def construct(self, x, y):\n        return self.loss(x, y)\n")
+    found = _check(tmp_path, {"net.py": textwrap.dedent(NET) + other})[("net.py", "MSA140")]
+    assert found["severity"] == "info" and "self.loss is built in __init__ and never used" in found["message"]
+
+
+def test_a_read_in_a_base_class_of_the_file_keeps_the_warning(tmp_path):
+    text = """\
+        import mindspore.nn as nn
+
+
+        class Base(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(8, 8)
+
+            def construct(self, x, y):
+                return self.loss(self.fc(x), y)
+
+
+        class Child(Base):
+            def __init__(self):
+                super().__init__()
+                self.loss = nn.SoftmaxCrossEntropyWithLogits()
+
+            def construct(self, x, y):
+                return super().construct(x, y) * 2
+        """
+    found = _check(tmp_path, {"net.py": text})[("net.py", "MSA140")]
+    assert found["severity"] == "warning" and "never used" not in found["message"]

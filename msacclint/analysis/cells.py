@@ -319,14 +319,41 @@ DYNAMIC_CHILDREN = re.compile(r"\b(getattr|setattr|cells|name_cells|cells_and_na
                               r"_cells|vars)\b")
 
 
+def _attribute_read(ctx: FileContext, info: CellInfo, name: str) -> bool:
+    """Whether ``self.<name>`` is read in the class (or a class of the file it extends, whose
+    methods run on it too), or ``<name>`` is read as an attribute of any other object in the
+    file (``Net().loss``, ``model.head``): reads of ``self.<name>`` in other classes are of
+    their own attributes."""
+    from msacclint.analysis import words
+    from msacclint.analysis.names import last_name
+
+    texts = [cst.Module([]).code_for_node(info.node)]
+    pending = [info]
+    seen = {info.name}
+    while pending:
+        current = pending.pop()
+        for base in current.node.bases:
+            parent = cells(ctx).classes.get(last_name(base.value) or "")
+            if parent is not None and parent.name not in seen:
+                seen.add(parent.name)
+                pending.append(parent)
+                texts.append(cst.Module([]).code_for_node(parent.node))
+    own = re.compile(r"\bself\s*\.\s*" + re.escape(name) + r"\b")
+    for text in texts:
+        if len(own.findall(text)) > words.count_self_assignments(text, name):
+            return True
+    other = re.compile(r"([\w\)\]]*)\s*\.\s*" + re.escape(name) + r"\b")
+    return any(m.group(1) != "self" for m in other.finditer(ctx.source))
+
+
 def never_used(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
-    """``x`` when ``node`` is (in) the value of ``self.x = ...`` in a Cell's ``__init__`` and the
-    file never reads an attribute ``x`` (of ``self`` or of any object) nor, when it uses
+    """``x`` when ``node`` is (in) the value of ``self.x = ...`` in a Cell's ``__init__`` and
+    neither the class (nor a class of the file it extends) reads ``self.x`` nor anything in
+    the file reads an attribute ``x`` of another object, nor, when it uses
     ``getattr``, names it in a string: the layer is built and never run. None when the
     class does not define ``construct``, when
     the class is extended by another class of the file or, with the project layer, of
     another file, or reaches its children dynamically (``getattr``, ``cells()``, ...)."""
-    from msacclint.analysis import words
     from msacclint.analysis.names import last_name
 
     for info in cells(ctx).classes.values():
@@ -338,8 +365,7 @@ def never_used(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
             name = attr.name
             if info.construct is None:
                 return None  # its forward pass is not here (inherited, or not written yet)
-            attribute_reads = len(re.findall(r"\.\s*" + re.escape(name) + r"\b", ctx.source))
-            if attribute_reads > words.self_assignments(ctx, name) or (
+            if _attribute_read(ctx, info, name) or (
                     re.search(r"\b(getattr|hasattr|attrgetter)\b", ctx.source)
                     and re.search(r"[\'\"]" + re.escape(name) + r"[\'\"]", ctx.source)):
                 return None  # read as an attribute (of self or of another object), or maybe by its name

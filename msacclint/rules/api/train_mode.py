@@ -180,6 +180,35 @@ callback = EvalCallBack(net, eval_ds)
 """
 
 
+#: a loop that samples with the network, then trains on the samples ({before}: a line before
+#: the sampling, {after}: a line after the training step)
+_SAMPLED_LOOP = """
+import mindspore as ms
+from mindspore import nn
+
+
+class Policy(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 2)
+        self.drop = nn.Dropout(p=0.1)
+
+    def construct(self, x):
+        return self.drop(self.fc(x))
+
+
+net = Policy()
+opt = nn.Adam(net.trainable_params())
+grad_fn = ms.value_and_grad(lambda x, a: -(net(x) * a).sum(), None, opt.parameters)
+for x in ds:
+    {before}
+    advantage = net(x).argmax(1)
+    loss, grads = grad_fn(x, advantage){mark}
+    opt(grads)
+    {after}
+"""
+
+
 class TrainLoopWithoutSetTrain(Rule):
     code = "MSA201"
     about_the_run = True
@@ -192,7 +221,9 @@ class TrainLoopWithoutSetTrain(Rule):
                 'file that visibly hold no BatchNorm or Dropout are left alone. A network handed to a class of the '
                 'file (`Trainer(network)`, kept as `self.network`) is an error when some call in the project hands '
                 'it a class holding Dropout, BatchNorm or a `self.training` read (named in the message); info '
-                'when the networks it is handed cannot all be resolved; silent when all are known and none has one.')
+                'when the networks it is handed cannot all be resolved; silent when all are known and none has one. '
+                'A `set_train(False)` on the network inside the loop before the training step (sampling in '
+                'inference mode, then training on the samples) is a choice: info, at that call.')
     uses_facts = True
     message = "hand-written training loop, but the network is never put in training mode with set_train()"
     what = ("Reports a hand-written training loop — a step built with `value_and_grad`/`grad`/"
@@ -526,6 +557,13 @@ class TrainLoopWithoutSetTrain(Rule):
         Invalid(fill(_TRAIN_AND_EVAL, main='if mode == "train":\n    train()\nelse:\n    evaluate()',
                      mark="  # MSA201"),
                 note="the only set_train(True) is at the end of an evaluation that the training run never calls"),
+        Invalid(_SAMPLED_LOOP.format(before="net.set_train(False)  # MSA201", after="", mark=""),
+                severity=Severity.INFO,
+                message_contains="trained in inference mode",
+                note="set_train(False) before each step (policy-gradient sampling): a choice, reported at info"),
+        Invalid(_SAMPLED_LOOP.format(before="", after="net.set_train(False)", mark="  # MSA201"),
+                note="the nearest look-alike: an end-of-epoch evaluation's set_train(False) after the step, and "
+                     "nothing switches training mode on: an error"),
     )
 
     def finish(self) -> None:
@@ -550,6 +588,15 @@ class TrainLoopWithoutSetTrain(Rule):
                             f"mode with set_train(); msacclint could not resolve whether its class holds Dropout, "
                             f"BatchNorm or reads self.training (defined outside the repository or built by a "
                             f"factory): if it does, call {name}.set_train() before the loop",
+                            severity=Severity.INFO)
+                return
+            chosen = _switched_off_before_step(info, name)
+            if chosen is not None:
+                self.report(chosen, f"`{name}` is trained in inference mode: set_train(False) runs in the training "
+                            f"loop before each training step, and nothing switches training mode back on, so Dropout "
+                            f"is off and BatchNorm statistics are not updated while it trains. If that is the intent "
+                            f"(a policy-gradient ratio computed in the mode the samples were drawn in), leave it; "
+                            f"otherwise call {name}.set_train(True) before the training step",
                             severity=Severity.INFO)
                 return
             where = ""
@@ -936,6 +983,20 @@ class EvalLoopInTrainingMode(Rule):
         if name in sc.params(fl):
             return True
         return any(_enables(e.node) for e in fl.method_calls("set_train"))
+
+
+def _switched_off_before_step(info, name: str) -> Optional[cst.Call]:
+    """A ``<name>.set_train(False)`` inside a training loop that runs before the training
+    step of the same iteration (``for batch in data: net.set_train(False); sample...;
+    grad_fn(...)``): the network is trained in inference mode by an explicit choice, not by
+    an omission. One that follows the step (an evaluation at the end of the epoch) is not."""
+    for fl, step_call in info.loops:
+        for switch in fl.method_calls("set_train", name):
+            if _enables(switch.node) or not switch.loops or switch.order >= step_call.order:
+                continue
+            if switch.loops[-1] in step_call.loops:
+                return switch.node
+    return None
 
 
 def _calls_held(call: cst.Call, held) -> bool:
