@@ -341,3 +341,60 @@ def test_a_name_given_to_a_mindspore_api_as_a_string_is_not_a_use_but_a_registry
     assert _check(tmp_path)[("pkg/head.py", 9, "MSA101")]["severity"] == "warning"
     _write(tmp_path, {"pkg/net.py": script + "MODELS = {\"Head\": Head}\n"})
     assert _check(tmp_path)[("pkg/head.py", 9, "MSA101")]["severity"] == "error"
+
+
+METHODS = """\
+    import mindspore.nn as nn
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 4)
+            self.drop = self.make_drop()
+
+        def make_drop(self):
+            return nn.Dropout(0.3)
+
+        def build_head(self):
+            return nn.Dropout(0.2)
+
+        def construct(self, x):
+            return self.drop(self.fc(x))
+    """
+
+
+def test_a_method_nothing_calls_is_dormant_and_a_called_one_is_not(tmp_path):
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/net.py": METHODS,
+                      "train.py": "from pkg.net import Net\nnet = Net()\n"})
+    found = _check(tmp_path)
+    called, uncalled = found[("pkg/net.py", 11, "MSA101")], found[("pkg/net.py", 14, "MSA101")]
+    assert called["severity"] == "error" and "dormant" not in called["message"]
+    assert uncalled["severity"] == "warning" and "`Net.build_head`" in uncalled["message"]
+
+
+def test_a_method_of_a_framework_base_is_never_dormant_for_want_of_a_caller(tmp_path):
+    hooked = METHODS.replace("class Net(nn.Cell):", "class Net(Callback):").replace(
+        "import mindspore.nn as nn\n", "import mindspore.nn as nn\n    from mindspore.train import Callback\n", 1)
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/net.py": hooked,
+                      "train.py": "from pkg.net import Net\nnet = Net()\n"})
+    found = _check(tmp_path)
+    assert found[("pkg/net.py", 15, "MSA101")]["severity"] == "error"
+
+
+def test_a_module_nothing_imports_is_dormant_and_an_imported_one_is_not(tmp_path):
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/net.py": METHODS,
+                      "pkg/old_net.py": textwrap.dedent(METHODS).replace("class Net(", "class OldNet(")
+                      + "\n\ndef build():\n    return OldNet()\n",
+                      "train.py": "from pkg.net import Net\nnet = Net()\n"})
+    found = _check(tmp_path)
+    old = found[("pkg/old_net.py", 11, "MSA101")]
+    assert old["severity"] == "warning" and "module `old_net`" in old["message"]
+    assert found[("pkg/net.py", 11, "MSA101")]["severity"] == "error"
+
+
+def test_a_module_that_runs_something_is_never_dormant_as_a_module(tmp_path):
+    script = textwrap.dedent(METHODS) + "\n\nif __name__ == \"__main__\":\n    Net()\n"
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/tool.py": script})
+    found = _check(tmp_path)
+    assert found[("pkg/tool.py", 11, "MSA101")]["severity"] == "error"

@@ -22,7 +22,7 @@ be seen and the finding stays as it is.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -61,6 +61,88 @@ def dormant_note(project: ProjectIndex, path: str, definition: Definition) -> Op
     kind = "class" if isinstance(definition, cst.ClassDef) else "function"
     return (f" (dormant: nothing else in the project's Python or config files refers to the {kind} "
             f"`{name}`, so this does not run today; it matters once `{name}` is used)")
+
+
+#: methods MindSpore calls by name on a Cell: never dormant for want of a caller
+FRAMEWORK_METHODS = frozenset({"construct", "bprop", "shard"})
+
+
+def method_note(ctx: FileContext, definition: Definition, node: cst.CSTNode) -> Optional[str]:
+    """The note for ``node`` inside a method of the Cell class ``definition`` that nothing in
+    the project calls: its name is written nowhere but in its own ``def`` (no ``self.m``, no
+    ``obj.m``, no string, no config), the method is not one MindSpore calls itself, is not
+    decorated, and every base of the class is a ``mindspore.nn`` class or a class of the file
+    (a framework base such as a Callback or a Metric calls its hooks by name)."""
+    project = ctx.project
+    if project is None or not isinstance(definition, cst.ClassDef):
+        return None
+    sc = scopes(ctx)
+    owner = sc.owner(node)
+    method = owner.root if owner is not None else None
+    while isinstance(method, cst.FunctionDef) and sc.parent.get(method) is not None:
+        method = sc.parent.get(method)  # a nested function runs when its method does
+    if not isinstance(method, cst.FunctionDef) or sc.method_of.get(method) is not definition:
+        return None
+    name = method.name.value
+    if name in FRAMEWORK_METHODS or name.startswith("__") or method.decorators:
+        return None
+    local = {stmt.name.value for stmt in ctx.module.body if isinstance(stmt, cst.ClassDef)}
+    for base in definition.bases:
+        resolved = ctx.imports.resolve(base.value) or ""
+        written = cst.Module([]).code_for_node(base.value)
+        if written not in local and not resolved.startswith("mindspore.nn."):
+            return None
+    if project.referrers(ctx.path, name) is not None:
+        return None
+    return (f" (dormant: nothing in the project calls the method `{definition.name.value}.{name}` or names it, so "
+            f"this does not run today; it matters once it is called)")
+
+
+#: top-level statements a module that only defines things may hold
+_DEFINING = (cst.ClassDef, cst.FunctionDef, cst.Import, cst.ImportFrom, cst.Assign, cst.AnnAssign, cst.Expr)
+
+
+def module_note(ctx: FileContext) -> Optional[str]:
+    """The note for every finding of a module that only defines things (imports, classes,
+    functions, constants; no ``if __name__ == "__main__"`` and no top-level call) when no
+    other file of the project, Python or config, writes its name or the name of anything it
+    defines: nothing imports it or picks a class of it by name, so nothing in it runs."""
+    import os
+
+    project = ctx.project
+    stem = os.path.splitext(os.path.basename(ctx.path))[0]
+    if project is None or stem == "__init__" or not stem.isidentifier():
+        return None
+    for stmt in ctx.module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if not isinstance(small, _DEFINING):
+                    return None
+                if isinstance(small, cst.Expr) and not isinstance(small.value, (cst.SimpleString,
+                                                                                 cst.ConcatenatedString)):
+                    return None  # a top-level call: the module does something when run
+                if isinstance(small, (cst.Assign, cst.AnnAssign)) and _calls_something(small):
+                    return None
+        elif not isinstance(stmt, _DEFINING):
+            return None  # an if/try/for at top level (``if __name__ == "__main__":``)
+    names = [stem] + [stmt.name.value for stmt in ctx.module.body if isinstance(stmt, (cst.ClassDef, cst.FunctionDef))]
+    if any(project.referrers(ctx.path, name, own=False) is not None for name in names):
+        return None
+    return (f" (dormant: no other file of the project imports or names the module `{stem}` or anything it defines, "
+            f"so nothing in it runs today; it matters once it is imported)")
+
+
+def _calls_something(stmt: Union[cst.Assign, cst.AnnAssign]) -> bool:
+    """An assignment whose value calls something other than a plain constructor of data
+    (``parser.parse_args()`` runs code; ``logging.getLogger(__name__)`` counts too)."""
+    value = stmt.value
+    return value is not None and any(isinstance(n, cst.Call) for n in _walk_nodes(value))
+
+
+def _walk_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield node
+    for child in node.children:
+        yield from _walk_nodes(child)
 
 
 def adjust(severity: Severity, message: str, note: Optional[str]) -> Tuple[Severity, str]:

@@ -291,6 +291,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
     positions = node_positions(ctx.module, [r.node for r in reports] + [
         old for r in reports for spec in r.fixes for old, _ in spec.replacements] + list(definitions))
     notes: Dict[int, Optional[str]] = {}
+    module_note: List[Optional[str]] = []  # computed at the first error that needs it
     found = []
     seen = set()
     for report in reports:
@@ -308,6 +309,12 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
                 note = notes[id(definition)]
                 if note is None and ctx.project is not None:
                     note = dormant.switched_off_note(ctx, definition, report.node)
+                if note is None and ctx.project is not None:
+                    note = dormant.method_note(ctx, definition, report.node)
+                if note is None:
+                    if not module_note:
+                        module_note.append(dormant.module_note(ctx))
+                    note = module_note[0]
                 severity, message = dormant.adjust(severity, message, note)
         if severity is not Severity.INFO and rule.code != "MSA503":
             unused = never_used(ctx, report.node)

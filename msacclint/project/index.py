@@ -1288,12 +1288,13 @@ class ProjectIndex:
                 return True
         return False
 
-    def referrers(self, path: str, name: str) -> Optional[str]:
+    def referrers(self, path: str, name: str, own: bool = True) -> Optional[str]:
         """A file of the project whose text names ``name`` (defined in ``path``) other than
         its definition: ``path`` itself when it names it more than once, another Python or
         config file, or None when nothing does. Whole words are counted in the files' text,
         comments and strings included, so registries, ``__all__`` lists, ``getattr`` names
-        and YAML model names count as uses (a None answer is the conservative one)."""
+        and YAML model names count as uses (a None answer is the conservative one). With
+        ``own=False`` the file's own mentions are not counted: other files only."""
         path = os.path.normpath(os.path.abspath(path))
         word = name.encode()
         if self._words is None:
@@ -1302,8 +1303,7 @@ class ProjectIndex:
                 data = self._bytes(other)
                 if data:
                     self._words[other] = frozenset(_WORD.findall(data))
-        own = len(re.findall(rb"\b" + re.escape(word) + rb"\b", self._bytes(path) or b""))
-        if own > 1:
+        if own and len(re.findall(rb"\b" + re.escape(word) + rb"\b", self._bytes(path) or b"")) > 1:
             return path
         own_definition = re.compile(rb"^(?:class|def)\s+" + re.escape(word) + rb"\b", re.M)
         for other, words in self._words.items():
