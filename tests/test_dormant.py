@@ -398,3 +398,25 @@ def test_a_module_that_runs_something_is_never_dormant_as_a_module(tmp_path):
     _write(tmp_path, {"pkg/__init__.py": "", "pkg/tool.py": script})
     found = _check(tmp_path)
     assert found[("pkg/tool.py", 11, "MSA101")]["severity"] == "error"
+
+
+def test_a_warning_in_dormant_code_is_lowered_to_info_and_says_so(tmp_path):
+    head = """\
+        import mindspore.nn as nn
+
+
+        class Head(nn.Cell):
+            def __init__(self, rate=0.1):
+                super().__init__()
+                self.fc = nn.Dense(4, 4)
+                self.drop = nn.Dropout(1 - rate)
+
+            def construct(self, x):
+                return self.drop(self.fc(x))
+        """
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/head.py": head, "pkg/tail.py": head.replace("Head", "Tail"),
+                      "train.py": "from pkg.tail import Tail\nnet = Tail()\n"})
+    found = _check(tmp_path)
+    dormant, used = found[("pkg/head.py", 8, "MSA102")], found[("pkg/tail.py", 8, "MSA102")]
+    assert dormant["severity"] == "info" and "dormant" in dormant["message"] and "`Head`" in dormant["message"]
+    assert used["severity"] == "warning" and "dormant" not in used["message"]

@@ -28,6 +28,7 @@ Rules ask questions of this map instead of walking classes themselves.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
@@ -319,31 +320,65 @@ DYNAMIC_CHILDREN = re.compile(r"\b(getattr|setattr|cells|name_cells|cells_and_na
                               r"_cells|vars)\b")
 
 
+class _AttributeReads(cst.CSTVisitor):
+    """One walk of a file: per class, how often its methods write ``self.<name>`` (not
+    counting plain assignment targets), and how often any other object's ``.<name>`` is
+    read. Comments are not nodes, so commented-out code reads nothing."""
+
+    def __init__(self) -> None:
+        self.own: Dict[str, Counter[str]] = {}
+        self.other: Counter[str] = Counter()
+        self._classes: List[str] = []
+        self._targets: Set[int] = set()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.append(node.name.value)
+        self.own.setdefault(node.name.value, Counter())
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._classes.pop()
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._targets.add(id(node.target))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if id(node) in self._targets:
+            return
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            if self._classes:
+                self.own[self._classes[-1]][node.attr.value] += 1
+        else:
+            self.other[node.attr.value] += 1
+
+
+def _reads(ctx: FileContext) -> _AttributeReads:
+    found = _AttributeReads()
+    walk(ctx.module, found)
+    return found
+
+
+_READS: Question[_AttributeReads] = Question("cells.attribute_reads", _reads)
+
+
 def _attribute_read(ctx: FileContext, info: CellInfo, name: str) -> bool:
     """Whether ``self.<name>`` is read in the class (or a class of the file it extends, whose
     methods run on it too), or ``<name>`` is read as an attribute of any other object in the
     file (``Net().loss``, ``model.head``): reads of ``self.<name>`` in other classes are of
-    their own attributes."""
-    from msacclint.analysis import words
+    their own attributes, and comments (code commented out) read nothing."""
     from msacclint.analysis.names import last_name
 
-    texts = [cst.Module([]).code_for_node(info.node)]
-    pending = [info]
+    reads = ctx.ask(_READS)
+    classes = [info]
     seen = {info.name}
-    while pending:
-        current = pending.pop()
+    for current in classes:
         for base in current.node.bases:
             parent = cells(ctx).classes.get(last_name(base.value) or "")
             if parent is not None and parent.name not in seen:
                 seen.add(parent.name)
-                pending.append(parent)
-                texts.append(cst.Module([]).code_for_node(parent.node))
-    own = re.compile(r"\bself\s*\.\s*" + re.escape(name) + r"\b")
-    for text in texts:
-        if len(own.findall(text)) > words.count_self_assignments(text, name):
-            return True
-    other = re.compile(r"([\w\)\]]*)\s*\.\s*" + re.escape(name) + r"\b")
-    return any(m.group(1) != "self" for m in other.finditer(ctx.source))
+                classes.append(parent)
+    if any(reads.own.get(cls.name, Counter[str]())[name] for cls in classes):
+        return True
+    return reads.other[name] > 0
 
 
 def never_used(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:

@@ -3,7 +3,8 @@
 An error says the code computes something wrong. When the finding sits inside a top-level
 class or function that nothing else in the project refers to (no import, call, subclass,
 registry string or config value names it), the wrong computation does not happen today:
-the finding is kept, said to be dormant, and lowered to a warning. The answer comes from
+the finding is kept, said to be dormant, and lowered one level (an error to a warning, a
+warning to info). The answer comes from
 the project index (``ProjectIndex.referrers``), so a run without the project layer
 (``--no-project``, a lone file outside any project) leaves findings as they are.
 
@@ -146,10 +147,12 @@ def _walk_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 
 def adjust(severity: Severity, message: str, note: Optional[str]) -> Tuple[Severity, str]:
-    """An error in dormant code becomes a warning carrying the note."""
-    if note is None or severity is not Severity.ERROR:
+    """A finding in dormant code carries the note, one level lower: an error becomes a
+    warning, a warning info (a review item: nothing runs it today)."""
+    if note is None or severity is Severity.INFO:
         return severity, message
-    return Severity.WARNING, message.rstrip() + note
+    lowered = Severity.WARNING if severity is Severity.ERROR else Severity.INFO
+    return lowered, message.rstrip() + note
 
 
 def switched_off_note(ctx: FileContext, definition: Definition, node: cst.CSTNode) -> Optional[str]:

@@ -283,10 +283,10 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
     reports = list(reports)
     if not reports:
         return []
-    # errors in a top-level definition that nothing in the project refers to are dormant
-    # (engine/dormant.py): the definitions' ranges are needed only then
+    # errors and warnings in a top-level definition that nothing in the project refers to are
+    # dormant (engine/dormant.py): the definitions' ranges are needed only then
     definitions = dormant.candidates(ctx.module) if ctx.project is not None and any(
-        (r.severity or type(r.rule).severity) is Severity.ERROR for r in reports) else []
+        (r.severity or type(r.rule).severity) is not Severity.INFO for r in reports) else []
     # ranges of the reported nodes and of the nodes their fixes replace, nothing else
     positions = node_positions(ctx.module, [r.node for r in reports] + [
         old for r in reports for spec in r.fixes for old, _ in spec.replacements] + list(definitions))
@@ -301,13 +301,14 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
         rule = type(report.rule)
         fixes = tuple(f for f in (_to_fix(ctx, spec, positions) for spec in report.fixes) if f is not None)
         severity, message = report.severity or rule.severity, report.message
-        if severity is Severity.ERROR and definitions:
+        if severity is not Severity.INFO and definitions:
             definition = dormant.enclosing(where.start.line, definitions, positions)
             if definition is not None:
                 if id(definition) not in notes:
                     notes[id(definition)] = dormant.dormant_note(ctx.project, ctx.path, definition)
                 note = notes[id(definition)]
-                if note is None and ctx.project is not None:
+                if note is None and ctx.project is not None and severity is Severity.ERROR:
+                    # (warnings skip it: it reads the callers' summaries, the costly part)
                     note = dormant.switched_off_note(ctx, definition, report.node)
                 if note is None and ctx.project is not None:
                     note = dormant.method_note(ctx, definition, report.node)

@@ -145,6 +145,8 @@ class ProjectIndex:
         self._summaries: Dict[str, Optional[FileSummary]] = {}
         self._texts: Dict[str, Optional[bytes]] = {}
         self._used: Dict[str, str] = {}
+        #: path -> content hash, for the files read so far (kept until ``forget``)
+        self._digests: Dict[str, str] = {}
         self._module_cache: Dict[Tuple[str, str], Optional[str]] = {}
         #: path -> the words of its text (``referrers``), built on first use
         self._words: Optional[Dict[str, frozenset]] = None
@@ -165,7 +167,7 @@ class ProjectIndex:
     # -- pickling: workers get the file list, not the summaries ----------------------
     def __getstate__(self):
         state = self.__dict__.copy()
-        state.update(_summaries={}, _texts={}, _used={}, _module_cache={}, _reported=set(), pending=set(),
+        state.update(_summaries={}, _texts={}, _used={}, _digests={}, _module_cache={}, _reported=set(), pending=set(),
                      _parsed=OrderedDict(), _parsed_bytes=0, _drafts=OrderedDict(), _draft_bytes=0, _words=None,
                      _patched=None)
         state["configs"] = configs_mod.ConfigStore(self.configs.paths)
@@ -198,8 +200,11 @@ class ProjectIndex:
 
     def _depend(self, path: str) -> None:
         if path not in self._used:
-            data = self._bytes(path)
-            self._used[path] = hashlib.sha256(data).hexdigest() if data is not None else ""
+            digest = self._digests.get(path)
+            if digest is None:
+                data = self._bytes(path)
+                digest = self._digests[path] = hashlib.sha256(data).hexdigest() if data is not None else ""
+            self._used[path] = digest
 
     def display(self, path: str) -> str:
         """A path as messages show it: as the run names files (relative to the current
@@ -215,6 +220,7 @@ class ProjectIndex:
         """Read ``path`` again on next use (it was saved, created or deleted)."""
         path = os.path.normpath(os.path.abspath(path))
         self._texts.pop(path, None)
+        self._digests.pop(path, None)
         self._summaries.pop(path, None)
         self._words = None
         self._patched = None

@@ -20,7 +20,7 @@ import libcst as cst
 
 from msacclint.analysis.cells import CellInfo, attributes_from_parameters, self_attr
 from msacclint.analysis.flow import Definition, Event
-from msacclint.analysis.loss_scale import GradScaleFlow, Scaled, cell_scales_loss, says_scale
+from msacclint.analysis.loss_scale import GradScaleFlow, Scaled, cell_scales_loss, file_has_loss_scaling, says_scale
 from msacclint.analysis.training import is_mindspore_optimizer
 from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
@@ -311,9 +311,8 @@ class ScaledUpdateWithoutOverflowCheck(FunctionRule):
         super().leave_FunctionDef(original_node)
 
     def check_function(self, func: Union[cst.FunctionDef, cst.Module], owner: Optional[CellInfo]) -> None:
-        if isinstance(func, cst.Module) or checks_overflow(func):
-            return
-        if "optim" not in self.ctx.source.lower():
+        if isinstance(func, cst.Module) or not file_has_loss_scaling(self.ctx) \
+                or "optim" not in self.ctx.source.lower():
             return
         outer = [f for f in self._enclosing if f is not func]
         nested: Dict[str, cst.FunctionDef] = {}
@@ -323,8 +322,6 @@ class ScaledUpdateWithoutOverflowCheck(FunctionRule):
                     nested[stmt.name.value] = stmt
         analysis = GradScaleFlow(self.ctx, func, self.attr_callee(owner), nested=nested,
                                  scales_loss=cell_scales_loss(self.ctx, owner), enclosing=outer[::-1])
-        if any(analysis.callee(e.node.func) in STATUS_READS for e in analysis.flow.calls()):
-            return  # the step reads the overflow status (and may return it): a choice, not an omission
         for event in analysis.flow.calls():
             grads = self._update_of(analysis, event, owner)
             if grads is None or event.guards:
@@ -332,6 +329,9 @@ class ScaledUpdateWithoutOverflowCheck(FunctionRule):
             scaled = scaled_source(analysis, grads, event.order)
             if scaled is None:
                 continue
+            if checks_overflow(func) or any(analysis.callee(e.node.func) in STATUS_READS
+                                            for e in analysis.flow.calls()):
+                return  # the step reads the overflow status (and may return it): a choice, not an omission
             self._report(event, grads, scaled, analysis, owner)
             return
 

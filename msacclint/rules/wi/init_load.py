@@ -403,6 +403,22 @@ def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
     return bool(found)
 
 
+def _path_shape(expr: cst.BaseExpression) -> Optional[str]:
+    """What identifies a checkpoint path across functions: a string literal's value, an
+    f-string's text with every replacement field as ``{}``, or the code of a ``self.<attr>``;
+    None for anything else (a bare name may hold any path its callers pass)."""
+    if isinstance(expr, cst.SimpleString):
+        value = expr.evaluated_value
+        return f"'{value}'" if isinstance(value, str) else None
+    if isinstance(expr, cst.FormattedString):
+        parts = [p.value if isinstance(p, cst.FormattedStringText) else "{}" for p in expr.parts]
+        text = "".join(parts)
+        return f"f'{text}'" if text.strip("{}/") else None
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return _code(expr)
+    return None
+
+
 def _path_name(ctx, expr: cst.BaseExpression, owner) -> Optional[str]:
     """The file name of a checkpoint path: a string (``scopes.string_value``), or a
     ``"...-%s_732.ckpt" % epochs`` format (also held by a name) with each field filled in with 1."""
@@ -458,6 +474,35 @@ _OWN_CHECKPOINT = """
         param_dict = ms.load_checkpoint({path})
         ms.load_param_into_net(net, param_dict){mark}
         ms.Model(net, loss, opt).train(epochs, data)
+"""
+
+
+#: a class that saves checkpoints to ``{saved_to}`` and loads ``{loaded_from}`` back in
+#: another method, in a training script
+_SAVE_AND_LOAD = """
+import mindspore as ms
+
+
+class EarlyStopper:
+    def __init__(self, out='ckpt', save_path='best.ckpt'):
+        self.out, self.save_path = out, save_path
+        self.best, self.best_epoch = None, 0
+
+    def step(self, model, score, epoch):
+        if self.best is None or score > self.best:
+            self.best, self.best_epoch = score, epoch
+            ms.save_checkpoint(model, {saved_to})
+
+    def restore(self, model):
+        ms.load_param_into_net(model, ms.load_checkpoint({loaded_from})){mark}
+
+
+stopper = EarlyStopper()
+model = ms.Model(net, loss_fn, opt)
+for epoch in range(10):
+    model.train(1, ds)
+    stopper.step(net, evaluate(net), epoch)
+stopper.restore(net)
 """
 
 
@@ -602,8 +647,16 @@ class UncheckedCheckpointLoad(InFunctionRule):
               note="a resume demo reads back the file its own ModelCheckpoint(prefix='lenet') writes"),
         Valid(_OWN_CHECKPOINT.format(path="'./lenet-%s_1875.ckpt' % epochs", mark=""),
               note="the same file name built with a format"),
+        Valid(_SAVE_AND_LOAD.format(saved_to="self.save_path", loaded_from="self.save_path", mark=""),
+              note="an early stopper reloads the path it saves the best weights to, in another method"),
+        Valid(_SAVE_AND_LOAD.format(saved_to="f'{self.out}/best_{epoch}.ckpt'",
+                                    loaded_from="f'{self.out}/best_{self.best_epoch}.ckpt'", mark=""),
+              note="an f-string of the same shape"),
     )
     INVALID = (
+        Invalid(_SAVE_AND_LOAD.format(saved_to="self.save_path", loaded_from="self.pretrained",
+                                      mark="  # MSA506"),
+                note="the nearest look-alike: the class also saves checkpoints, but loads another file"),
         Invalid(_OWN_CHECKPOINT.format(path="'resnet50_imagenet-90_5004.ckpt'", mark="  # MSA506"),
                 note="the nearest look-alike: a checkpoint of another run (not this file's prefix)"),
         Invalid("""
@@ -715,6 +768,8 @@ class UncheckedCheckpointLoad(InFunctionRule):
             return False
         if params is not None and self._loads_own_checkpoint(value, params.value):
             return False
+        if params is not None and self._reads_file_saves(value, params.value):
+            return False
         return params is None or not self._built_here(params.value)
 
     def _reloads_own_save(self, load: cst.Call, params: cst.BaseExpression) -> bool:
@@ -757,6 +812,31 @@ class UncheckedCheckpointLoad(InFunctionRule):
             return False
         path = argument(source, "ckpt_file_name", ("ckpt_file_name",))
         return path is not None and self._own_checkpoint(path.value, source)
+
+    def _reads_file_saves(self, load: cst.Call, params: cst.BaseExpression) -> bool:
+        """The dict is read from a path this file also writes with ``save_checkpoint``: the
+        same path expression (``self.save_path`` of an early stopper, a literal such as
+        ``'best_cls.ckpt'``) or an f-string of the same shape (``f"{out}/generator_{e}.ckpt"``),
+        in any function of the file. A bare parameter (``path``) does not count: its callers
+        may pass any file."""
+        from msacclint.analysis.facts import facts
+
+        source = params
+        if isinstance(params, cst.Name):
+            fl = flow(self.ctx, self._functions[-1]) if self._functions else flow(self.ctx, self.ctx.module)
+            found = fl.definition(params.value, fl.order(load))
+            source = found.value if found is not None else params
+        if not (isinstance(source, cst.Call) and self.ctx.resolve(source.func) == LOAD_CHECKPOINT):
+            return False
+        path = argument(source, "ckpt_file_name", ("ckpt_file_name",))
+        shape = _path_shape(path.value) if path is not None else None
+        if shape is None:
+            return False
+        for save in facts(self.ctx).called(SAVE_CHECKPOINT):
+            saved_to = argument(save, "ckpt_file_name", ("save_obj", "ckpt_file_name"))
+            if saved_to is not None and _path_shape(saved_to.value) == shape:
+                return True
+        return False
 
     def _only_exported(self, load: cst.Call) -> bool:
         """The network loaded into is only exported (``mindspore.export(export_net, x, ...)``)
