@@ -19,6 +19,10 @@ TRAINER_TEST = """\
         model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True), opt)
         model.train(1, MnistDataset("./mnist", shuffle=True).batch(8))
         assert model.eval(MnistDataset("./mnist", usage="test").batch(8)) is not None
+
+
+    if __name__ == "__main__":
+        {name}()
     """
 
 

@@ -147,6 +147,11 @@ SAVED_AND_LOADED = """\
         net = nn.Dense(16, 4)
         dataset = ds.GeneratorDataset(Pairs(input_data, label_data), column_names=["x", "y"], shuffle=False)
         train(net, dataset, nn.SGD(net.trainable_params(), learning_rate=0.01))
+
+
+    if __name__ == "__main__":
+        generate_golden()
+        run_parallel()
     """
 
 

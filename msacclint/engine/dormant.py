@@ -39,10 +39,15 @@ from msacclint.project.index import UNSET, ProjectIndex
 Definition = Union[cst.ClassDef, cst.FunctionDef]
 
 
-def candidates(module: cst.Module) -> List[Definition]:
-    """The module's top-level classes and functions that a decorator does not register."""
-    return [stmt for stmt in module.body
-            if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) and not stmt.decorators]
+def candidates(ctx: FileContext) -> List[Definition]:
+    """The module's top-level classes and functions that a decorator does not register and,
+    in a module pytest collects, that pytest does not call itself (``test*``/``Test*``)."""
+    from msacclint.analysis.pytest_files import pytest_test
+
+    collected = pytest_test(ctx) is not None
+    return [stmt for stmt in ctx.module.body
+            if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) and not stmt.decorators
+            and not (collected and stmt.name.value.lower().startswith("test"))]
 
 
 def enclosing(line: int, definitions: Sequence[Definition],

@@ -285,7 +285,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
         return []
     # errors and warnings in a top-level definition that nothing in the project refers to are
     # dormant (engine/dormant.py): the definitions' ranges are needed only then
-    definitions = dormant.candidates(ctx.module) if ctx.project is not None and any(
+    definitions = dormant.candidates(ctx) if ctx.project is not None and any(
         (r.severity or type(r.rule).severity) is not Severity.INFO for r in reports) else []
     # ranges of the reported nodes and of the nodes their fixes replace, nothing else
     positions = node_positions(ctx.module, [r.node for r in reports] + [

@@ -560,7 +560,7 @@ _LONG_ATTENTION = """
 
 
 def _long_case(p: str, mark: str = "") -> dict:
-    return {"model/__init__.py": "", "model/configuration.py": _LONG_CONFIG,
+    return {"model/__init__.py": "from .modeling import SelfAttention\n", "model/configuration.py": _LONG_CONFIG,
             "model/modeling.py": fill(_LONG_ATTENTION, p=p, mark=mark)}
 
 

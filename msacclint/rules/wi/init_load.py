@@ -522,7 +522,9 @@ class UncheckedCheckpointLoad(InFunctionRule):
             "`predict`) of a script that also trains, and loads into a network that the function only hands to "
             "`mindspore.export` (a training script writing an AIR file of its last checkpoint), and loads of a file "
             "that the file's own `ModelCheckpoint` writes (`<prefix>-<epoch>_<step>.ckpt`: a resume demo, an "
-            "evaluation after training; the names match by construction), are left alone: the checklist item is about the pretrained "
+            "evaluation after training; the names match by construction), and loads of a path the file itself writes with "
+            "`save_checkpoint` (the same `self.<attr>`, a literal, or an f-string of the same shape: an early "
+            "stopper's best weights), are left alone: the checklist item is about the pretrained "
             "weights a training run starts from, and there an incomplete load costs a whole run.")
     why = ("In MindSpore 2.10 `load_param_into_net` never raises on missing or unexpected names, whatever "
            "`strict_load` says (verified; MS-CKPT-01): it returns `(param_not_load, ckpt_not_load)` and logs a "
