@@ -44,10 +44,12 @@ def candidates(ctx: FileContext) -> List[Definition]:
     in a module pytest collects, that pytest does not call itself (``test*``/``Test*``)."""
     from msacclint.analysis.pytest_files import pytest_test
 
-    collected = pytest_test(ctx) is not None
-    return [stmt for stmt in ctx.module.body
-            if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) and not stmt.decorators
-            and not (collected and stmt.name.value.lower().startswith("test"))]
+    found = [stmt for stmt in ctx.module.body
+             if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) and not stmt.decorators]
+    if any(stmt.name.value.lower().startswith("test") for stmt in found) and pytest_test(ctx) is not None:
+        # (asked only then: answering it walks the file)
+        found = [stmt for stmt in found if not stmt.name.value.lower().startswith("test")]
+    return found
 
 
 def enclosing(line: int, definitions: Sequence[Definition],

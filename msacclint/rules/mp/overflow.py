@@ -128,6 +128,8 @@ _FUNCTIONAL = """
 class ScaledUpdateWithoutOverflowCheck(FunctionRule):
     code = "MSA409"
     about_the_run = True
+    #: file_has_loss_scaling reads the file's facts: gathered in the engine's traversal
+    uses_facts = True
     name = "scaled-update-without-overflow-check"
     checklist = "mp.01"
     severity = Severity.ERROR
@@ -311,8 +313,8 @@ class ScaledUpdateWithoutOverflowCheck(FunctionRule):
         super().leave_FunctionDef(original_node)
 
     def check_function(self, func: Union[cst.FunctionDef, cst.Module], owner: Optional[CellInfo]) -> None:
-        if isinstance(func, cst.Module) or not file_has_loss_scaling(self.ctx) \
-                or "optim" not in self.ctx.source.lower():
+        if isinstance(func, cst.Module) or "optim" not in self.ctx.source.lower() \
+                or not file_has_loss_scaling(self.ctx):
             return
         outer = [f for f in self._enclosing if f is not func]
         nested: Dict[str, cst.FunctionDef] = {}
