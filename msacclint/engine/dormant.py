@@ -26,7 +26,6 @@ from __future__ import annotations
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
-from libcst.metadata import CodeRange
 
 from msacclint.analysis.calls import UNKNOWN, literal, parameter_slots
 from msacclint.analysis.cells import attributes_from_parameters
@@ -52,11 +51,39 @@ def candidates(ctx: FileContext) -> List[Definition]:
     return found
 
 
+def line_ranges(ctx: FileContext, definitions: Sequence[Definition]) -> Dict[int, Tuple[int, int]]:
+    """id(definition) -> (first line, last line), from Python's own parser (far cheaper than
+    LibCST positions for whole classes): top-level classes and functions matched by name and
+    order. Empty when the text does not parse there (LibCST-only syntax): no definition is
+    then called dormant."""
+    import ast
+
+    try:
+        tree = ast.parse(ctx.source)
+    except (SyntaxError, ValueError):
+        return {}
+    spans: Dict[str, List[Tuple[int, int]]] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            spans.setdefault(node.name, []).append((node.lineno, node.end_lineno or node.lineno))
+    taken: Dict[str, int] = {}
+    out: Dict[int, Tuple[int, int]] = {}
+    for stmt in ctx.module.body:
+        if not isinstance(stmt, (cst.ClassDef, cst.FunctionDef)):
+            continue
+        name = stmt.name.value
+        index = taken.get(name, 0)
+        taken[name] = index + 1
+        if any(stmt is d for d in definitions) and index < len(spans.get(name, ())):
+            out[id(stmt)] = spans[name][index]
+    return out
+
+
 def enclosing(line: int, definitions: Sequence[Definition],
-              positions: Dict[cst.CSTNode, CodeRange]) -> Optional[Definition]:
+              ranges: Dict[int, Tuple[int, int]]) -> Optional[Definition]:
     for definition in definitions:
-        where = positions.get(definition)
-        if where is not None and where.start.line <= line <= where.end.line:
+        where = ranges.get(id(definition))
+        if where is not None and where[0] <= line <= where[1]:
             return definition
     return None
 

@@ -289,7 +289,8 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
         (r.severity or type(r.rule).severity) is not Severity.INFO for r in reports) else []
     # ranges of the reported nodes and of the nodes their fixes replace, nothing else
     positions = node_positions(ctx.module, [r.node for r in reports] + [
-        old for r in reports for spec in r.fixes for old, _ in spec.replacements] + list(definitions))
+        old for r in reports for spec in r.fixes for old, _ in spec.replacements])
+    ranges = dormant.line_ranges(ctx, definitions) if definitions else {}
     notes: Dict[int, Optional[str]] = {}
     module_note: List[Optional[str]] = []  # computed at the first error that needs it
     found = []
@@ -302,7 +303,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
         fixes = tuple(f for f in (_to_fix(ctx, spec, positions) for spec in report.fixes) if f is not None)
         severity, message = report.severity or rule.severity, report.message
         if severity is not Severity.INFO and definitions:
-            definition = dormant.enclosing(where.start.line, definitions, positions)
+            definition = dormant.enclosing(where.start.line, definitions, ranges)
             if definition is not None:
                 if id(definition) not in notes:
                     notes[id(definition)] = dormant.dormant_note(ctx.project, ctx.path, definition)
