@@ -55,7 +55,9 @@ class Scaled:
     reason: str
 
 
-def _names(node: cst.CSTNode) -> List[str]:
+def identifier_names(node: cst.CSTNode) -> List[str]:
+    """Every name and attribute name written in ``node`` (``self.loss_scaler.scale_value``:
+    self, loss_scaler, scale_value), in order."""
     found: List[str] = []
 
     class Names(cst.CSTVisitor):
@@ -208,13 +210,13 @@ class GradScaleFlow:
         return False
 
     def _sens_says_scale(self, expr: cst.BaseExpression, before: int) -> bool:
-        names = _names(expr)
+        names = identifier_names(expr)
         if any(says_scale(n) for n in names):
             return True
         if isinstance(expr, cst.Name):
             # every value the name took: ``sens = (ones * scale,)`` then ``sens += (zeros,)``
             for d in self.flow.chain(expr.value, before):
-                if any(says_scale(n) for n in _names(d.value)):
+                if any(says_scale(n) for n in identifier_names(d.value)):
                     return True
         return False
 

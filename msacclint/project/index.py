@@ -1025,13 +1025,21 @@ class ProjectIndex:
                     return None
                 out.extend(handed)
                 continue
-            if expr[0] != "name" or "." in expr[1]:
-                return None
-            builds = (func.builds.get(expr[1]) if func is not None else None) or summary.builds.get(expr[1])
-            if not builds or "?" in builds:
+            builds = self.names_built(summary, func, expr)
+            if builds is None:
                 return None
             out.extend((other, callee, call.line) for callee in builds)
         return out or None
+
+    @staticmethod
+    def names_built(summary: FileSummary, func: Optional[FunctionSummary], expr: Expr) -> Optional[List[str]]:
+        """The callees (as written) a plain name passed at a call site is assigned from, in
+        the calling function or at module level (``scaler = DynamicLossScaler(...)``, several
+        alternatives kept); None when the name is assigned anything else or is not a name."""
+        if expr[0] != "name" or "." in expr[1]:
+            return None
+        builds = (func.builds.get(expr[1]) if func is not None else None) or summary.builds.get(expr[1])
+        return list(builds) if builds and "?" not in builds else None
 
     def data_parallel_builders(self, path: str, name: str, depth: int = 0
                                ) -> Iterator[Tuple[str, FileSummary, Any, int]]:

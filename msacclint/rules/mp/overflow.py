@@ -20,7 +20,14 @@ import libcst as cst
 
 from msacclint.analysis.cells import CellInfo, attributes_from_parameters, self_attr
 from msacclint.analysis.flow import Definition, Event
-from msacclint.analysis.loss_scale import GradScaleFlow, Scaled, cell_scales_loss, file_has_loss_scaling, says_scale
+from msacclint.analysis.loss_scale import (
+    GradScaleFlow,
+    Scaled,
+    cell_scales_loss,
+    file_has_loss_scaling,
+    identifier_names,
+    says_scale,
+)
 from msacclint.analysis.training import is_mindspore_optimizer
 from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
@@ -53,25 +60,11 @@ _CHECK_WORDS = ("finite", "isnan", "get_overflow_status", "process_loss_scale", 
                 "overflow_check", "is_overflow", "overflow_status")
 
 
-def _identifiers(node: cst.CSTNode) -> Set[str]:
-    found: Set[str] = set()
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            found.add(n.value)
-
-        def visit_Attribute(self, n: cst.Attribute) -> None:
-            found.add(n.attr.value)
-
-    walk(node, Names())
-    return found
-
-
 def checks_overflow(func: Union[cst.FunctionDef, cst.Module]) -> bool:
     """Whether a step reads an overflow status or tests its gradients for finiteness
     (``start_overflow_check`` alone only clears the status); ``loss_scaler.adjust(...)``
     needs a finiteness flag too."""
-    for word in _identifiers(func):
+    for word in set(identifier_names(func)):
         lowered = word.lower()
         if lowered == "start_overflow_check":
             continue
@@ -478,10 +471,8 @@ def _base_argument_classes(project, path: str, name: str):
         if expr[0] == "call":
             out.append((other, expr[1], call.line))
             continue
-        if expr[0] != "name" or "." in expr[1]:
-            return None
-        builds = (func.builds.get(expr[1]) if func is not None else None) or summary.builds.get(expr[1])
-        if not builds or "?" in builds:
+        builds = project.names_built(summary, func, expr)
+        if builds is None:
             return None
         out.extend((other, callee, call.line) for callee in builds)
     return out or None

@@ -7,7 +7,7 @@ load_checkpoint(path, net) whose "not loaded" lists are thrown away (MS-CKPT-01)
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Set
+from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -803,17 +803,24 @@ class UncheckedCheckpointLoad(InFunctionRule):
                 return True
         return False
 
-    def _loads_own_checkpoint(self, load: cst.Call, params: cst.BaseExpression) -> bool:
-        """The dict comes from ``load_checkpoint(path)`` of a file this file's ModelCheckpoint writes."""
+    def _loaded_path(self, load: cst.Call, params: cst.BaseExpression
+                     ) -> Optional[Tuple[cst.BaseExpression, cst.Call]]:
+        """(the path, the ``load_checkpoint`` call) the dict of a load comes from, directly
+        or through the name it was assigned to in this function; None otherwise."""
         source = params
         if isinstance(params, cst.Name):
             fl = flow(self.ctx, self._functions[-1]) if self._functions else flow(self.ctx, self.ctx.module)
             found = fl.definition(params.value, fl.order(load))
             source = found.value if found is not None else params
         if not (isinstance(source, cst.Call) and self.ctx.resolve(source.func) == LOAD_CHECKPOINT):
-            return False
+            return None
         path = argument(source, "ckpt_file_name", ("ckpt_file_name",))
-        return path is not None and self._own_checkpoint(path.value, source)
+        return (path.value, source) if path is not None else None
+
+    def _loads_own_checkpoint(self, load: cst.Call, params: cst.BaseExpression) -> bool:
+        """The dict comes from ``load_checkpoint(path)`` of a file this file's ModelCheckpoint writes."""
+        loaded = self._loaded_path(load, params)
+        return loaded is not None and self._own_checkpoint(*loaded)
 
     def _reads_file_saves(self, load: cst.Call, params: cst.BaseExpression) -> bool:
         """The dict is read from a path this file also writes with ``save_checkpoint``: the
@@ -823,15 +830,8 @@ class UncheckedCheckpointLoad(InFunctionRule):
         may pass any file."""
         from msacclint.analysis.facts import facts
 
-        source = params
-        if isinstance(params, cst.Name):
-            fl = flow(self.ctx, self._functions[-1]) if self._functions else flow(self.ctx, self.ctx.module)
-            found = fl.definition(params.value, fl.order(load))
-            source = found.value if found is not None else params
-        if not (isinstance(source, cst.Call) and self.ctx.resolve(source.func) == LOAD_CHECKPOINT):
-            return False
-        path = argument(source, "ckpt_file_name", ("ckpt_file_name",))
-        shape = _path_shape(path.value) if path is not None else None
+        loaded = self._loaded_path(load, params)
+        shape = _path_shape(loaded[0]) if loaded is not None else None
         if shape is None:
             return False
         for save in facts(self.ctx).called(SAVE_CHECKPOINT):
