@@ -12,13 +12,16 @@ question across files later, behind the same function.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from msacclint.analysis.cells import cells
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.walk import walk
+
+if TYPE_CHECKING:
+    from msacclint.analysis.cells import CellInfo
 
 
 class _Calls(cst.CSTVisitor):
@@ -112,3 +115,25 @@ def argument_values(ctx: FileContext, func: Optional[cst.CSTNode], param: str) -
             return None
         values.append(found)
     return values
+
+
+def classes_handed_to(ctx: FileContext, info: CellInfo, attr: str) -> Optional[List[Tuple[str, str, int]]]:
+    """What every call of the file's class ``info`` in the project passes for the ``__init__``
+    parameter that ``self.<attr>`` is set from (``self.network = network``), as the project
+    layer's ``argument_classes`` answers it: (file, callee as written there, line of the call).
+    None without the project layer, without an ``__init__`` that sets ``self.<attr>`` straight
+    from a parameter, or when some caller passes anything unresolved."""
+    import os
+
+    from msacclint.analysis.cells import attributes_from_parameters
+
+    init = info.methods.get("__init__")
+    if ctx.project is None or init is None:
+        return None
+    params = [p.name.value for p in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params)]
+    param = attributes_from_parameters(ctx, info.node, params).get(f"self.{attr}")
+    if param is None:
+        return None
+    handed: Optional[List[Tuple[str, str, int]]] = ctx.project.argument_classes(
+        os.path.abspath(ctx.path), info.name, param)
+    return handed

@@ -896,30 +896,19 @@ class EvalLoopInTrainingMode(Rule):
         network built in the file (``info.mode_cells_state``), or ``self.<attr>`` set in
         ``__init__`` from a parameter, by what every caller in the project hands it. None
         when it cannot be told."""
-        import os
-
         obj = switch.node.func.value
-        info = training(self.ctx)
         if isinstance(obj, cst.Name):
-            net = info.object_at(fl, obj, switch.order)
-            return info.mode_cells_state(net) if net is not None else None
-        attr = self_attr(obj)
-        sc = scopes(self.ctx)
-        owner = sc.method_of.get(fl.root) if isinstance(fl.root, cst.FunctionDef) else None
-        project = self.ctx.project
-        if attr is None or owner is None or project is None:
-            return None
-        init = next((m for m in cells(self.ctx).by_node[owner].methods.values() if m.name.value == "__init__"), None) \
-            if owner in cells(self.ctx).by_node else None
-        if init is None:
-            return None
-        from msacclint.analysis.cells import attributes_from_parameters
+            net = training(self.ctx).object_at(fl, obj, switch.order)
+            return training(self.ctx).mode_cells_state(net) if net is not None else None
+        from msacclint.analysis.callers import classes_handed_to
 
-        params = [p.name.value for p in (*init.params.params, *init.params.kwonly_params)]
-        param = attributes_from_parameters(self.ctx, owner, params).get(f"self.{attr}")
-        if param is None:
+        attr = self_attr(obj)
+        owner = scopes(self.ctx).method_of.get(fl.root) if isinstance(fl.root, cst.FunctionDef) else None
+        info = cells(self.ctx).by_node.get(owner) if owner is not None else None
+        project = self.ctx.project
+        if attr is None or info is None or project is None:
             return None
-        built = project.argument_classes(os.path.abspath(self.ctx.path), owner.name.value, param)
+        built = classes_handed_to(self.ctx, info, attr)
         states = [project.mode_dependence(where, callee)[0] for where, callee, _line in built or ()]
         if states and all(state is False for state in states):
             return False

@@ -18,7 +18,8 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
-from msacclint.analysis.cells import CellInfo, attributes_from_parameters, self_attr
+from msacclint.analysis.callers import classes_handed_to
+from msacclint.analysis.cells import CellInfo, self_attr
 from msacclint.analysis.flow import Definition, Event
 from msacclint.analysis.loss_scale import (
     GradScaleFlow,
@@ -133,7 +134,9 @@ class ScaledUpdateWithoutOverflowCheck(FunctionRule):
                 "status or tests finiteness, and the loss scale is a dynamic one (a `DynamicLossScaler` or "
                 "`DynamicLossScaleUpdateCell`, built in the file or, with the project layer, what every caller hands "
                 "the step). When the scale is static or cannot be resolved, the finding is a warning that says so.")
-    what = ("Reports the optimizer call of a hand-written loss-scaled training step (a `construct` of a "
+    what = ("Reports the optimizer call (a MindSpore optimizer object, the `optimizer` of a TrainOneStep cell, "
+            "or a callee whose name says optimizer, called with the gradients alone) of a hand-written "
+            "loss-scaled training step (a `construct` of a "
             "`TrainOneStepWithLossScaleCell` subclass that computes its gradients with a scale sensitivity, or a "
             "function whose `value_and_grad` forward function returns `loss_scaler.scale(loss)`) when the update "
             "is applied on every step: the call is under no condition and the step neither reads the overflow "
@@ -413,23 +416,20 @@ class ScaledUpdateWithoutOverflowCheck(FunctionRule):
         """What the project hands the step class for the parameter ``self.<attr>`` is set
         from (``scale_sense`` of a TrainOneStepWithLossScaleCell that does not override
         ``__init__``): (kind, (file, line, what))."""
-        if owner is None:
-            return []
-        init = owner.methods.get("__init__")
-        if init is None:
-            param = "scale_sense" if attr == "scale_sense" else None
-        else:
-            params = [p.name.value for p in (*init.params.params, *init.params.kwonly_params)]
-            by_attr = attributes_from_parameters(self.ctx, owner.node, params)
-            param = by_attr.get(f"self.{attr}")
-            if param is None and attr == "scale_sense":
-                param = _passed_to_super(init, params)
         project = self.ctx.project
-        if param is None or project is None:
+        if owner is None or project is None:
             return []
         path = os.path.abspath(self.ctx.path)
-        built = project.argument_classes(path, owner.name, param) if init is not None else \
-            _base_argument_classes(project, path, owner.name)
+        init = owner.methods.get("__init__")
+        built = classes_handed_to(self.ctx, owner, attr)
+        if built is None and attr == "scale_sense":
+            # TrainOneStepWithLossScaleCell keeps its third argument as self.scale_sense
+            if init is None:
+                built = _base_argument_classes(project, path, owner.name)
+            else:
+                params = [p.name.value for p in (*init.params.params, *init.params.kwonly_params)]
+                param = _passed_to_super(init, params)
+                built = project.argument_classes(path, owner.name, param) if param is not None else None
         out: List[Tuple[Optional[str], Tuple[str, int, str]]] = []
         for where, callee, line in built or ():
             summary = project.summary(where)
