@@ -45,6 +45,20 @@ class Applicability(_Ranked):
     KEEP = "keep"
 
 
+class Reach(_Ranked):
+    """Whether the code a finding sits in runs (msacclint.project.reach): decided from the
+    repository's entry points. A finding keeps its severity in code that runs, is one level
+    lower where nothing reaches it, and is info where the code cannot start."""
+
+    #: an entry point of the repository reaches it (or it is a library's public code)
+    RUNS = "runs"
+    #: nothing the repository runs reaches it (a class no script builds, an option no config selects)
+    DORMANT = "dormant"
+    #: it cannot start: a call on the way raises on every supported MindSpore version, an
+    #: import fails, a name does not exist
+    CANNOT_RUN = "cannot-run"
+
+
 @dataclass(frozen=True)
 class Edit:
     """Replace the text between two positions (end exclusive) with ``text``."""
@@ -97,6 +111,16 @@ class Diagnostic:
     cell: Optional[int] = None
     #: where the evidence is when it is not at the finding (the project layer)
     related: Tuple[Related, ...] = field(default=(), compare=False)
+    #: whether the code runs (None: not decided, e.g. a run without the project layer)
+    reach: Optional[Reach] = field(default=None, compare=False)
+    #: how an entry point reaches the finding (or what stops it): one hop per place, from
+    #: the entry point to the definition holding the finding
+    trail: Tuple[Related, ...] = field(default=(), compare=False)
+
+    @property
+    def unnecessary(self) -> bool:
+        """The code does not run today (dormant or cannot start): editors fade it."""
+        return self.reach is not None and self.reach is not Reach.RUNS
 
     @property
     def fix(self) -> Optional[Fix]:
@@ -148,6 +172,7 @@ class Diagnostic:
     def to_cache(self) -> Dict[str, Any]:
         data = asdict(self)
         data["severity"] = self.severity.value
+        data["reach"] = self.reach.value if self.reach is not None else None
         for stored, fix in zip(data["fixes"], self.fixes):
             stored["applicability"] = fix.applicability.value
         return data
@@ -160,7 +185,10 @@ class Diagnostic:
             for f in data.get("fixes", ())
         )
         related = tuple(Related(**r) for r in data.get("related", ()))
-        return cls(**{**data, "severity": Severity(data["severity"]), "fixes": fixes, "related": related})
+        trail = tuple(Related(**r) for r in data.get("trail", ()))
+        reach = Reach(data["reach"]) if data.get("reach") else None
+        return cls(**{**data, "severity": Severity(data["severity"]), "fixes": fixes, "related": related,
+                      "reach": reach, "trail": trail})
 
 
 @dataclass(frozen=True)

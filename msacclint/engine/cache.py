@@ -23,7 +23,7 @@ from msacclint.project.listing import LISTING, listing_digest
 from msacclint.settings import Settings
 
 FOLDER = ".msacclint_cache"
-FORMAT = 2
+FORMAT = 3
 
 
 @functools.lru_cache(maxsize=1)
