@@ -1,0 +1,574 @@
+"""What the repository runs: its entry points, and whether a place in a file is reached.
+
+**Entry points** are what a repository runs (``entry``): a file with an ``if __name__ ==
+"__main__":`` block (its main block runs), a file whose own code does work when run (a
+script with top-level calls or loops), a file named by the repository's shell scripts,
+Makefiles, README command lines or ``[project.scripts]``/``entry_points``, a notebook, a
+module pytest collects (its ``test*`` functions run). A repository with no entry point at
+all is a library, and so is an installable package (``setup.py``/``pyproject.toml``
+declaring a build): their public names are reachable from outside.
+
+**Reach** goes from the code that runs to what it names (``reached``): a scope that runs
+(module code on import, a main block, a function that is called, a class that is built)
+makes the definitions it names run — calls, constructions, names passed as values, strings
+naming them (``getattr(m, "Net")``, a registry key), config files naming them — and the
+modules it imports run their module code. A class's methods run with the class; a nested
+function with its function. A decorated definition of a module that runs may be registered
+by its decorator and is reached with the module. A computed ``importlib`` name that cannot
+be resolved makes the modules it may load reachable, and ``exec`` of computed text makes
+everything reachable: nothing is called dormant on a guess.
+
+The question is answered backwards, from the place a finding is: the definitions that name
+it, the scopes that name those, ... until an entry point (or a library's public name) is
+met. The answer is memoised for the run; it uses the files' outlines (msacclint.project.
+outline, cached by content), the word index of the project's files, and records every file
+it read as a dependency of the checked file's cached result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from msacclint.project import outline as outline_mod
+from msacclint.project.listing import LISTING, paths_digest
+from msacclint.project.outline import PLAIN_DECORATORS, Outline
+
+#: a node of the reach graph: (file, scope) with scope "" (module code), "__main__" or a
+#: definition's qualified name
+Node = Tuple[str, str]
+#: one hop of a trail: (file, line, what happens there)
+Hop = Tuple[str, int, str]
+
+#: how far a backward search goes before it gives up (and calls the place reached)
+MAX_NODES = 4_000
+#: names that say nothing about which definition they mean (``self.x``, builtins)
+_SKIP_HEADS = frozenset({"self", "cls", "super"})
+_MAIN_BLOCK = re.compile(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.M)
+#: a top-level statement that calls something or loops (the cheap test for "a script")
+_TOP_LEVEL_WORK = re.compile(rb"^(?:for|while|with)\b|^[A-Za-z_][\w.]*\s*\(", re.M)
+_RUN_LINE = re.compile(r"(?:^|[\s;&|`(])(?:python[\d.]*|python3|pypy3?|torchrun|msrun|mpirun[^\n]*?python[\d.]*)"
+                       r"(?:\s+-[A-Za-z]+(?:\s+\S+)?)*?\s+(-m\s+[\w.]+|[^\s;&|`)]+\.py)\b", re.M)
+_SCRIPT_TEXTS = (".sh", ".bash", ".md", ".rst", ".txt", ".cfg", ".toml", ".yaml", ".yml", ".ipynb")
+_SCRIPT_NAMES = ("Makefile", "makefile", "Dockerfile", "Procfile")
+#: folders whose code is not an installable package's public API
+_NOT_API = frozenset({"tests", "test", "examples", "example", "docs", "doc", "scripts", "script", "benchmarks",
+                      "benchmark", "tools", "demo", "demos", "tutorials", "samples"})
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Whether a place runs: ``runs`` True (with the trail from an entry point), False
+    (nothing reaches it; ``entries`` names some entry points the repository has), or None
+    (not decided: no project, or the search gave up)."""
+
+    runs: Optional[bool]
+    trail: Tuple[Hop, ...] = ()
+    #: the definition holding the place, as the search started from it
+    scope: str = ""
+    entries: Tuple[str, ...] = ()
+
+
+@dataclass
+class _State:
+    outlines: Dict[str, Optional[Outline]] = field(default_factory=dict)
+    memo: Dict[Node, Optional[Tuple[Hop, ...]]] = field(default_factory=dict)
+    named: Optional[Dict[str, str]] = None
+    installable: Optional[List[str]] = None
+    any_entry: Optional[bool] = None
+    resolved: Dict[Tuple[str, str], Optional[Node]] = field(default_factory=dict)
+    dynamic_all: Optional[bool] = None
+
+
+class ReachQueries:
+    """A mixin of ProjectIndex: see the module's docstring."""
+
+    # -- outlines -----------------------------------------------------------------------------
+    def _reach_state(self) -> _State:
+        state = getattr(self, "_reach", None)
+        if state is None:
+            state = self._reach = _State()
+        return state
+
+    def outline(self, path: str) -> Optional[Outline]:
+        """The outline of a Python file of the project (cached by content), None when it
+        cannot be read."""
+        state = self._reach_state()
+        if path in state.outlines:
+            return state.outlines[path]
+        data = self._bytes(path)
+        found: Optional[Outline] = None
+        if data is not None:
+            module, is_package = self.module_name(path)
+            key = hashlib.sha256(f"outline{outline_mod.FORMAT}\0{module}\0{is_package}\0".encode() + data).hexdigest()
+            stored = self.cache.load_object("outline", key) if self.cache is not None else None
+            if stored is not None:
+                try:
+                    found = outline_mod.from_json(stored)
+                except (KeyError, TypeError, ValueError, IndexError):
+                    found = None
+            if found is None:
+                from msacclint.analysis.source import decode
+
+                text, problem = decode(data)
+                found = outline_mod.read(text if problem is None else "", module, is_package)
+                if self.cache is not None:
+                    self.cache.store_object("outline", key, outline_mod.to_json(found))
+        state.outlines[path] = found
+        return found
+
+    def forget_reach(self) -> None:
+        self._reach = _State()
+
+    # -- entry points -----------------------------------------------------------------------
+    def named_scripts(self) -> Dict[str, str]:
+        """Python files the repository's scripts, Makefiles, READMEs and packaging name as
+        run (``python train.py``, ``python -m pkg.tool``, console scripts): path -> where."""
+        state = self._reach_state()
+        if state.named is not None:
+            return state.named
+        found: Dict[str, str] = {}
+        by_tail: Dict[str, List[str]] = {}
+        for path in self.files:
+            by_tail.setdefault(os.path.basename(path), []).append(path)
+        for text_path in self._script_texts():
+            try:
+                with open(text_path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read(400_000)
+            except OSError:
+                continue
+            where = self.display(text_path)
+            for match in _RUN_LINE.finditer(text):
+                named = match.group(1)
+                line = text.count("\n", 0, match.start()) + 1
+                for target in self._script_targets(named, text_path, by_tail):
+                    found.setdefault(target, f"{where}:{line}")
+        for target, where in self._console_scripts().items():
+            found.setdefault(target, where)
+        state.named = found
+        return found
+
+    def _script_texts(self) -> Iterator[str]:
+        for folder, dirs, files in os.walk(self.root):
+            dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__", "build",
+                                                                                 "dist", "site-packages")]
+            depth = folder[len(self.root):].count(os.sep)
+            if depth > 8:
+                dirs[:] = []
+            for name in files:
+                if name.endswith(_SCRIPT_TEXTS[:2]) or name in _SCRIPT_NAMES or \
+                        (name.lower().startswith("readme") and name.endswith(_SCRIPT_TEXTS[2:5])):
+                    yield os.path.join(folder, name)
+
+    def _script_targets(self, named: str, text_path: str, by_tail: Dict[str, List[str]]) -> List[str]:
+        if named.startswith("-m"):
+            module = named[2:].strip()
+            parts = module.split(".")
+            out = []
+            for base in (os.path.dirname(text_path), os.path.dirname(os.path.dirname(text_path)), self.root):
+                for candidate in (os.path.join(base, *parts) + ".py", os.path.join(base, *parts, "__main__.py")):
+                    if os.path.normpath(candidate) in self.files:
+                        out.append(os.path.normpath(candidate))
+            return out[:1]
+        named = re.sub(r"^\$\{?\w+\}?/", "", named.strip("'\""))
+        tail = os.path.basename(named)
+        candidates = by_tail.get(tail, [])
+        if not candidates:
+            return []
+        rel = [p for p in named.replace("\\", "/").split("/") if p not in ("", ".", "..")]
+        folder = os.path.dirname(text_path)
+        # the file the relative path names from the script's folder or its parents; else every
+        # file of that name below the script's parent folder (scripts/run.sh naming train.py)
+        for base in (folder, os.path.dirname(folder), os.path.dirname(os.path.dirname(folder)), self.root):
+            direct = os.path.normpath(os.path.join(base, named))
+            if direct in self.files:
+                return [direct]
+        suffix = os.sep + os.path.join(*rel) if rel else ""
+        scope = os.path.dirname(folder) if os.path.basename(folder) in ("scripts", "script", "shell", "bin") \
+            else folder
+        near = [p for p in candidates if p.endswith(suffix) and p.startswith(scope.rstrip(os.sep) + os.sep)]
+        return near or [p for p in candidates if p.endswith(suffix)][:3]
+
+    def _console_scripts(self) -> Dict[str, str]:
+        """Modules ``[project.scripts]``/``entry_points`` name (``tool = pkg.cli:main``)."""
+        out: Dict[str, str] = {}
+        for name in ("pyproject.toml", "setup.py", "setup.cfg"):
+            path = os.path.join(self.root, name)
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read(200_000)
+            except OSError:
+                continue
+            for match in re.finditer(r"=\s*['\"]?([A-Za-z_][\w.]*):([A-Za-z_]\w*)", text):
+                module = match.group(1)
+                target = self.find_module(module, os.path.join(self.root, "setup.py"))
+                if target is not None:
+                    out.setdefault(target, f"{name} (console script {match.group(1)}:{match.group(2)})")
+        return out
+
+    def entry(self, path: str) -> Optional[str]:
+        """Why the file ``path`` is an entry point of the repository, or None."""
+        path = os.path.normpath(os.path.abspath(path))
+        if path.endswith(".ipynb"):
+            return "a notebook"
+        named = self.named_scripts().get(path)
+        if named is not None:
+            return f"run by {named}"
+        found = self.outline(path)
+        if found is None or found.broken:
+            return None
+        if found.main:
+            return "its main block runs when it is run"
+        if self._pytest_module(path, found):
+            return "pytest collects it"
+        if found.script:
+            return f"a script: its code at line {found.script} runs when it is run"
+        return None
+
+    @staticmethod
+    def _pytest_module(path: str, found: Outline) -> bool:
+        name = os.path.basename(path)
+        if not (name.startswith("test_") or name.endswith("_test.py")):
+            return False
+        return any(q.lower().startswith("test") and not d.parent for q, d in found.defs.items())
+
+    def has_entry_points(self) -> bool:
+        """Whether the repository runs anything itself (else it is a library)."""
+        state = self._reach_state()
+        if state.any_entry is None:
+            state.any_entry = bool(self.named_scripts()) or any(p.endswith(".ipynb") for p in self.files)
+            if not state.any_entry:
+                for path in sorted(self.files):
+                    data = self._bytes(path) or b""
+                    if _MAIN_BLOCK.search(data) or (_TOP_LEVEL_WORK.search(data) and self.entry(path)):
+                        state.any_entry = True
+                        break
+            self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
+        return state.any_entry
+
+    def installable_packages(self) -> List[str]:
+        """Folders of the packages the repository's packaging installs (their public names are
+        an API others call): the top-level packages, below the root or ``src/``, when
+        ``setup.py``/``setup.cfg``/``pyproject.toml`` declares a build."""
+        state = self._reach_state()
+        if state.installable is not None:
+            return state.installable
+        declared = False
+        for name, pattern in (("setup.py", r"\bsetup\s*\([^)]*?(?:packages|py_modules)\s*="),
+                              ("setup.cfg", r"^\s*packages\s*="),
+                              ("pyproject.toml", r"^\[(?:project|tool\.poetry)\]")):
+            try:
+                with open(os.path.join(self.root, name), encoding="utf-8", errors="replace") as handle:
+                    if re.search(pattern, handle.read(200_000), re.M | re.S):
+                        declared = True
+            except OSError:
+                continue
+        out: List[str] = []
+        if declared:
+            for base in (self.root, os.path.join(self.root, "src")):
+                try:
+                    names = sorted(os.listdir(base))
+                except OSError:
+                    continue
+                for name in names:
+                    folder = os.path.join(base, name)
+                    if name in _NOT_API or name.startswith((".", "_")):
+                        continue
+                    if os.path.join(folder, "__init__.py") in self.files:
+                        out.append(folder)
+        state.installable = out
+        return out
+
+    # -- reach ---------------------------------------------------------------------------------
+    def reached(self, path: str, line: int) -> Answer:
+        """Whether the code at ``line`` of ``path`` runs (see the module's docstring)."""
+        path = os.path.normpath(os.path.abspath(path))
+        found = self.outline(path)
+        if found is None or found.broken:
+            return Answer(None)
+        scope = found.enclosing(line)
+        trail = self._search((path, scope))
+        if trail is None:
+            entries = self._some_entries()
+            return Answer(False, (), scope, entries)
+        if trail == ("?",):
+            return Answer(None, (), scope)
+        return Answer(True, trail, scope)
+
+    def _some_entries(self) -> Tuple[str, ...]:
+        named = sorted(self.display(p) for p in self.named_scripts())[:3]
+        return tuple(named)
+
+    def _search(self, start: Node):
+        """The trail from an entry point to ``start`` (entry first), None when nothing
+        reaches it, ``("?",)`` when the search gave up."""
+        state = self._reach_state()
+        if start in state.memo:
+            return state.memo[start]
+        parents: Dict[Node, Optional[Tuple[Node, Hop]]] = {start: None}
+        queue = deque([start])
+        while queue:
+            node = queue.popleft()
+            known = state.memo.get(node, "unknown")
+            root = known if known != "unknown" and known is not None else None
+            if root is None and known == "unknown":
+                why = self._root(node)
+                root = ((node[0], self._line_of(node), why),) if why is not None else None
+            if root is not None:
+                trail = self._trail(node, root, parents)
+                return trail
+            if known is None:
+                continue  # already known to be unreached
+            for pred, hop in self._predecessors(node):
+                if pred not in parents:
+                    parents[pred] = (node, hop)
+                    queue.append(pred)
+            if len(parents) > MAX_NODES:
+                return ("?",)
+        for node in parents:
+            state.memo[node] = None
+        return None
+
+    def _trail(self, found: Node, root: Tuple[Hop, ...], parents) -> Tuple[Hop, ...]:
+        state = self._reach_state()
+        trail = list(root)
+        node = found
+        state.memo[node] = tuple(trail)
+        while parents[node] is not None:
+            child, hop = parents[node]
+            trail.append(hop)
+            state.memo[child] = tuple(trail)
+            node = child
+        return tuple(trail)
+
+    def _line_of(self, node: Node) -> int:
+        found = self.outline(node[0])
+        if found is None:
+            return 1
+        if node[1] == "__main__":
+            return found.main_lines[0] or 1
+        d = found.defs.get(node[1])
+        return d.line if d is not None else (found.script or 1)
+
+    def _root(self, node: Node) -> Optional[str]:
+        """Why ``node`` runs by itself (an entry point's code, a library's public name), or None."""
+        path, scope = node
+        found = self.outline(path)
+        if found is None:
+            return None
+        if scope == "__main__":
+            return self.entry(path) if found.main else None
+        if scope == "":
+            why = self.entry(path)
+            if why is not None:
+                return why
+        if not self.has_entry_points():
+            return "the repository has no entry point: it is a library and its code is reachable"
+        d = found.defs.get(scope)
+        if d is not None and not d.parent:
+            if self._pytest_module(path, found) and scope.lower().startswith("test"):
+                return "pytest collects it"
+            if not scope.startswith("_") and self._public_module(path):
+                return f"a public name of the installable package `{os.path.basename(self._package_of(path))}`"
+        if self._dynamic_everything():
+            return "the repository runs code it builds at run time (exec or a computed import), so any of it may run"
+        return None
+
+    def _package_of(self, path: str) -> str:
+        for folder in self.installable_packages():
+            if path.startswith(folder.rstrip(os.sep) + os.sep):
+                return folder
+        return ""
+
+    def _public_module(self, path: str) -> bool:
+        package = self._package_of(path)
+        if not package:
+            return False
+        parts = os.path.relpath(path, package).split(os.sep)
+        return not any(p.startswith("_") and p != "__init__.py" or p in _NOT_API for p in parts)
+
+    def _dynamic_everything(self) -> bool:
+        state = self._reach_state()
+        if state.dynamic_all is None:
+            state.dynamic_all = False
+            for path in sorted(self.files):
+                data = self._bytes(path) or b""
+                if b"exec(" not in data and b"import_module" not in data and b"__import__" not in data:
+                    continue
+                found = self.outline(path)
+                if found is None:
+                    continue
+                if any(prefix == "" for s in found.scopes.values() for prefix, _ in s.dynamic):
+                    state.dynamic_all = True
+                    break
+        return state.dynamic_all
+
+    # -- the edges, backwards -----------------------------------------------------------------
+    def _predecessors(self, node: Node) -> Iterator[Tuple[Node, Hop]]:
+        path, scope = node
+        found = self.outline(path)
+        if found is None:
+            return
+        if scope == "__main__":
+            return
+        if scope == "":
+            yield from self._importers(path, found)
+            return
+        d = found.defs.get(scope)
+        if d is None:
+            return
+        if d.parent:
+            kind = "method of" if found.defs.get(d.parent) and found.defs[d.parent].kind == "class" else "inside"
+            yield (path, d.parent), (path, d.line, f"`{scope}` runs with `{d.parent}` ({kind} it)")
+            return
+        # a top-level definition: the scopes that name it, its module when a decorator may
+        # register it, a config file that names it
+        if any(dec not in PLAIN_DECORATORS for dec in d.decorators):
+            yield (path, ""), (path, d.line, f"`{scope}` is decorated ({', '.join(d.decorators)}) when "
+                                             f"{self.display(path)} is imported")
+        yield from self._namers(path, scope, found)
+
+    def _namers(self, path: str, name: str, found: Outline) -> Iterator[Tuple[Node, Hop]]:
+        words = self._word_index()
+        word = name.encode()
+        for other in sorted(words):
+            if word not in words[other]:
+                continue
+            self._depend(other)
+            if not other.endswith(".py"):
+                if other.endswith(".ipynb"):
+                    continue
+                # a config file naming it: the code that reads the config may build it
+                yield (other, "#config"), (other, 1, f"{self.display(other)} names `{name}`")
+                continue
+            out = self.outline(other)
+            if out is None or out.broken:
+                continue
+            for scope_name, scope in out.scopes.items():
+                hit = self._names_in(other, out, scope_name, scope, path, name)
+                if hit is not None:
+                    yield (other, scope_name), (other, hit[0], hit[1])
+        self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
+
+    def _names_in(self, other: str, out: Outline, scope_name: str, scope, path: str,
+                  name: str) -> Optional[Tuple[int, str]]:
+        """Where the scope ``scope_name`` of ``other`` names ``name`` of ``path``: (line, what)."""
+        if other == path and scope_name == name:
+            return None
+        for ref, line in scope.refs:
+            parts = ref.split(".")
+            if name not in parts or parts[0] in _SKIP_HEADS:
+                continue
+            target = self._resolve(other, out, ref)
+            if target is not None and target == (path, name):
+                what = f"{ref}" if ref == name else f"{ref} ({name})"
+                return line, f"`{_scope_label(scope_name)}` uses {what}"
+        for text, line in scope.strings:
+            if text == name or text.rsplit(".", 1)[-1] == name:
+                return line, f"`{_scope_label(scope_name)}` names '{text}'"
+        return None
+
+    def _resolve(self, path: str, found: Outline, dotted: str) -> Optional[Node]:
+        """The top-level definition a dotted name written in ``path`` stands for: (file, name)."""
+        state = self._reach_state()
+        key = (path, dotted)
+        if key in state.resolved:
+            return state.resolved[key]
+        answer = self._resolve_uncached(path, found, dotted, 0)
+        state.resolved[key] = answer
+        return answer
+
+    def _resolve_uncached(self, path: str, found: Outline, dotted: str, depth: int) -> Optional[Node]:
+        if depth > 12:
+            return None
+        head, _, rest = dotted.partition(".")
+        d = found.defs.get(head)
+        if d is not None and not d.parent:
+            return (path, head)
+        bound = found.bindings.get(head)
+        if bound is not None:
+            return self._resolve_qualified(bound + ("." + rest if rest else ""), path, depth + 1)
+        for star, module in found.bindings.items():
+            if star.startswith("*"):
+                hit = self._resolve_qualified(f"{module}.{dotted}", path, depth + 1)
+                if hit is not None:
+                    return hit
+        return None
+
+    def _resolve_qualified(self, qualified: str, importer: str, depth: int) -> Optional[Node]:
+        parts = qualified.split(".")
+        for cut in range(len(parts), 0, -1):
+            target = self.find_module(".".join(parts[:cut]), importer)
+            if target is None:
+                continue
+            rest = parts[cut:]
+            if not rest:
+                return None  # a module, not a definition
+            inner = self.outline(target)
+            if inner is None:
+                return None
+            return self._resolve_uncached(target, inner, ".".join(rest), depth + 1)
+        return None
+
+    def _importers(self, path: str, found: Outline) -> Iterator[Tuple[Node, Hop]]:
+        """Scopes that import the module ``path`` (or a module below it, for a package)."""
+        module = found.module
+        if not module:
+            return
+        stem = module.rsplit(".", 1)[-1].encode()
+        words = self._word_index()
+        for other in sorted(words):
+            if other == path or not other.endswith(".py") or stem not in words[other]:
+                continue
+            self._depend(other)
+            out = self.outline(other)
+            if out is None or out.broken:
+                continue
+            for scope_name, scope in out.scopes.items():
+                for imported, line, _guarded in scope.imports:
+                    if self._imports_file(imported, other, path):
+                        yield (other, scope_name), (other, line, f"`{_scope_label(scope_name)}` imports "
+                                                                 f"{self.display(path)}")
+                        break
+                else:
+                    for prefix, line in scope.dynamic:
+                        if prefix and not prefix.endswith("\0") and module.startswith(prefix.rstrip(".")):
+                            yield (other, scope_name), (other, line, f"`{_scope_label(scope_name)}` may load "
+                                                                     f"{module} by a computed name")
+                            break
+        self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
+
+    def _imports_file(self, imported: str, importer: str, path: str) -> bool:
+        parts = imported.split(".")
+        for cut in range(len(parts), 0, -1):
+            target = self.find_module(".".join(parts[:cut]), importer)
+            if target == path:
+                return True
+            if target is not None and cut == len(parts):
+                # importing a module runs its packages' __init__ first
+                return path.endswith("__init__.py") and target.startswith(os.path.dirname(path) + os.sep)
+        return False
+
+    def _word_index(self) -> Dict[str, frozenset]:
+        """path -> the words of its text, for every Python and config file (built once)."""
+        if self._words is None:
+            from msacclint.project.mentions import _WORD
+
+            self._words = {}
+            for other in sorted(self.files) + sorted(self.configs.paths):
+                data = self._bytes(other)
+                if data:
+                    self._words[other] = frozenset(_WORD.findall(data))
+        return self._words
+
+
+def _scope_label(scope: str) -> str:
+    if scope == "":
+        return "module code"
+    if scope == "__main__":
+        return "main block"
+    return scope
