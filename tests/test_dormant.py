@@ -1,5 +1,6 @@
-"""Errors in code that nothing in the project refers to are reported as dormant warnings
-(msacclint/engine/dormant.py), through the CLI on a real folder, as a user runs it."""
+"""Errors in code that nothing the repository runs reaches are reported as dormant warnings
+(msacclint/project/reach.py, msacclint/engine/grading.py; the finer notes of
+msacclint/engine/dormant.py), through the CLI on a real folder, as a user runs it."""
 
 import json
 import subprocess
@@ -106,7 +107,9 @@ def test_an_unused_function_in_a_script_is_dormant_and_main_is_not(tmp_path):
 
 
 def test_a_new_user_of_the_class_makes_the_cached_finding_an_error_again(tmp_path):
-    _write(tmp_path, {"pkg/__init__.py": "", "pkg/blocks.py": BLOCKS})
+    # an entry point that builds nothing of pkg/blocks.py yet
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/blocks.py": BLOCKS,
+                      "train.py": "import pkg\n\nif __name__ == '__main__':\n    print('nothing yet')\n"})
 
     def severity():
         done = subprocess.run([sys.executable, "-m", "msacclint", "check", ".", "--format", "json", "--exit-zero"],
@@ -116,6 +119,9 @@ def test_a_new_user_of_the_class_makes_the_cached_finding_an_error_again(tmp_pat
     assert severity() == {8: "warning", 18: "warning"}
     (tmp_path / "pkg" / "net.py").write_text("from pkg.blocks import Mlp\nnet = Mlp()\n")
     assert severity() == {8: "error", 18: "warning"}
+    # ... and a user that goes away makes it dormant again
+    (tmp_path / "pkg" / "net.py").unlink()
+    assert severity() == {8: "warning", 18: "warning"}
 
 
 def test_a_class_of_the_same_name_defined_elsewhere_is_not_a_use(tmp_path):
@@ -389,7 +395,7 @@ def test_a_module_nothing_imports_is_dormant_and_an_imported_one_is_not(tmp_path
                       "train.py": "from pkg.net import Net\nnet = Net()\n"})
     found = _check(tmp_path)
     old = found[("pkg/old_net.py", 11, "MSA101")]
-    assert old["severity"] == "warning" and "module `old_net`" in old["message"]
+    assert old["severity"] == "warning" and "nothing the repository runs imports pkg/old_net.py" in old["message"]
     assert found[("pkg/net.py", 11, "MSA101")]["severity"] == "error"
 
 

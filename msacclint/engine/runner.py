@@ -26,8 +26,8 @@ from msacclint.analysis.source import MAX_SOURCE_BYTES, TOO_DEEP, decode
 from msacclint.analysis.source import parse as _parse
 from msacclint.analysis.uses import NameUses
 from msacclint.analysis.walk import Collector, NodeCallback, Traversal
-from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Related, Severity
-from msacclint.engine import dormant, noqa
+from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Reach, Related, Severity
+from msacclint.engine import dormant, grading, noqa
 from msacclint.engine.positions import node_positions
 from msacclint.engine.registry import rules_by_code
 from msacclint.project.index import ProjectIndex
@@ -283,16 +283,15 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
     reports = list(reports)
     if not reports:
         return []
-    # errors and warnings in a top-level definition that nothing in the project refers to are
-    # dormant (engine/dormant.py): the definitions' ranges are needed only then
+    # where a finding is, is it run? (msacclint.project.reach; engine/grading.py lowers the
+    # findings in code nothing reaches). Definitions' ranges are needed only for the finer
+    # notes on errors and warnings (a switch no caller turns on, a method nobody calls).
     definitions = dormant.candidates(ctx) if ctx.project is not None and any(
         (r.severity or type(r.rule).severity) is not Severity.INFO for r in reports) else []
     # ranges of the reported nodes and of the nodes their fixes replace, nothing else
     positions = node_positions(ctx.module, [r.node for r in reports] + [
         old for r in reports for spec in r.fixes for old, _ in spec.replacements])
     ranges = dormant.line_ranges(ctx, definitions) if definitions else {}
-    notes: Dict[int, Optional[str]] = {}
-    module_note: List[Optional[str]] = []  # computed at the first error that needs it
     found = []
     seen = set()
     for report in reports:
@@ -302,22 +301,20 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
         rule = type(report.rule)
         fixes = tuple(f for f in (_to_fix(ctx, spec, positions) for spec in report.fixes) if f is not None)
         severity, message = report.severity or rule.severity, report.message
-        if severity is not Severity.INFO and definitions:
+        reach: Optional[Reach] = None
+        trail: Tuple[Related, ...] = ()
+        if ctx.project is not None:
+            graded = grading.grade(ctx, where.start.line, severity, message)
+            severity, message, reach, trail = graded.severity, graded.message, graded.reach, graded.trail
+        if reach is Reach.RUNS and severity is not Severity.INFO and definitions:
             definition = dormant.enclosing(where.start.line, definitions, ranges)
             if definition is not None:
-                if id(definition) not in notes:
-                    notes[id(definition)] = dormant.dormant_note(ctx.project, ctx.path, definition)
-                note = notes[id(definition)]
-                if note is None and ctx.project is not None and severity is Severity.ERROR:
-                    # (warnings skip it: it reads the callers' summaries, the costly part)
-                    note = dormant.switched_off_note(ctx, definition, report.node)
-                if note is None and ctx.project is not None:
-                    note = dormant.method_note(ctx, definition, report.node)
-                if note is None:
-                    if not module_note:
-                        module_note.append(dormant.module_note(ctx))
-                    note = module_note[0]
-                severity, message = dormant.adjust(severity, message, note)
+                # (warnings skip the switch: it reads the callers' summaries, the costly part)
+                note = dormant.switched_off_note(ctx, definition, report.node) if severity is Severity.ERROR else None
+                note = note or dormant.method_note(ctx, definition, report.node)
+                if note is not None:
+                    severity, message = dormant.adjust(severity, message, note)
+                    reach = Reach.DORMANT
         if severity is not Severity.INFO and rule.code != "MSA503":
             unused = never_used(ctx, report.node)
             if unused is not None:
@@ -340,6 +337,8 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
             message=message,
             fixes=fixes,
             related=tuple(Related(p, line, text) for p, line, text in report.related),
+            reach=reach,
+            trail=trail,
         )
         key = (diag.code, diag.line, diag.column, diag.message)
         if key not in seen:

@@ -24,6 +24,8 @@ import os
 from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
+from msacclint.analysis.notebook_text import NotebookError
+from msacclint.analysis.notebook_text import load as load_notebook
 from msacclint.analysis.source import MAX_SOURCE_BYTES, decode, parse
 from msacclint.project import configs as configs_mod
 from msacclint.project.callers import CallerQueries, all_calls, says_data_parallel
@@ -31,6 +33,7 @@ from msacclint.project.graph import GraphQueries, checked_file_bindings
 from msacclint.project.listing import MAX_FILES, find_project_root, listing
 from msacclint.project.mentions import MentionQueries
 from msacclint.project.networks import BATCH_NORMS, DROPOUTS, TRAINING_CALLS, NetworkQueries
+from msacclint.project.reach import ReachQueries
 from msacclint.project.summary import DEFERRED, FORMAT, FileSummary, SummaryCollector, from_json, summarize, to_json
 from msacclint.project.values import UNSET, Evidence, Value, ValueQueries
 
@@ -46,7 +49,18 @@ KEEP_PARSED_BYTES = 2_000_000
 KEEP_DRAFT_BYTES = 16_000_000
 
 
-class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, MentionQueries):
+NOTEBOOK = ".ipynb"
+
+
+def _notebook_python(data: bytes) -> Optional[bytes]:
+    """The Python text of a notebook's code cells, or None when it is not a notebook."""
+    try:
+        return load_notebook(data).python.encode("utf-8", "surrogatepass")
+    except NotebookError:
+        return None
+
+
+class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, MentionQueries, ReachQueries):
     def __init__(self, root: str, py_files: Sequence[str], config_files: Sequence[str] = (), cache=None,
                  truncated: bool = False) -> None:
         self.root = os.path.abspath(root)
@@ -82,12 +96,14 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         #: collected, lines not yet filled in (done on first use)
         self._drafts: OrderedDict[str, Tuple[str, SummaryCollector]] = OrderedDict()
         self._draft_bytes = 0
+        #: the reach graph's memo (msacclint.project.reach), dropped when a file changes
+        self._reach = None
 
     def __getstate__(self):
         state = self.__dict__.copy()
         state.update(_summaries={}, _texts={}, _used={}, _digests={}, _module_cache={}, _reported=set(), pending=set(),
                      _parsed=OrderedDict(), _parsed_bytes=0, _drafts=OrderedDict(), _draft_bytes=0, _words=None,
-                     _patched=None)
+                     _patched=None, _reach=None)
         state["configs"] = configs_mod.ConfigStore(self.configs.paths)
         return state
 
@@ -142,7 +158,8 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         self._patched = None
         self._drop_draft(path)
         self._drop_parsed(path)
-        if path.endswith(".py"):
+        self.forget_reach()
+        if path.endswith((".py", NOTEBOOK)):
             known = path in self.files
             if os.path.exists(path):
                 self.files.add(path)
@@ -154,12 +171,16 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
             self.configs._loaded.pop(path, None)
 
     def _bytes(self, path: str) -> Optional[bytes]:
+        """The file's bytes; for a notebook, the Python of its code cells (UTF-8)."""
         if path not in self._texts:
             try:
                 with open(path, "rb") as handle:
-                    self._texts[path] = handle.read()
+                    data: Optional[bytes] = handle.read()
             except OSError:
-                self._texts[path] = None
+                data = None
+            if data is not None and path.endswith(NOTEBOOK):
+                data = _notebook_python(data)
+            self._texts[path] = data
         return self._texts[path]
 
     def module_name(self, path: str) -> Tuple[str, bool]:
@@ -167,6 +188,8 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         path = os.path.normpath(os.path.abspath(path))
         folder, name = os.path.split(path)
         is_package = name == "__init__.py"
+        if name.endswith(NOTEBOOK):  # never imported: a name that no import can write
+            return name[: -len(NOTEBOOK)].replace(".", "_") + "-ipynb", False
         parts = [] if is_package else [name[:-3]]
         while os.path.normpath(os.path.join(folder, "__init__.py")) in self.files:
             folder, pkg = os.path.split(folder)
@@ -251,6 +274,8 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
     def prime(self, path: str, data: bytes) -> None:
         """The bytes of ``path`` as the engine read them to check it (not read again)."""
         path = os.path.normpath(os.path.abspath(path))
+        if path.endswith(NOTEBOOK):
+            data = _notebook_python(data) or b""
         self._texts.setdefault(path, data)
 
     def take_parsed(self, path: str, text: str) -> Optional[Any]:

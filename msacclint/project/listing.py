@@ -19,6 +19,8 @@ MAX_FILES = 50_000
 #: a folder without pyproject.toml/setup.py/setup.cfg/.git is indexed this deep and this far
 UNMARKED_DEPTH = 2
 UNMARKED_MAX_FILES = 5_000
+#: Python files are ``.py`` modules and ``.ipynb`` notebooks (read as the Python of their
+#: code cells: msacclint.analysis.notebook_text)
 #: config files the project layer reads (msacclint.project.configs parses them)
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -71,7 +73,7 @@ def _walk(root: str, limit: int, max_depth: int = 10_000) -> Tuple[List[str], Li
                     if os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
                         continue
                     stack.append((entry.path, depth + 1))
-                elif entry.name.endswith(".py"):
+                elif entry.name.endswith((".py", ".ipynb")):
                     if len(py) >= limit:
                         truncated = True
                         continue

@@ -83,6 +83,9 @@ class Outline:
     #: the module's own code does work beyond defining things (a script without a main block):
     #: the line of its first such statement, else 0
     script: int = 0
+    #: module-level ``name = callee(...)`` assignments: (callee as written, line); one that
+    #: builds a class or calls a function of the project makes the file a script
+    top_calls: List[Tuple[str, int]] = field(default_factory=list)
     #: name -> qualified name of everything the file imports, anywhere in it
     bindings: Dict[str, str] = field(default_factory=dict)
     #: the file could not be parsed: nothing is known of it
@@ -152,10 +155,11 @@ class _Reader(ast.NodeVisitor):
 
     def visit_FunctionDef(self, node: Any) -> None:
         qual = self._definition(node, "function")
-        for default in [*node.args.defaults, *[d for d in node.args.kw_defaults if d is not None]]:
-            self.visit(default)
         self.stack.append(qual)
         self.scope()
+        # a default is evaluated with the ``def`` but used when the function is called
+        for default in [*node.args.defaults, *[d for d in node.args.kw_defaults if d is not None]]:
+            self.visit(default)
         self.guard += 1
         body = node.body
         if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
@@ -231,7 +235,29 @@ class _Reader(ast.NodeVisitor):
             self.scope().dynamic.append((_literal_prefix(node.args[0]), node.lineno))
         elif callee in ("exec", "eval") and node.args and not isinstance(node.args[0], ast.Constant):
             self.scope().dynamic.append(("", node.lineno))
+        elif callee == "getattr" and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant):
+            owner = _dotted(node.args[0])
+            if owner is not None:  # any name of it may be looked up
+                self.scope().refs.append((owner + ".*", node.lineno))
+        if callee is not None and self._says_only(callee):
+            # a string given to print, a logger or a MindSpore API names a file or a message,
+            # never a definition to build
+            self.visit(node.func)
+            for arg in node.args:
+                if not isinstance(arg, ast.Constant):
+                    self.visit(arg)
+            for keyword in node.keywords:
+                if not isinstance(keyword.value, ast.Constant):
+                    self.visit(keyword.value)
+            return
         self.generic_visit(node)
+
+    def _says_only(self, callee: str) -> bool:
+        head = callee.split(".")[0]
+        if callee == "print" or head in ("logging", "logger", "log", "LOGGER", "_logger"):
+            return True
+        bound = self.outline.bindings.get(head, "")
+        return bound == "mindspore" or bound.startswith("mindspore.")
 
     # -- imports ------------------------------------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:
@@ -310,6 +336,12 @@ def read(text: str, module: str, is_package: bool) -> Outline:
         outline.broken = "nested too deeply"
         return outline
     outline.script = _script_line(tree)
+    for stmt in tree.body:
+        value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+        if isinstance(value, ast.Call):
+            callee = _dotted(value.func)
+            if callee is not None:
+                outline.top_calls.append((callee, stmt.lineno))
     return outline
 
 
@@ -320,7 +352,7 @@ def to_json(outline: Outline) -> Dict[str, Any]:
         "defs": {q: [d.kind, d.line, d.end, list(d.decorators), d.parent] for q, d in outline.defs.items()},
         "scopes": {q: [s.refs, s.strings, s.imports, s.dynamic] for q, s in outline.scopes.items()},
         "main": outline.main, "main_lines": list(outline.main_lines), "script": outline.script,
-        "bindings": outline.bindings, "broken": outline.broken,
+        "bindings": outline.bindings, "broken": outline.broken, "top_calls": outline.top_calls,
     }
 
 
@@ -330,6 +362,7 @@ def from_json(data: Dict[str, Any]) -> Outline:
     outline = Outline(module=data["module"], is_package=bool(data["is_package"]), main=bool(data["main"]),
                       script=int(data["script"]), bindings=dict(data["bindings"]), broken=data["broken"])
     outline.main_lines = (int(data["main_lines"][0]), int(data["main_lines"][1]))
+    outline.top_calls = [(c, int(n)) for c, n in data["top_calls"]]
     outline.defs = {q: Definition(k, int(a), int(b), tuple(dec), parent)
                     for q, (k, a, b, dec, parent) in data["defs"].items()}
     outline.scopes = {q: Scope([(r, int(n)) for r, n in refs], [(s, int(n)) for s, n in strings],

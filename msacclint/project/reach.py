@@ -32,7 +32,7 @@ import os
 import re
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from msacclint.project import outline as outline_mod
 from msacclint.project.listing import LISTING, paths_digest
@@ -50,7 +50,8 @@ MAX_NODES = 4_000
 _SKIP_HEADS = frozenset({"self", "cls", "super"})
 _MAIN_BLOCK = re.compile(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.M)
 #: a top-level statement that calls something or loops (the cheap test for "a script")
-_TOP_LEVEL_WORK = re.compile(rb"^(?:for|while|with)\b|^[A-Za-z_][\w.]*\s*\(", re.M)
+_TOP_LEVEL_WORK = re.compile(rb"^(?:for|while|with)\b|^[A-Za-z_][\w.]*\s*\(|^[A-Za-z_][\w.]*\s*=\s*[A-Za-z_][\w.]*\(",
+                             re.M)
 _RUN_LINE = re.compile(r"(?:^|[\s;&|`(])(?:python[\d.]*|python3|pypy3?|torchrun|msrun|mpirun[^\n]*?python[\d.]*)"
                        r"(?:\s+-[A-Za-z]+(?:\s+\S+)?)*?\s+(-m\s+[\w.]+|[^\s;&|`)]+\.py)\b", re.M)
 _SCRIPT_TEXTS = (".sh", ".bash", ".md", ".rst", ".txt", ".cfg", ".toml", ".yaml", ".yml", ".ipynb")
@@ -82,6 +83,8 @@ class _State:
     any_entry: Optional[bool] = None
     resolved: Dict[Tuple[str, str], Optional[Node]] = field(default_factory=dict)
     dynamic_all: Optional[bool] = None
+    prefixes: Optional[List[Tuple[str, str, str, int]]] = None
+    lookups: Optional[Set[str]] = None
 
 
 class ReachQueries:
@@ -144,7 +147,7 @@ class ReachQueries:
             where = self.display(text_path)
             for match in _RUN_LINE.finditer(text):
                 named = match.group(1)
-                line = text.count("\n", 0, match.start()) + 1
+                line = text.count("\n", 0, match.start(1)) + 1
                 for target in self._script_targets(named, text_path, by_tail):
                     found.setdefault(target, f"{where}:{line}")
         for target, where in self._console_scripts().items():
@@ -227,6 +230,10 @@ class ReachQueries:
             return "pytest collects it"
         if found.script:
             return f"a script: its code at line {found.script} runs when it is run"
+        for callee, line in found.top_calls:
+            target = self._resolve(path, found, callee)
+            if target is not None and target[0] != path or (target is not None and callee.split(".")[0] in found.defs):
+                return f"a script: its code at line {line} calls `{callee}` when it is run"
         return None
 
     @staticmethod
@@ -299,9 +306,19 @@ class ReachQueries:
             return Answer(None, (), scope)
         return Answer(True, trail, scope)
 
+    def trail_to(self, path: str, scope: str) -> Optional[Tuple[Hop, ...]]:
+        """How an entry point reaches the scope ``scope`` of ``path`` (``""``: its module code),
+        empty when nothing does or the search gave up."""
+        trail = self._search((os.path.normpath(os.path.abspath(path)), scope))
+        return trail if trail is not None and trail != ("?",) else ()
+
     def _some_entries(self) -> Tuple[str, ...]:
         named = sorted(self.display(p) for p in self.named_scripts())[:3]
-        return tuple(named)
+        if named:
+            return tuple(named)
+        mains = [self.display(p) for p in sorted(self.files)
+                 if _MAIN_BLOCK.search(self._bytes(p) or b"") is not None][:3]
+        return tuple(mains)
 
     def _search(self, start: Node):
         """The trail from an entry point to ``start`` (entry first), None when nothing
@@ -313,16 +330,14 @@ class ReachQueries:
         queue = deque([start])
         while queue:
             node = queue.popleft()
-            known = state.memo.get(node, "unknown")
-            root = known if known != "unknown" and known is not None else None
-            if root is None and known == "unknown":
-                why = self._root(node)
-                root = ((node[0], self._line_of(node), why),) if why is not None else None
-            if root is not None:
-                trail = self._trail(node, root, parents)
-                return trail
-            if known is None:
-                continue  # already known to be unreached
+            if node in state.memo:
+                known = state.memo[node]
+                if known is None:
+                    continue  # nothing reaches it (a search from it found no entry)
+                return self._trail(node, known, parents)
+            why = self._root(node)
+            if why is not None:
+                return self._trail(node, ((node[0], self._line_of(node), why),), parents)
             for pred, hop in self._predecessors(node):
                 if pred not in parents:
                     parents[pred] = (node, hop)
@@ -357,6 +372,8 @@ class ReachQueries:
     def _root(self, node: Node) -> Optional[str]:
         """Why ``node`` runs by itself (an entry point's code, a library's public name), or None."""
         path, scope = node
+        if scope == "#config":
+            return f"{self.display(path)} is a config file of the repository"
         found = self.outline(path)
         if found is None:
             return None
@@ -391,13 +408,52 @@ class ReachQueries:
         parts = os.path.relpath(path, package).split(os.sep)
         return not any(p.startswith("_") and p != "__init__.py" or p in _NOT_API for p in parts)
 
+    def _computed_lookups(self) -> Set[str]:
+        """Files that look a name up at run time (``getattr(module, name)``)."""
+        state = self._reach_state()
+        if state.lookups is None:
+            state.lookups = set()
+            for path in sorted(self.files):
+                data = self._bytes(path) or b""
+                if b"getattr" not in data:
+                    continue
+                found = self.outline(path)
+                if found is not None and any(ref.endswith(".*") for s in found.scopes.values() for ref, _ in s.refs):
+                    state.lookups.add(path)
+        return state.lookups
+
+    def _dynamic_prefixes(self) -> List[Tuple[str, str, str, int]]:
+        """(literal prefix, file, line) of every module name the project builds at run time
+        (``importlib.import_module("models." + name)``), the complete literal names left out."""
+        state = self._reach_state()
+        if state.prefixes is None:
+            state.prefixes = []
+            for path in sorted(self.files):
+                data = self._bytes(path) or b""
+                if b"import_module" not in data and b"__import__" not in data:
+                    continue
+                found = self.outline(path)
+                for scope_name, scope in (found.scopes.items() if found is not None else ()):
+                    for prefix, line in scope.dynamic:
+                        if prefix and not prefix.endswith("\0"):
+                            state.prefixes.append((prefix, path, scope_name, line))
+        return state.prefixes
+
+    def _loaded_by_name(self, module: str) -> Optional[Tuple[str, int, str]]:
+        """(file, line, scope) of a computed import that may load ``module``."""
+        for prefix, path, scope, line in self._dynamic_prefixes():
+            if module.startswith(prefix) or ("." + prefix) in ("." + module):
+                return path, line, scope
+        return None
+
     def _dynamic_everything(self) -> bool:
         state = self._reach_state()
         if state.dynamic_all is None:
             state.dynamic_all = False
             for path in sorted(self.files):
                 data = self._bytes(path) or b""
-                if b"exec(" not in data and b"import_module" not in data and b"__import__" not in data:
+                if b"exec(" not in data and b"eval(" not in data and b"import_module" not in data and \
+                        b"__import__" not in data:
                     continue
                 found = self.outline(path)
                 if found is None:
@@ -410,6 +466,8 @@ class ReachQueries:
     # -- the edges, backwards -----------------------------------------------------------------
     def _predecessors(self, node: Node) -> Iterator[Tuple[Node, Hop]]:
         path, scope = node
+        if scope == "#config":
+            return
         found = self.outline(path)
         if found is None:
             return
@@ -427,6 +485,10 @@ class ReachQueries:
             return
         # a top-level definition: the scopes that name it, its module when a decorator may
         # register it, a config file that names it
+        loader = self._loaded_by_name(found.module)
+        if loader is not None:
+            yield (path, ""), (loader[0], loader[1], f"{found.module} may be loaded by a computed name there, and "
+                                                     f"`{scope}` looked up in it")
         if any(dec not in PLAIN_DECORATORS for dec in d.decorators):
             yield (path, ""), (path, d.line, f"`{scope}` is decorated ({', '.join(d.decorators)}) when "
                                              f"{self.display(path)} is imported")
@@ -435,13 +497,12 @@ class ReachQueries:
     def _namers(self, path: str, name: str, found: Outline) -> Iterator[Tuple[Node, Hop]]:
         words = self._word_index()
         word = name.encode()
+        lookups = self._computed_lookups()
         for other in sorted(words):
-            if word not in words[other]:
+            if word not in words[other] and other not in lookups:
                 continue
             self._depend(other)
-            if not other.endswith(".py"):
-                if other.endswith(".ipynb"):
-                    continue
+            if not other.endswith((".py", ".ipynb")):
                 # a config file naming it: the code that reads the config may build it
                 yield (other, "#config"), (other, 1, f"{self.display(other)} names `{name}`")
                 continue
@@ -460,6 +521,10 @@ class ReachQueries:
         if other == path and scope_name == name:
             return None
         for ref, line in scope.refs:
+            if ref.endswith(".*"):
+                if self._looks_up_in(other, out, ref[:-2], path):
+                    return line, f"`{_scope_label(scope_name)}` looks a name of {ref[:-2]} up at run time (getattr)"
+                continue
             parts = ref.split(".")
             if name not in parts or parts[0] in _SKIP_HEADS:
                 continue
@@ -471,6 +536,21 @@ class ReachQueries:
             if text == name or text.rsplit(".", 1)[-1] == name:
                 return line, f"`{_scope_label(scope_name)}` names '{text}'"
         return None
+
+    def _looks_up_in(self, other: str, out: Outline, owner: str, path: str) -> bool:
+        """Whether ``getattr(owner, <computed>)`` written in ``other`` may find a top-level
+        name of ``path``: ``owner`` is that module, or a package whose folder holds it."""
+        head, _, rest = owner.partition(".")
+        bound = out.bindings.get(head)
+        if bound is None:
+            return False
+        qualified = bound + ("." + rest if rest else "")
+        target = self.find_module(qualified, other)
+        if target is None:
+            return False
+        if target == path:
+            return True
+        return target.endswith("__init__.py") and path.startswith(os.path.dirname(target) + os.sep)
 
     def _resolve(self, path: str, found: Outline, dotted: str) -> Optional[Node]:
         """The top-level definition a dotted name written in ``path`` stands for: (file, name)."""
@@ -522,7 +602,7 @@ class ReachQueries:
         stem = module.rsplit(".", 1)[-1].encode()
         words = self._word_index()
         for other in sorted(words):
-            if other == path or not other.endswith(".py") or stem not in words[other]:
+            if other == path or not other.endswith((".py", ".ipynb")) or stem not in words[other]:
                 continue
             self._depend(other)
             out = self.outline(other)
@@ -534,12 +614,10 @@ class ReachQueries:
                         yield (other, scope_name), (other, line, f"`{_scope_label(scope_name)}` imports "
                                                                  f"{self.display(path)}")
                         break
-                else:
-                    for prefix, line in scope.dynamic:
-                        if prefix and not prefix.endswith("\0") and module.startswith(prefix.rstrip(".")):
-                            yield (other, scope_name), (other, line, f"`{_scope_label(scope_name)}` may load "
-                                                                     f"{module} by a computed name")
-                            break
+        loader = self._loaded_by_name(module)
+        if loader is not None:
+            yield (loader[0], loader[2]), (loader[0], loader[1], f"`{_scope_label(loader[2])}` may load {module} "
+                                                                 "by a computed name")
         self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
 
     def _imports_file(self, imported: str, importer: str, path: str) -> bool:

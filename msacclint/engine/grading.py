@@ -1,0 +1,89 @@
+"""A finding's grade from whether its code runs (msacclint.project.reach).
+
+A finding keeps the severity its rule gave it in code an entry point of the repository
+reaches, and carries the trail that shows how (file:line of each hop, entry point first).
+In code nothing reaches it drops one level (an error to a warning, a warning to info) and
+says why, naming what the repository runs instead where it can: another definition of the
+same file that an entry point does reach, or the entry points themselves. Without the
+project layer (``--no-project``, a buffer with no file) nothing is decided and findings
+keep their severity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from msacclint.analysis.context import FileContext
+from msacclint.diagnostics import Reach, Related, Severity
+
+#: at most this many other definitions of the file are named in a dormant note
+_PEERS = 3
+
+
+@dataclass(frozen=True)
+class Graded:
+    severity: Severity
+    message: str
+    reach: Optional[Reach]
+    trail: Tuple[Related, ...] = ()
+
+
+def lower(severity: Severity) -> Severity:
+    return Severity.WARNING if severity is Severity.ERROR else Severity.INFO
+
+
+def grade(ctx: FileContext, line: int, severity: Severity, message: str) -> Graded:
+    """The grade of a finding at ``line`` of the checked file."""
+    project = ctx.project
+    if project is None:
+        return Graded(severity, message, None)
+    answer = project.reached(ctx.path, line)
+    if answer.runs is None:
+        return Graded(severity, message, None)
+    if answer.runs:
+        trail = tuple(Related(project.display(path), hop_line, what) for path, hop_line, what in answer.trail)
+        return Graded(severity, message, Reach.RUNS, trail)
+    note = dormant_note(project, ctx.path, answer)
+    if severity is Severity.INFO:
+        return Graded(severity, message.rstrip() + note, Reach.DORMANT)
+    return Graded(lower(severity), message.rstrip() + note, Reach.DORMANT)
+
+
+def dormant_note(project, path: str, answer) -> str:
+    """Why the code of ``answer`` does not run, naming what does run where it can."""
+    import os
+
+    outline = project.outline(os.path.abspath(path))
+    shown = project.display(os.path.abspath(path))
+    top = answer.scope.split(".")[0] if answer.scope not in ("", "__main__") else ""
+    if top and outline is not None and top in outline.defs:
+        kind = outline.defs[top].kind
+        peers = []
+        entry = ""
+        for name, d in outline.defs.items():
+            if d.parent or name == top or name.startswith("_"):
+                continue
+            trail = project.trail_to(path, name)
+            if trail:
+                peers.append(name)
+                entry = entry or project.display(trail[0][0])
+                if len(peers) >= _PEERS:
+                    break
+        if peers:
+            named = ", ".join(f"`{p}`" for p in peers)
+            return (f" (dormant: nothing the repository runs reaches the {kind} `{top}`; {entry} reaches {named} "
+                    f"of {shown} instead; it matters once `{top}` is used)")
+        module_trail = project.trail_to(path, "")
+        if module_trail:
+            return (f" (dormant: {shown} is imported ({project.display(module_trail[-1][0])}:{module_trail[-1][1]}) "
+                    f"but nothing the repository runs uses the {kind} `{top}`; it matters once it is used)")
+        return (f" (dormant: nothing the repository runs imports {shown} or uses the {kind} `{top}`"
+                f"{_entries(answer)}; it matters once it is used)")
+    return f" (dormant: nothing the repository runs imports {shown}{_entries(answer)}; it matters once it is imported)"
+
+
+def _entries(answer) -> str:
+    if not answer.entries:
+        return ""
+    return f" (its entry points include {', '.join(answer.entries)})"

@@ -1,0 +1,237 @@
+"""What the repository runs (msacclint/project/reach.py) decides a finding's grade: a
+finding in code an entry point reaches keeps its severity and carries the trail; in code
+nothing reaches it is one level lower and says what runs instead. Each way of reaching code
+has a multi-file example: the finding reached, the same finding dormant, and a look-alike."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from msacclint.api import LintOptions, lint_paths
+from msacclint.diagnostics import Reach
+
+RESNET = """\
+    import mindspore.nn as nn
+
+
+    class BasicBlock(nn.Cell):
+        def __init__(self, c):
+            super().__init__()
+            self.conv = nn.Conv2d(c, c, 3)
+            self.bn = nn.BatchNorm2d(c, momentum=0.1)
+
+        def construct(self, x):
+            return self.bn(self.conv(x))
+
+
+    class Bottleneck(nn.Cell):
+        def __init__(self, c):
+            super().__init__()
+            self.conv = nn.Conv2d(c, c, 1)
+            self.bn = nn.BatchNorm2d(c, momentum=0.1)
+
+        def construct(self, x):
+            return self.bn(self.conv(x))
+
+
+    class ResNet(nn.Cell):
+        def __init__(self, block, c=64):
+            super().__init__()
+            self.body = block(c)
+
+        def construct(self, x):
+            return self.body(x)
+
+
+    def resnet18():
+        return ResNet(BasicBlock)
+
+
+    def resnet50():
+        return ResNet(Bottleneck)
+    """
+BASIC_BN, BOTTLENECK_BN = 8, 18
+TRAIN = """\
+    from src.resnet import resnet18
+
+
+    def main():
+        net = resnet18()
+        net.set_train()
+
+
+    if __name__ == "__main__":
+        main()
+    """
+
+
+def write(root, files, marker=True):
+    if marker:
+        (root / ".git").mkdir(exist_ok=True)
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def run(root, *paths, **options):
+    """Diagnostics of a run from ``root`` (the API every front end calls), by (path, line, code)."""
+    here = os.getcwd()
+    os.chdir(root)
+    try:
+        done = lint_paths(list(paths) or ["."], LintOptions(use_cache=False, jobs=1, **options))
+    finally:
+        os.chdir(here)
+    return {(d.path, d.line, d.code): d for d in done.diagnostics}
+
+
+def test_the_block_only_resnet50_uses_is_dormant_and_names_what_runs(tmp_path):
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET, "train.py": TRAIN})
+    found = run(tmp_path)
+    basic = found[("src/resnet.py", BASIC_BN, "MSA107")]
+    bottleneck = found[("src/resnet.py", BOTTLENECK_BN, "MSA107")]
+    assert basic.severity.value == "error" and basic.reach is Reach.RUNS
+    # the trail goes from the entry point to the block: train.py's main block, main, resnet18, BasicBlock
+    assert [r.path for r in basic.trail][0] == "train.py"
+    assert any("resnet18" in r.message for r in basic.trail)
+    assert bottleneck.severity.value == "warning" and bottleneck.reach is Reach.DORMANT
+    assert "nothing the repository runs reaches the class `Bottleneck`" in bottleneck.message
+    assert "train.py reaches" in bottleneck.message and "`resnet18`" in bottleneck.message
+    assert not bottleneck.trail
+
+
+def test_a_script_that_builds_resnet50_makes_the_bottleneck_run(tmp_path):
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET, "train.py": TRAIN,
+                     "eval.py": "from src.resnet import resnet50\n\nif __name__ == '__main__':\n    resnet50()\n"})
+    found = run(tmp_path)
+    assert found[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+
+
+def test_relative_imports_and_package_re_exports_reach_the_class(tmp_path):
+    # train.py -> `from models import resnet18` -> models/__init__.py re-exports it from .resnet
+    write(tmp_path, {"models/__init__.py": "from .resnet import resnet18, resnet50\n",
+                     "models/resnet.py": RESNET,
+                     "models/factory.py": "from . import resnet\n\n\ndef build():\n    return resnet.resnet50()\n",
+                     "train.py": "from models import resnet18\n\nif __name__ == '__main__':\n    resnet18()\n"})
+    found = run(tmp_path)
+    assert found[("models/resnet.py", BASIC_BN, "MSA107")].severity.value == "error"
+    # factory.build reaches resnet50 through a relative import, but nothing calls build
+    dormant = found[("models/resnet.py", BOTTLENECK_BN, "MSA107")]
+    assert dormant.severity.value == "warning"
+    write(tmp_path, {"train.py": "from models import resnet18\nfrom models.factory import build\n\n"
+                                 "if __name__ == '__main__':\n    resnet18()\n    build()\n"})
+    assert run(tmp_path)[("models/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+
+
+def test_a_lone_model_file_or_a_library_with_no_entry_point_is_never_dormant(tmp_path):
+    write(tmp_path, {"resnet.py": RESNET}, marker=False)
+    found = run(tmp_path, "resnet.py")
+    assert {d.severity.value for d in found.values() if d.code == "MSA107"} == {"error"}
+    assert all(d.reach is Reach.RUNS for d in found.values())
+    assert "no entry point" in found[("resnet.py", BOTTLENECK_BN, "MSA107")].trail[0].message
+
+
+def test_the_public_api_of_an_installable_package_is_reachable(tmp_path):
+    # the repository runs resnet18 only, but installs `models`: resnet50 is its API
+    write(tmp_path, {"setup.py": "from setuptools import setup, find_packages\nsetup(name='m', packages=find_packages())\n",
+                     "models/__init__.py": "", "models/resnet.py": RESNET,
+                     "tools/train.py": "from models.resnet import resnet18\n\nif __name__ == '__main__':\n    resnet18()\n"})
+    found = run(tmp_path)
+    bottleneck = found[("models/resnet.py", BOTTLENECK_BN, "MSA107")]
+    assert bottleneck.severity.value == "error"
+    assert "installable package `models`" in bottleneck.trail[0].message
+    # an empty setup.py declares no package: the same code is then dormant
+    write(tmp_path, {"setup.py": ""})
+    assert run(tmp_path)[("models/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "warning"
+
+
+def test_a_script_named_by_a_shell_script_is_an_entry_point(tmp_path):
+    # run_it.py has no main block: the shell script runs it
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET,
+                     "tools/run_it.py": "from src.resnet import resnet50\nnet = resnet50\n",
+                     "scripts/run.sh": "#!/bin/bash\ncd ..\npython tools/run_it.py --epochs 3\n",
+                     "train.py": TRAIN})
+    found = run(tmp_path)
+    bottleneck = found[("src/resnet.py", BOTTLENECK_BN, "MSA107")]
+    assert bottleneck.severity.value == "error"
+    assert bottleneck.trail[0].path == "tools/run_it.py" and "scripts/run.sh:3" in bottleneck.trail[0].message
+
+
+def test_registries_dicts_getattr_and_computed_imports_reach_what_they_name(tmp_path):
+    files = {"src/__init__.py": "", "src/resnet.py": RESNET}
+    # a dict of builders in the entry script
+    write(tmp_path, dict(files, **{"train.py": "from src.resnet import resnet18, resnet50\n"
+                                               "MODELS = {'r18': resnet18, 'r50': resnet50}\n\n"
+                                               "if __name__ == '__main__':\n    MODELS['r18']()\n"}))
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+    # getattr with a computed name: any builder of the module may be picked
+    write(tmp_path, {"train.py": "import sys\nimport src.resnet as zoo\n\nif __name__ == '__main__':\n"
+                                 "    getattr(zoo, sys.argv[1])()\n"})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+    # getattr with a literal name picks that one only
+    write(tmp_path, {"train.py": "import src.resnet as zoo\n\nif __name__ == '__main__':\n"
+                                 "    getattr(zoo, 'resnet18')()\n"})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "warning"
+    # a computed import of a module below src/
+    write(tmp_path, {"train.py": "import importlib, sys\n\nif __name__ == '__main__':\n"
+                                 "    mod = importlib.import_module('src.' + sys.argv[1])\n    mod.build()\n"})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+    # a registry decorator: the decorated builder is reached with its module
+    registry = RESNET.replace("    def resnet50():", "    @register\n    def resnet50():").replace(
+        "import mindspore.nn as nn\n", "import mindspore.nn as nn\n    from src.registry import register\n", 1)
+    write(tmp_path, {"src/resnet.py": registry,
+                     "src/registry.py": "MODELS = {}\n\n\ndef register(fn):\n    MODELS[fn.__name__] = fn\n    return fn\n",
+                     "train.py": TRAIN})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN + 1, "MSA107")].severity.value == "error"
+
+
+def test_exec_of_computed_text_makes_everything_reachable(tmp_path):
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET, "train.py": TRAIN,
+                     "tools/run.py": "import sys\nfrom src.resnet import *\n\nif __name__ == '__main__':\n"
+                                     "    eval(sys.argv[1])\n"})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+
+
+def test_a_notebook_is_an_entry_point(tmp_path):
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+              "source": ["from src.resnet import resnet50\n", "net = resnet50()\n"]}]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET, "train.py": TRAIN,
+                     "demo.ipynb": json.dumps(notebook)})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+
+
+def test_without_the_project_layer_reach_is_not_decided(tmp_path):
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET, "train.py": TRAIN})
+    found = run(tmp_path, use_project=False)
+    assert {d.severity.value for d in found.values() if d.code == "MSA107"} == {"error"}
+    assert all(d.reach is None for d in found.values())
+
+
+def test_circular_imports_and_star_imports_do_not_crash_or_hide_a_use(tmp_path):
+    write(tmp_path, {"src/__init__.py": "from .a import *\n", "src/a.py": "from .b import *\n",
+                     "src/b.py": "from .a import *\nfrom .resnet import *\n", "src/resnet.py": RESNET,
+                     "train.py": "from src import resnet50\n\nif __name__ == '__main__':\n    resnet50()\n"})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+
+
+@pytest.mark.parametrize("front", ["cli", "flake8"])
+def test_every_front_end_grades_the_same(tmp_path, front):
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET, "train.py": TRAIN})
+    if front == "cli":
+        done = subprocess.run([sys.executable, "-m", "msacclint", "check", "src/resnet.py", "--format", "json",
+                               "--no-cache", "--exit-zero"], cwd=tmp_path, capture_output=True, text=True, check=True)
+        grades = {d["line"]: d["severity"] for d in json.loads(done.stdout) if d["code"] == "MSA107"}
+        assert grades == {BASIC_BN: "error", BOTTLENECK_BN: "warning"}
+    else:
+        done = subprocess.run([sys.executable, "-m", "flake8", "--select", "MSA107", "src/resnet.py"], cwd=tmp_path,
+                              capture_output=True, text=True)
+        lines = done.stdout.splitlines()
+        dormant = [line for line in lines if f":{BOTTLENECK_BN}:" in line]
+        assert len(lines) == 2 and dormant and "dormant" in dormant[0]
