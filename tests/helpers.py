@@ -87,3 +87,17 @@ def triples(text_output):
         path, lineno, col, rest = line.split(":", 3)
         found.append((path, int(lineno), int(col), rest.split()[0]))
     return found
+
+
+#: the project layer's objects the cache keeps beside the results (engine/cache.py store_object)
+OBJECT_KINDS = frozenset({"summary", "outline", "raising"})
+
+
+def result_entries(folder):
+    """The result entries under a cache folder (``.msacclint_cache``), not the project
+    layer's cached objects (file summaries, outlines)."""
+    from pathlib import Path
+
+    return sorted(p for p in Path(folder).rglob("*")
+                  if p.is_file() and p.name != ".gitignore" and p.parent.parent.name not in OBJECT_KINDS
+                  and not p.name.startswith(".tmp-"))

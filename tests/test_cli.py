@@ -4,7 +4,7 @@ import json
 import os
 
 import pytest
-from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, triples
+from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, result_entries, triples
 
 from msacclint import api
 from msacclint.engine.cache import FORMAT
@@ -165,8 +165,7 @@ def test_no_cache_writes_no_cache_folder(run_cli, many_files, tmp_path):
 
 
 def _cache_files(tmp_path):
-    return sorted(p for p in (tmp_path / ".msacclint_cache").rglob("*")
-                  if p.is_file() and p.name != ".gitignore")
+    return result_entries(tmp_path / ".msacclint_cache")
 
 
 def test_second_run_is_served_from_the_cache(run_cli, write, tmp_path):

@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, triples
+from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, result_entries, triples
 
 
 @pytest.fixture
@@ -104,7 +104,7 @@ def test_a_second_run_over_unchanged_files_reads_the_cache(flake8, write, tmp_pa
     write("faulty.py", FAULTY)
     first = flake8("--select", "MSA", "faulty.py")
     assert positions(first.stdout) == FAULTY_FINDINGS
-    entries = [p for p in (tmp_path / ".msacclint_cache").rglob("*") if p.is_file() and p.name != ".gitignore"]
+    entries = result_entries(tmp_path / ".msacclint_cache")
     assert entries, "the first run wrote no cache entry"
     for entry in entries:
         data = json.loads(entry.read_text())

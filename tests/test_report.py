@@ -10,6 +10,7 @@ import sys
 
 import pytest
 from conftest import ROOT
+from helpers import result_entries
 
 from msacclint import __version__, coverage
 from msacclint.data import checklist
@@ -210,7 +211,7 @@ def test_report_reads_the_engine_cache(tmp_path):
     (tmp_path / "train.py").write_text("import mindspore.nn as nn\npool = nn.MaxPool2d(2)\n")
     first = _report(tmp_path, "train.py").stdout
     assert "MSA104 nn.MaxPool2d" in first
-    entries = [p for p in (tmp_path / ".msacclint_cache").rglob("*") if p.is_file() and p.name != ".gitignore"]
+    entries = result_entries(tmp_path / ".msacclint_cache")
     assert entries
     for entry in entries:
         data = json.loads(entry.read_text())
