@@ -191,11 +191,24 @@ def test_registries_dicts_getattr_and_computed_imports_reach_what_they_name(tmp_
     assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN + 1, "MSA107")].severity.value == "error"
 
 
-def test_exec_of_computed_text_makes_everything_reachable(tmp_path):
+def test_eval_of_computed_text_reaches_what_its_file_binds(tmp_path):
+    # eval(name) in a script may build any builder the script imports (a star import too)
     write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET, "train.py": TRAIN,
                      "tools/run.py": "import sys\nfrom src.resnet import *\n\nif __name__ == '__main__':\n"
-                                     "    eval(sys.argv[1])\n"})
+                                     "    eval(sys.argv[1])()\n"})
     assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+    # ... but not what another file binds: one eval somewhere does not make the repository reachable
+    write(tmp_path, {"tools/run.py": "import sys\nfrom src.resnet import resnet18\n\nif __name__ == '__main__':\n"
+                                     "    eval(sys.argv[1])()\n"})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "warning"
+    # a module whose name is computed whole may be any module of the folder the script runs
+    # from (its sys.path): a script at the top reaches everything; one in tools/ only tools/
+    write(tmp_path, {"tools/run.py": "import importlib, sys\n\nif __name__ == '__main__':\n"
+                                     "    importlib.import_module(sys.argv[1]).main()\n"})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "warning"
+    os.rename(tmp_path / "tools" / "run.py", tmp_path / "run.py")
+    found = run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")]
+    assert found.severity.value == "error" and "run.py:4 imports a module whose name it computes" in found.trail[0].message
 
 
 def test_a_notebook_is_an_entry_point(tmp_path):
@@ -282,3 +295,9 @@ def test_code_behind_an_import_of_a_missing_project_module_cannot_run(tmp_path):
     third = RESNET.replace("import mindspore.nn as nn\n", "import mindspore.nn as nn\n    from timm.layers import Block\n", 1)
     write(tmp_path, {"src/resnet.py": third})
     assert run(tmp_path)[("src/resnet.py", BASIC_BN + 1, "MSA107")].severity.value == "error"
+
+
+def test_a_builder_imported_under_another_name_is_reached(tmp_path):
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET,
+                     "train.py": "from src.resnet import resnet50 as build\n\nif __name__ == '__main__':\n    build()\n"})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
