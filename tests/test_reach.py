@@ -301,3 +301,27 @@ def test_a_builder_imported_under_another_name_is_reached(tmp_path):
     write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET,
                      "train.py": "from src.resnet import resnet50 as build\n\nif __name__ == '__main__':\n    build()\n"})
     assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+
+
+def test_five_thousand_entry_scripts_are_met_without_searching_them_all(tmp_path):
+    files = {"src/__init__.py": "", "src/resnet.py": RESNET}
+    for i in range(5000):
+        files[f"runs/run_{i}.py"] = "from src.resnet import resnet18\n\nif __name__ == '__main__':\n    resnet18()\n"
+    write(tmp_path, files)
+    found = run(tmp_path, "src/resnet.py")
+    assert found[("src/resnet.py", BASIC_BN, "MSA107")].severity.value == "error"
+    bottleneck = found[("src/resnet.py", BOTTLENECK_BN, "MSA107")]
+    assert bottleneck.severity.value == "warning" and "reaches `BasicBlock`, `ResNet`, `resnet18` of src/resnet.py" in bottleneck.message
+
+
+def test_shadowed_modules_conditional_imports_and_a_config_naming_nothing(tmp_path):
+    # two utils.py (the script's own folder wins), an import under `if`, a config naming a
+    # class the project does not define: no crash, and the findings keep their grades
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET,
+                     "utils.py": "def helper():\n    return 1\n",
+                     "tools/utils.py": "from src.resnet import resnet50\n\n\ndef helper():\n    return resnet50()\n",
+                     "tools/train.py": "import sys\nif sys.platform == 'linux':\n    from utils import helper\n"
+                                       "\nif __name__ == '__main__':\n    helper()\n",
+                     "configs/net.yaml": "model: ResNet999\n"})
+    found = run(tmp_path)
+    assert found[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"

@@ -372,9 +372,12 @@ class ReachQueries:
                 if strict and self._stops_before(hop[0], pred[1], hop[1]) is not None:
                     continue
                 parents[pred] = (node, hop)
+                if pred not in memo and self._root(pred) is not None:
+                    queue.appendleft(pred)  # an entry point: taken next, before the rest
+                    break
                 queue.append(pred)
-            if len(parents) > MAX_NODES:
-                return ("?",)
+                if len(parents) > MAX_NODES:
+                    return ("?",)
         for node in parents:
             memo[node] = None
         return None
