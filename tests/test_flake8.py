@@ -1,10 +1,11 @@
 """The flake8 plugin, run by the real flake8 in a subprocess."""
 
+import re
 import subprocess
 import sys
 
 import pytest
-from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, triples
+from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, graded, triples
 
 
 @pytest.fixture
@@ -32,8 +33,12 @@ def test_same_lines_and_columns_as_the_cli(flake8, run_cli, write):
     assert result.returncode == 1, result.stderr
     assert positions(result.stdout) == FAULTY_FINDINGS
     cli = run_cli("check", "--no-cache", "faulty.py")
-    # not only the positions: every line is the same text, `path:line:col: MSA104 [api.01] message`
-    assert result.stdout == cli.stdout
+    # not only the positions: every line says the same, the grade where flake8's format has room for
+    # it: `path:line:col: MSA104 [error] [api.01] message` for `path:line:col: error: MSA104 [api.01] message`
+    assert result.stdout == re.sub(r"^(\S+:\d+:\d+): (error|warning|info): (MSA\d+) ", r"\1: \3 [\2] ", cli.stdout,
+                                   flags=re.MULTILINE)
+    assert graded(result.stdout) == graded(cli.stdout) == [("faulty.py", line, "error", code)
+                                                           for line, _, code in FAULTY_FINDINGS]
 
 
 def test_off_by_default_codes_need_extend_select(flake8, write):

@@ -50,12 +50,12 @@ def test_hook_fails_on_the_faulty_file_and_passes_on_the_clean_one(target, tmp_p
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
     assert "- hook id: msacclint" in output and "Failed" in output
-    assert "models/faulty.py:7:21: MSA104 [api.01]" in output
-    assert "models/faulty.py:11:22: MSA101 [api.01]" in output
+    assert "models/faulty.py:7:21: error: MSA104 [api.01]" in output
+    assert "models/faulty.py:11:22: error: MSA101 [api.01]" in output
     assert "clean.py:" not in output.replace("models/faulty.py", "")
     # one process for all the files (require_serial): the summary is printed once, counting both
     summaries = [line for line in output.splitlines() if line.startswith(("Found ", "All checks passed"))]
-    assert summaries == ["Found 3 problems in 1 of 2 files checked (3 with a fix: --fix, or --fix --unsafe-fixes)."], output
+    assert summaries == ["Found 3 errors in 1 of 2 files checked (3 with a fix: --fix, or --fix --unsafe-fixes)."], output
 
     git(target, "rm", "-q", "-f", "models/faulty.py")
     clean = try_repo(target, home)

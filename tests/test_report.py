@@ -49,11 +49,14 @@ def test_markdown_report_on_examples_reads_as_a_filled_checklist(example_markdow
     assert "- MindSpore: " in md and "- Files read: 1" in md and "`examples/train.py`" in md
     for item_id in ITEM_IDS:  # every item, once, with a conclusion
         row = _row(md, item_id)
-        assert any(f"| {c} |" in row or f"| **{c}** |" in row
+        # a conclusion, and after "Problem found" its findings counted by grade
+        assert any(f"| {c} |" in row or f"| **{c}** |" in row or re.search(rf"\| \*\*{c}\*\* \(\d+ \w+.*?\) \|", row)
                    for c in CONCLUSIONS), row
     api = _row(md, "api.01")
-    assert "**Problem found**" in api
-    assert "`examples/train.py:15` MSA104" in api and "`examples/train.py:20` MSA101" in api
+    assert "| **Problem found** (3 errors, 1 warning) |" in api
+    assert "`examples/train.py:15` error MSA104" in api and "`examples/train.py:20` error MSA101" in api
+    assert "`examples/train.py:18` warning MSA108" in api
+    assert "| **Problem found** (1 warning) |" in _row(md, "dp.03")
     assert "**Check by hand**" in _row(md, "ds.04") and "checksums" in _row(md, "ds.04")
     assert "**Check by hand**" in _row(md, "hp.03")  # no rule decides it
     # partly decidable: the rule that ran is named, and what is left is still asked for
@@ -232,13 +235,13 @@ def test_long_markdown_becomes_a_summary_with_the_full_report_beside_it(tmp_path
     full = (tmp_path / "report.full.md").read_text(encoding="utf-8")
     assert len(full) > 65_536 and len(summary) <= 65_536
     assert "report.full.md" in summary and "report.full.md" in result.stderr
-    assert "| api.01 " in summary and "| 560 |" in summary  # every finding counted in the summary
+    assert "| api.01 " in summary and "| 560 errors |" in summary  # every finding counted in the summary
     assert full.count("MSA104") >= 560  # and each one placed in the full report
     # a small report stays whole unless --summary is asked for
     (tmp_path / "small").mkdir()
     (tmp_path / "small" / "t.py").write_text("import mindspore.nn as nn\npool = nn.MaxPool2d(2)\n")
     whole = _report(tmp_path / "small", ".", "--no-cache").stdout
-    assert "`./t.py:2` MSA104" in whole or "`t.py:2` MSA104" in whole
+    assert "`./t.py:2` error MSA104" in whole or "`t.py:2` error MSA104" in whole
     asked = _report(tmp_path / "small", ".", "--summary", "--no-cache")
     assert asked.stdout.startswith("# MindSpore accuracy checklist, filled in by msacclint (summary)")
     assert (tmp_path / "small" / "msacclint-report.full.md").is_file()

@@ -26,7 +26,7 @@ from msacclint.analysis.source import MAX_SOURCE_BYTES, TOO_DEEP, decode
 from msacclint.analysis.source import parse as _parse
 from msacclint.analysis.uses import NameUses
 from msacclint.analysis.walk import Collector, NodeCallback, Traversal
-from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Related, Severity
+from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Reach, Related, Severity
 from msacclint.engine import dormant, noqa
 from msacclint.engine.positions import node_positions
 from msacclint.engine.registry import rules_by_code
@@ -302,6 +302,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
         rule = type(report.rule)
         fixes = tuple(f for f in (_to_fix(ctx, spec, positions) for spec in report.fixes) if f is not None)
         severity, message = report.severity or rule.severity, report.message
+        reach: Optional[Reach] = None
         if severity is not Severity.INFO and definitions:
             definition = dormant.enclosing(where.start.line, definitions, ranges)
             if definition is not None:
@@ -318,6 +319,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
                         module_note.append(dormant.module_note(ctx))
                     note = module_note[0]
                 severity, message = dormant.adjust(severity, message, note)
+                reach = Reach.DORMANT if note is not None else None
         if severity is not Severity.INFO and rule.code != "MSA503":
             unused = never_used(ctx, report.node)
             if unused is not None:
@@ -340,6 +342,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
             message=message,
             fixes=fixes,
             related=tuple(Related(p, line, text) for p, line, text in report.related),
+            reach=reach,
         )
         key = (diag.code, diag.line, diag.column, diag.message)
         if key not in seen:

@@ -312,7 +312,8 @@ def check_summary(graded: api.Graded, files_checked: int, fail_on: Severity) -> 
 
         All checks passed (12 files checked).
         Found 1 error, 2 warnings in 2 of 12 files checked (1 with a fix: --fix, or --fix --unsafe-fixes).
-        Found 2 warnings in 1 of 12 files checked. None fails the run (fail-on = error). 3 notes not shown (--show-info).
+        Found 2 warnings in 1 of 12 files checked. None fails the run (fail-on = error). 3 notes not
+        shown (--show-info).
     """
     hidden = _not_shown(graded.hidden)
     if not graded.shown:
