@@ -87,6 +87,58 @@ def test_json_report(tmp_path, msacclint):
     assert api["conclusion"] == PROBLEM and api["findings"][0]["code"] == "MSA104"
 
 
+GRADED = """\
+import mindspore.dataset as ds
+import mindspore.nn as nn
+
+
+def build_loader(path):
+    return ds.ImageFolderDataset(path, shuffle=False)
+
+
+def main():
+    pool = nn.MaxPool2d(2)
+    data = ds.ImageFolderDataset("data", shuffle=False)
+    return pool, data
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_each_item_counts_its_findings_by_grade(tmp_path, msacclint):
+    """build_loader is never called: its MSA301 is dormant, a note, which the default grades
+    leave out of the report (counted, not listed) and --show-info puts in."""
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "train.py").write_text(GRADED)
+    md = msacclint("report", ".", "--no-cache").stdout
+    assert "- Findings: 1 error, 1 warning (1 note not shown)" in md
+    dp03 = _row(md, "dp.03")
+    assert "| **Problem found** (1 warning) |" in dp03 and "`train.py:11` warning MSA301" in dp03
+    assert "train.py:6" not in dp03
+    assert "| **Problem found** (1 error) |" in _row(md, "api.01")
+    with_notes = msacclint("report", ".", "--show-info", "--no-cache").stdout
+    assert "- Findings: 1 error, 1 warning, 1 note" in with_notes
+    dp03 = _row(with_notes, "dp.03")
+    assert "| **Problem found** (1 warning, 1 note) |" in dp03 and "`train.py:6` info MSA301" in dp03
+
+    data = json.loads(msacclint("report", ".", "--format", "json", "--no-cache").stdout)
+    assert data["grades"] == {"error": 1, "warning": 1, "info": 0}
+    assert data["not_shown"] == {"error": 0, "warning": 0, "info": 1}
+    dp03 = next(i for i in data["items"] if i["id"] == "dp.03")
+    assert dp03["grades"] == {"error": 0, "warning": 1, "info": 0}
+    assert dp03["not_shown"] == {"error": 0, "warning": 0, "info": 1}
+    assert [(f["line"], f["severity"], f["reach"]) for f in dp03["findings"]] == [(11, "warning", None)]
+    # the configured grades apply too
+    (tmp_path / "pyproject.toml").write_text('[tool.msacclint]\nshow = ["error"]\n')
+    only_errors = json.loads(msacclint("report", ".", "--format", "json", "--no-cache").stdout)
+    assert only_errors["grades"] == {"error": 1, "warning": 0, "info": 0}
+    assert only_errors["not_shown"] == {"error": 0, "warning": 1, "info": 1}
+    dp03 = next(i for i in only_errors["items"] if i["id"] == "dp.03")
+    assert dp03["findings"] == [] and "1 warning, 1 note not shown" in dp03["detail"]
+
+
 def test_switched_off_rules_leave_the_item_to_a_person(tmp_path, msacclint):
     (tmp_path / "train.py").write_text("import mindspore.nn as nn\nbn = nn.BatchNorm2d(64)\n")
     md = msacclint("report", ".", "--ignore", "MSA119,MSA001", "--no-cache").stdout
@@ -171,6 +223,11 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
         assert conclusion in text
     assert "examples/train.py:15" in text and "MSA104" in text
     assert re.search(r"ds\.04\s*the dataset in the training environment", text)
+    # each finding with its grade, each item with its count by grade, the page with its total
+    assert re.search(r"error\s*examples/train\.py:15\s*MSA104", text)
+    assert re.search(r"warning\s*examples/train\.py:18\s*MSA108", text)
+    assert re.search(r"Problem found\s*3 errors, 1 warning", text)
+    assert re.search(r"Findings\s*4 errors, 3 warnings", text)
 
     shot = tmp_path / "report.png"
     render = _chromium(tmp_path / "profile-shot", "--window-size=1200,2000", "--hide-scrollbars",
