@@ -123,7 +123,7 @@ def test_the_hook_fails_on_the_grade_the_project_configures(target, tmp_path):
     assert errors_only.returncode == 0 and "Passed" in output, output
     # the warnings are still printed (--verbose shows a passing hook's output)
     assert "train.py:6:12: warning: MSA101 [api.01]" in output and "train.py:15:12: warning: MSA301" in output
-    assert "Found 2 warnings in 1 of 2 files checked" in output
+    assert "Found 2 warnings in 1 of 1 file checked" in output
     assert "None fails the run (fail-on = error)." in output
 
     (target / "models").mkdir()
