@@ -20,8 +20,12 @@ def _lowered(rule) -> str:
     accuracy (msacclint/engine/runner.py)."""
     out = []
     if rule.severity.value == "error":
-        out.append("- In a top-level class or function that nothing in the project refers to, or in a branch that "
-                   "every call in the project switches off, an error is kept as a warning that says it is dormant.")
+        out.append("- In a top-level class or function that nothing in the project refers to, a method nothing "
+                   "calls, a module nothing imports, or a branch that every call in the project switches off, an "
+                   "error is kept as a warning that says it is dormant.")
+    elif rule.severity.value == "warning":
+        out.append("- In a top-level class or function that nothing in the project refers to, a method nothing "
+                   "calls or a module nothing imports, a warning is kept as info that says it is dormant.")
     if rule.code != "MSA503":
         out.append("- On a layer that a Cell builds in `__init__` and never uses, a finding is info and says so.")
     if getattr(rule, "about_the_run", False):
@@ -38,6 +42,12 @@ def _lowered(rule) -> str:
     return "\n".join(out) if out else "- Never."
 
 
+#: every page says where the grades, and what to show or fail on, are explained
+GRADES_NOTE = ("The grade a finding ends with is on its line (`error:`, `warning:`, `info:`). What makes an error, "
+               "what lowers one, which grades are shown and which fail a run or a commit: "
+               "[docs/grades.md](../grades.md).")
+
+
 def _checklist_title(item_id: str) -> str:
     for item in checklist()["item"]:
         if item["id"] == item_id:
@@ -50,7 +60,7 @@ def render(rule: Type[Rule]) -> str:
     parts: List[str] = [
         f"# {rule.code}: {rule.name}\n",
         f"Checklist **{rule.checklist}** ({_checklist_title(rule.checklist)}) · "
-        f"severity **{rule.severity.value}** · {on}\n",
+        f"severity **{rule.severity.value}** ([grades](../grades.md)) · {on}\n",
     ]
     entry_id = getattr(rule, "entry_id", "")
     if entry_id:
@@ -64,7 +74,7 @@ def render(rule: Type[Rule]) -> str:
     if rule.evidence:
         title = "What makes it an error" if rule.severity.value == "error" else "Evidence"
         parts.append(f"## {title}\n\n" + rule.evidence.strip() + "\n")
-    parts.append("## When it is lowered\n\n" + _lowered(rule) + "\n")
+    parts.append("## When it is lowered\n\n" + _lowered(rule) + "\n\n" + GRADES_NOTE + "\n")
     if rule.fix_safety:
         parts.append("## Fix safety\n\n" + rule.fix_safety.strip() + "\n")
     versions = rule.versions.strip()
