@@ -109,8 +109,7 @@ class LintRun:
 
     @property
     def fixable(self) -> int:
-        """How many of the findings shown have a fix."""
-        return sum(1 for d in self.graded.shown if d.fix is not None)
+        return sum(1 for d in self.diagnostics if d.fix is not None)
 
     @property
     def graded(self) -> Graded:
