@@ -35,7 +35,15 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Type, U
 
 from msacclint import __version__, coverage
 from msacclint.analysis.versions import parse as parse_version
-from msacclint.config import ConfigError, Options, find_pyproject, plain_grades, plain_settings, resolve_run
+from msacclint.config import (
+    ConfigError,
+    Options,
+    Resolved,
+    find_pyproject,
+    plain_grades,
+    plain_settings,
+    resolve_run,
+)
 from msacclint.data import checklist
 from msacclint.diagnostics import Diagnostic, FileFix, FileResult, Grades, Severity
 from msacclint.engine import registry
@@ -288,17 +296,20 @@ def config_file_for(path: str) -> Optional[Path]:
 def settings_for_file(path: str, config_file: Optional[Path] = None) -> Tuple[Settings, Optional[Path]]:
     """The settings that apply to one file (the editor server asks this per file):
     ``config_file``, else the one ``config_file_for(path)`` finds."""
-    pyproject = config_file or config_file_for(path)
-    resolved = resolve_run([path], Options(config=str(pyproject) if pyproject else None))
+    resolved = _resolve_file(path, config_file)
     return resolved.settings, resolved.pyproject
 
 
 def configuration_for_file(path: str, config_file: Optional[Path] = None) -> Tuple[Settings, Grades]:
     """The settings and the grades (``show``/``fail-on``) that apply to one file:
     ``config_file``, else the one ``config_file_for(path)`` finds."""
-    pyproject = config_file or config_file_for(path)
-    resolved = resolve_run([path], Options(config=str(pyproject) if pyproject else None))
+    resolved = _resolve_file(path, config_file)
     return resolved.settings, resolved.grades
+
+
+def _resolve_file(path: str, config_file: Optional[Path]) -> Resolved:
+    pyproject = config_file or config_file_for(path)
+    return resolve_run([path], Options(config=str(pyproject) if pyproject else None))
 
 
 def settings_without_config(mindspore_version: Optional[str] = None, defaults: Optional[str] = None,
