@@ -20,13 +20,13 @@ Expressions are kept as small tuples (``Expr``), never as CST nodes:
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, literal
 from msacclint.analysis.imports import canonical, dotted
-from msacclint.analysis.walk import Traversal, visitor_names
+from msacclint.analysis.walk import Traversal, iter_children, visitor_names
 
 #: bump when the shape of a summary changes: cached summaries of another format are ignored
 FORMAT = 9
@@ -82,10 +82,13 @@ def writes(node: cst.Call) -> Optional[Tuple[cst.BaseExpression, ...]]:
     return None
 
 
-def _subtree(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _subtree(child)
+def _subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every node under it (read-only: analysis.walk.iter_children)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(iter_children(current))
 
 
 def selects_evaluation(keyword: Optional[str], value: Any) -> bool:
