@@ -231,3 +231,66 @@ async def test_the_editor_sees_the_project(client: LanguageClient, workspace):
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     (found,) = client.diagnostics[uri]
     assert found.code == "MSA201" and "src/model.py:6" in found.message, found.message
+
+
+GRADED = """\
+import mindspore.dataset as ds
+import mindspore.nn as nn
+
+
+def build_head():
+    return nn.Dropout(0.2)
+
+
+def build_loader(path):
+    return ds.ImageFolderDataset(path, shuffle=False)
+
+
+def main():
+    pool = nn.MaxPool2d(2)
+    data = ds.ImageFolderDataset("data", shuffle=False)
+    return pool, data
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_grades_become_severities_and_dormant_findings_are_faded(client: LanguageClient, workspace):
+    """error/warning/info -> Error/Warning/Information; a finding in code nothing calls
+    (build_head, build_loader: dormant, lowered one grade) carries the Unnecessary tag; the
+    grades shown are the project's `show`, as for `msacclint check`."""
+    project = workspace / "graded"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[tool.msacclint]\nshow = ["error", "warning", "info"]\n')
+    uri = await _open(client, project / "train.py", GRADED)
+    found = {(d.range.start.line + 1, d.code): d for d in client.diagnostics[uri]}
+    S, Tag = types.DiagnosticSeverity, types.DiagnosticTag
+    assert {key: (d.severity, list(d.tags or [])) for key, d in found.items()} == {
+        (6, "MSA101"): (S.Warning, [Tag.Unnecessary]),      # an error, lowered: dormant
+        (10, "MSA301"): (S.Information, [Tag.Unnecessary]),  # a warning, lowered: dormant
+        (14, "MSA104"): (S.Error, []),
+        (15, "MSA301"): (S.Warning, []),
+    }
+    assert "dormant" in found[(10, "MSA301")].message
+    # the default grades leave the note out, as the command line does
+    (project / "pyproject.toml").write_text("[tool.msacclint]\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert sorted((d.range.start.line + 1, d.code) for d in client.diagnostics[uri]) == [
+        (6, "MSA101"), (14, "MSA104"), (15, "MSA301")]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_per_file_ignores_match_from_the_configuration_folder(client: LanguageClient, workspace):
+    """The server's own folder is not the project's: the engine still sees the file where it
+    is (per-file-ignores relative to the configuration, project answers from its files)."""
+    project = workspace / "ignoring"
+    (project / "scripts").mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[tool.msacclint.per-file-ignores]\n"scripts/*" = ["MSA104"]\n')
+    ignored = await _open(client, project / "scripts" / "pool.py", SOURCE)
+    assert [d.code for d in client.diagnostics[ignored]] == ["MSA101"]
+    kept = await _open(client, project / "pool.py", SOURCE)
+    assert sorted(d.code for d in client.diagnostics[kept]) == ["MSA101", "MSA104"]
