@@ -164,7 +164,9 @@ async def test_hover_shows_the_rule_page(client: LanguageClient, workspace):
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=3, character=12)))
     assert hover.contents.kind == types.MarkupKind.Markdown
-    assert hover.contents.value.startswith("# MSA101: dropout-wrong-probability")
+    # what the hover says about reach comes first (a lone file: its code is reachable), then the page
+    assert hover.contents.value.startswith("**MSA101 (error)**: this code runs:")
+    assert "\n# MSA101: dropout-wrong-probability" in hover.contents.value
     assert "## Why is this bad?" in hover.contents.value
     nothing = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=3)))
@@ -294,3 +296,48 @@ async def test_per_file_ignores_match_from_the_configuration_folder(client: Lang
     assert [d.code for d in client.diagnostics[ignored]] == ["MSA101"]
     kept = await _open(client, project / "pool.py", SOURCE)
     assert sorted(d.code for d in client.diagnostics[kept]) == ["MSA101", "MSA104"]
+
+
+RESNET_BLOCKS = """\
+import mindspore.nn as nn
+
+
+class BasicBlock(nn.Cell):
+    def __init__(self, c):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(c, momentum=0.1)
+
+
+class Bottleneck(nn.Cell):
+    def __init__(self, c):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(c, momentum=0.1)
+
+
+def resnet18():
+    return BasicBlock(64)
+"""
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_hover_shows_how_an_entry_point_reaches_the_finding(client: LanguageClient, workspace):
+    """The reach graph in the editor: the finding train.py reaches shows its trail on hover;
+    the block nothing builds is a faded warning whose hover says it is dormant."""
+    project = workspace / "reaching"
+    (project / "src").mkdir(parents=True)
+    (project / ".git").mkdir()
+    (project / "src" / "__init__.py").write_text("")
+    (project / "train.py").write_text("from src.blocks import resnet18\n\nif __name__ == '__main__':\n    resnet18()\n")
+    uri = await _open(client, project / "src" / "blocks.py", RESNET_BLOCKS)
+    found = {d.range.start.line + 1: d for d in client.diagnostics[uri]}
+    assert found[7].severity == types.DiagnosticSeverity.Error and not found[7].tags
+    assert found[13].severity == types.DiagnosticSeverity.Warning
+    assert list(found[13].tags) == [types.DiagnosticTag.Unnecessary]
+    reached = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=6, character=20)))
+    text = reached.contents.value
+    assert "this code runs:" in text and "train.py:3`" in text and "resnet18" in text
+    assert "# MSA107" in text  # the rule's page follows
+    dormant = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=12, character=20)))
+    assert "nothing the repository runs reaches this code (dormant)" in dormant.contents.value

@@ -75,6 +75,22 @@ class SettingsCache:
         return self._by_config[key]
 
 
+def reach_section(d: Diagnostic) -> str:
+    """What the hover says about whether the finding's code runs: the trail from the entry
+    point (file:line of each hop), or why it does not run."""
+    if d.reach is None:
+        return ""
+    lines = [f"**{d.code} ({d.severity.value})**: "]
+    if d.reach.value == "runs":
+        lines[0] += "this code runs:"
+    elif d.reach.value == "dormant":
+        lines[0] += "nothing the repository runs reaches this code (dormant); the message says what runs instead."
+    else:
+        lines[0] += "this code cannot run:"
+    lines.extend(f"{n}. `{hop.path}:{hop.line}` {hop.message}" for n, hop in enumerate(d.trail, 1))
+    return "\n".join(lines) + "\n\n---\n\n"
+
+
 def relative_path(path: str, root: str) -> str:
     """``path`` relative to the configuration's folder when inside it, as exclude patterns
     are matched on the command line."""
@@ -272,7 +288,7 @@ def build_server():
             if rule is None or d.code in shown or not overlaps(doc, d, at):
                 continue
             shown.add(d.code)
-            pages.append(render(rule))
+            pages.append(reach_section(d) + render(rule))
         if not pages:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
