@@ -22,15 +22,15 @@ The merged file's format (schema 1):
 
 ``versions``: the releases, oldest first; a *mask* is an int whose bit i stands for
 ``versions[i]``. ``walked``: module -> mask of the releases whose members were recorded.
-``modules``: module -> mask of the releases where it can be imported (every public module
-of the package, and the walked ones). ``members``: module -> name -> an entry or a list of
-[mask, entry] (an entry that is the same on every release of the module's walked mask is
-written alone). An entry is a kind letter - ``c`` class, ``f`` other callable, ``v`` other
-value, ``m`` module - then flags, then ``:`` and the signature when it is known: ``k`` a
-call with an unknown keyword was seen to raise TypeError, ``p`` a call with one positional
-argument too many was seen to raise TypeError. A module entry may carry ``:real.name``.
-A signature is Python's parameter list without annotations or default values:
-``a,b,/,c=,*args,d,e=,**kw`` (``=``: has a default; ``/`` and ``*`` as in Python).
+``modules``: module -> mask of the releases where it can be imported (every public module of
+the package, and every submodule of a walked one, private ones too). ``members``: module ->
+name -> an entry or a list of [mask, entry] (an entry that is the same on every release of
+the module's walked mask is written alone). An entry is a kind letter - ``c`` class, ``f``
+other callable, ``v`` other value, ``m`` module - then flags, then ``:`` and the signature
+when it is known: ``k`` a call with an unknown keyword was seen to raise TypeError, ``p`` a
+call with one positional argument too many was seen to raise TypeError. A module entry may
+carry ``:real.name``. A signature is Python's parameter list without annotations or default
+values: ``a,b,/,c=,*args,d,e=,**kw`` (``=``: has a default; ``/`` and ``*`` as in Python).
 ``rejected``: combination id -> api -> mask of the releases where the probe saw every
 rejected form of rules/api_surface/rejected.toml raise and every accepted form construct.
 """
@@ -207,10 +207,12 @@ class Surface:
         self._members: Dict[str, Dict[str, Any]] = dict(data.get("members", {}))
         self._rejected: Dict[str, Dict[str, int]] = dict(data.get("rejected", {}))
         self._entries: Dict[Tuple[str, str], Tuple[Tuple[int, Optional[Entry]], ...]] = {}
+        self._found: Dict[Tuple[str, str], Found] = {}
+        self._index = {version: i for i, version in enumerate(self.versions)}
 
     # -- releases -----------------------------------------------------------------
     def index(self, version: str) -> Optional[int]:
-        return self.versions.index(version) if version in self.versions else None
+        return self._index.get(version)
 
     def release_for(self, version: Optional[str]) -> Optional[str]:
         """The release of the surface that stands for a configured version: itself, else the
@@ -259,9 +261,10 @@ class Surface:
             if not self._modules.get(parent, 0) >> i & 1:
                 continue
             child = parts[cut]
-            # every public module of the package is listed; a private one only when its parent
-            # was walked (then the parent's members say what it has)
-            if child.startswith("_") and not self.walked(parent, version):
+            # every public module of the package is listed, and every submodule of a walked
+            # module; what is below a private module, or a private module elsewhere, is not
+            if not self.walked(parent, version) and (
+                    child.startswith("_") or any(p.startswith("_") for p in parts[:cut])):
                 return None
             return False
         return None
@@ -288,7 +291,14 @@ class Surface:
 
     def find(self, qualified: str, version: str) -> Found:
         """``mindspore.nn.Dense`` on one release: walk from the package through the walked
-        modules; a submodule continues the walk, anything else ends it."""
+        modules; a submodule continues the walk, anything else ends it (memoised)."""
+        key = (qualified, version)
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = self._find(qualified, version)
+        return found
+
+    def _find(self, qualified: str, version: str) -> Found:
         parts = qualified.split(".")
         if parts[0] != "mindspore" or self.index(version) is None:
             return Found(UNKNOWN)
@@ -454,8 +464,24 @@ def suggest_name(s: Surface, missing: str, releases: Sequence[str]) -> Optional[
     same_case = sorted(n for n in pool if n.lower() == name.lower())
     if same_case:
         return f"{module}.{same_case[0]}"
-    close = difflib.get_close_matches(name, sorted(pool), n=1, cutoff=0.85)
-    return f"{module}.{close[0]}" if close else None
+    close = _closest(name, pool, 0.85)
+    return f"{module}.{close}" if close else None
+
+
+def _closest(word: str, pool: Iterable[str], cutoff: float) -> Optional[str]:
+    """The one name of ``pool`` closest to ``word`` (difflib's ratio at least ``cutoff``);
+    None when two are equally close (``ConvTranspose2d``: Conv2dTranspose or Conv3dTranspose)."""
+    scored = []
+    for candidate in pool:
+        matcher = difflib.SequenceMatcher(None, word, candidate)
+        if matcher.real_quick_ratio() >= cutoff and matcher.quick_ratio() >= cutoff:
+            ratio = matcher.ratio()
+            if ratio >= cutoff:
+                scored.append((ratio, candidate))
+    scored.sort(reverse=True)
+    if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
+        return None
+    return scored[0][1]
 
 
 def suggest_keyword(keyword: str, signature: Signature, api: str) -> Optional[str]:
@@ -472,8 +498,7 @@ def suggest_keyword(keyword: str, signature: Signature, api: str) -> Optional[st
         for candidate in item.get("mindspore", ()):
             if candidate in names:
                 return str(candidate)
-    close = difflib.get_close_matches(keyword, list(names), n=1, cutoff=0.8)
-    return close[0] if close else None
+    return _closest(keyword, names, 0.8)
 
 
 def keyword_note(keyword: str, api: str) -> Optional[str]:

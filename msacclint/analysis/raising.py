@@ -37,15 +37,16 @@ that may return, raise or exit).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple, Union, cast
 
 import libcst as cst
 
 from msacclint.analysis import api_surface as api
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.imports import dotted, imported_names
-from msacclint.analysis.walk import descendants, iter_children
+from msacclint.analysis.walk import descendants, reversed_children
 from msacclint.data import load_toml
 
 #: what raised (the ``kind`` of a Raising)
@@ -126,60 +127,139 @@ class _State(NamedTuple):
     conditional: bool
     #: exception names the enclosing try statements of this body catch
     caught: FrozenSet[str]
-    #: names bound locally in the enclosing function and class scopes
-    local: FrozenSet[str]
+    #: the enclosing scopes whose local names hide the file's imports (functions, lambdas,
+    #: comprehensions; a class body for its own statements only)
+    scopes: Tuple[cst.CSTNode, ...]
 
 
-def _exits(node: cst.CSTNode) -> bool:
-    """Whether a statement may leave the body it is in (return, raise, sys.exit), not
-    counting nested definitions."""
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, (cst.Return, cst.Raise)):
-            return True
-        if isinstance(current, cst.Call):
-            name = dotted(current.func)
-            if name in ("sys.exit", "exit", "quit", "os._exit"):
-                return True
-        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and current is not node:
-            continue
-        if isinstance(current, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.SimpleStatementLine,
-                                cst.BaseSuite, cst.ExceptHandler, cst.ExceptStarHandler, cst.Else, cst.Finally,
-                                cst.If, cst.MatchCase, cst.Expr, cst.Call)):
-            stack.extend(iter_children(current))
-    return False
+def _dotted(node: cst.CSTNode) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain, else None (imports.dotted, with exact type
+    tests: LibCST's classes are ABCs, and isinstance on them is slow in a hot loop)."""
+    parts = []
+    while type(node) is cst.Attribute:
+        parts.append(node.attr.value)
+        node = node.value
+    if type(node) is cst.Name:
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+_EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
+_COMPOUND = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.With, cst.Match)
+_COMPOUND_TYPES = frozenset(_COMPOUND)
+
+
+def _exits(node: cst.CSTNode, memo: Dict[int, bool]) -> bool:
+    """Whether a statement may leave the body it is in (return, raise, sys.exit()), not
+    counting nested definitions (memoised per statement: blocks nest)."""
+    key = id(node)
+    known = memo.get(key)
+    if known is not None:
+        return known
+    found = False
+    kind = type(node)
+    if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
+        for small in node.body:  # type: ignore[attr-defined]
+            small_kind = type(small)
+            if small_kind is cst.Return or small_kind is cst.Raise or (small_kind is cst.Expr and type(
+                    small.value) is cst.Call and _dotted(small.value.func) in _EXIT_CALLS):
+                found = True
+                break
+    elif kind in _COMPOUND_TYPES:
+        found = any(_exits(stmt, memo) for block in _blocks(node) for stmt in block)
+    memo[key] = found
+    return found
+
+
+def _names_in(target: Optional[cst.CSTNode]) -> Set[str]:
+    """The names a target binds (``a``, ``a, (b, *c)``; not ``x.a`` or ``x[a]``)."""
+    if target is None:
+        return set()
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        found: Set[str] = set()
+        for element in target.elements:
+            found |= _names_in(element.value)
+        return found
+    if isinstance(target, cst.StarredElement):
+        return _names_in(target.value)
+    return set()
 
 
 def _bound_names(node: cst.CSTNode) -> Set[str]:
-    """Every name bound anywhere under ``node`` (parameters, assignment, loop, with and
-    except targets, imports, definitions, walrus and comprehension targets): more than the
-    scope binds, never less, so a local name is never taken for an import."""
+    """The names a function, lambda or comprehension binds in its own scope: parameters,
+    assignment, loop, ``with`` and ``except`` targets, imports, nested definitions, ``global``
+    and ``nonlocal`` (statements only, not nested scopes; a walrus is not read)."""
     names: Set[str] = set()
-    for current in descendants(node):
-        if isinstance(current, cst.Param):
-            names.add(current.name.value)
-        elif isinstance(current, (cst.AssignTarget, cst.For, cst.CompFor, cst.AsName, cst.NamedExpr)):
-            target = getattr(current, "target", None) or getattr(current, "name", None)
-            if target is not None:
-                names.update(n.value for n in descendants(target) if isinstance(n, cst.Name))
-        elif isinstance(current, (cst.AnnAssign, cst.AugAssign)) and isinstance(current.target, cst.Name):
-            names.add(current.target.value)
-        elif isinstance(current, (cst.FunctionDef, cst.ClassDef)) and current is not node:
-            names.add(current.name.value)
-        elif isinstance(current, cst.Import):
-            for alias in current.names:
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    names.add(alias.asname.name.value)
-                else:
-                    full = dotted(alias.name)
-                    if full:
-                        names.add(full.split(".")[0])
-        elif isinstance(current, cst.ImportFrom) and not isinstance(current.names, cst.ImportStar):
-            names.update(bound for bound, _ in imported_names(current))
-        elif isinstance(current, (cst.Global, cst.Nonlocal)):
-            names.update(n.name.value for n in current.names)
+    if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+        params = node.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            names.add(param.name.value)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                names.add(star.name.value)
+        if isinstance(node, cst.FunctionDef):
+            _statement_names(getattr(node.body, "body", ()), names)
+        return names
+    comp: Optional[cst.CompFor] = getattr(node, "for_in", None)
+    while comp is not None:
+        names |= _names_in(comp.target)
+        comp = comp.inner_for_in
     return names
+
+
+def _statement_names(body: Sequence[cst.CSTNode], names: Set[str]) -> None:
+    for stmt in body:
+        kind = type(stmt)
+        if kind is cst.SimpleStatementLine:
+            for small in stmt.body:  # type: ignore[attr-defined]
+                small_kind = type(small)
+                if small_kind is cst.Assign:
+                    for target in small.targets:
+                        names |= _names_in(target.target)
+                elif small_kind is cst.AnnAssign or small_kind is cst.AugAssign:
+                    names |= _names_in(small.target)
+                elif small_kind is cst.Import or small_kind is cst.ImportFrom:
+                    names |= _import_bound(small)
+                elif small_kind is cst.Global or small_kind is cst.Nonlocal:
+                    names.update(n.name.value for n in small.names)
+        elif kind is cst.FunctionDef or kind is cst.ClassDef:
+            names.add(stmt.name.value)  # type: ignore[attr-defined]
+        elif isinstance(stmt, _COMPOUND):
+            if isinstance(stmt, cst.For):
+                names |= _names_in(stmt.target)
+            elif isinstance(stmt, cst.With):
+                for item in stmt.items:
+                    if item.asname is not None:
+                        names |= _names_in(item.asname.name)
+            for handler in getattr(stmt, "handlers", ()):
+                if handler.name is not None:
+                    names |= _names_in(handler.name.name)
+            for inner in _blocks(stmt):
+                _statement_names(inner, names)
+
+
+def _import_bound(node: Union[cst.Import, cst.ImportFrom]) -> Set[str]:
+    names: Set[str] = set()
+    if isinstance(node, cst.Import):
+        for alias in node.names:
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                names.add(alias.asname.name.value)
+            else:
+                full = dotted(alias.name)
+                if full:
+                    names.add(full.split(".")[0])
+    elif not isinstance(node.names, cst.ImportStar):
+        names.update(bound for bound, _ in imported_names(node))
+    return names
+
+
+#: ``hasattr(nn, "Linear")``, ``getattr(ms, name, None)``: (function, subject, name as written)
+_ASKS = re.compile(r"\b(hasattr|getattr|setattr|delattr)\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*([^,)]+)")
+#: ``nn.Module = nn.Cell`` at the start of a line: the dotted target
+_ASSIGNED = re.compile(r"(?m)^[ \t]*([A-Za-z_][\w.]*\.[A-Za-z_]\w*)[ \t]*=[^=]")
 
 
 class _Module:
@@ -190,22 +270,14 @@ class _Module:
         self.bindings: Dict[str, Set[str]] = {}
         self._top(ctx.module.body)
         self.guarded: Set[str] = set()
-        self.assigned: Set[str] = set()
-        for node in descendants(ctx.module):
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
-                    node.func.value in ("hasattr", "getattr", "setattr", "delattr") and len(node.args) >= 2:
-                value = node.args[1].value
-                if isinstance(value, cst.SimpleString):
-                    if isinstance(value.evaluated_value, str):
-                        self.guarded.add(value.evaluated_value)
-                elif (ctx.resolve(node.args[0].value) or "").startswith("mindspore"):
-                    self.guarded.add("*")  # getattr(nn, name): any MindSpore name of the file may be meant
-            elif isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
-                target = node.target
-                if isinstance(target, cst.Attribute):
-                    name = dotted(target)
-                    if name:
-                        self.assigned.add(name)
+        # read from the text: a walk of the whole tree for these costs more than the rest
+        for _, subject, name in _ASKS.findall(ctx.source):
+            name = name.strip()
+            if name[:1] in "'\"" and name[-1:] == name[:1]:
+                self.guarded.add(name[1:-1])
+            elif (ctx.imports.bindings.get(subject.split(".")[0]) or "").startswith("mindspore"):
+                self.guarded.add("*")  # getattr(nn, name): any MindSpore name of the file may be meant
+        self.assigned: Set[str] = set(_ASSIGNED.findall(ctx.source))
 
     def _top(self, body: Sequence[cst.CSTNode]) -> None:
         for stmt in body:
@@ -425,137 +497,173 @@ class _Finder:
             for name in combination.get("apis", ()):
                 self._combinations.setdefault(name, []).append(combination)
         self._listings: Dict[str, Optional[FrozenSet[str]]] = {}
+        self._exit_memo: Dict[int, bool] = {}
+        self._scope_names: Dict[int, FrozenSet[str]] = {}
+        self._handlers = self._table()
 
     # -- traversal ---------------------------------------------------------------------
     def run(self) -> List[Raising]:
-        start = _State("module", "", False, frozenset(), frozenset())
+        start = _State("module", "", False, frozenset(), ())
         stack: List[Tuple[cst.CSTNode, _State]] = []
         self._push_block(stack, self.ctx.module.body, start)
+        handlers = self._handlers
+        generic = self._generic
         while stack:
             node, state = stack.pop()
-            self._visit(node, state, stack)
+            handlers.get(type(node), generic)(node, state, stack)
         return self.found
 
     def _push_block(self, stack: List[Tuple[cst.CSTNode, _State]], body: Sequence[cst.CSTNode], state: _State) -> None:
         items: List[Tuple[cst.CSTNode, _State]] = []
+        memo = self._exit_memo
         for stmt in body:
             items.append((stmt, state))
-            if not state.conditional and _exits(stmt):
+            if not state.conditional and _exits(stmt, memo):
                 state = state._replace(conditional=True)
         stack.extend(reversed(items))
 
-    def _push(self, stack: List[Tuple[cst.CSTNode, _State]], nodes: Iterable[Optional[cst.CSTNode]],
-              state: _State) -> None:
-        stack.extend(reversed([(n, state) for n in nodes if n is not None]))
+    @staticmethod
+    def _push(stack: List[Tuple[cst.CSTNode, _State]], nodes: Iterable[Optional[cst.CSTNode]], state: _State) -> None:
+        for n in reversed(list(nodes)):
+            if n is not None:
+                stack.append((n, state))
 
     def _suite(self, stack: List[Tuple[cst.CSTNode, _State]], suite: Optional[cst.CSTNode], state: _State) -> None:
         if suite is None:
             return
-        if isinstance(suite, (cst.Else, cst.Finally)):
-            suite = suite.body
-        if isinstance(suite, cst.IndentedBlock):
-            self._push_block(stack, suite.body, state)
-        elif isinstance(suite, cst.SimpleStatementSuite):
-            self._push_block(stack, suite.body, state)
+        kind = type(suite)
+        if kind is cst.Else or kind is cst.Finally:
+            suite = suite.body  # type: ignore[attr-defined]
+            kind = type(suite)
+        if kind is cst.IndentedBlock or kind is cst.SimpleStatementSuite:
+            self._push_block(stack, suite.body, state)  # type: ignore[union-attr]
 
-    def _visit(self, node: cst.CSTNode, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        cond = st._replace(conditional=True)
-        if isinstance(node, cst.SimpleStatementLine):
+    def _table(self) -> Dict[type, Any]:
+        def nothing(node: Any, st: _State, stack: Any) -> None:
+            return None
+
+        def statements(node: Any, st: _State, stack: Any) -> None:
             self._push_block(stack, node.body, st)
-        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+
+        def imports(node: Any, st: _State, stack: Any) -> None:
             self._import(node, st)
-        elif isinstance(node, cst.Assign):
+
+        def value(node: Any, st: _State, stack: Any) -> None:
             self._push(stack, [node.value], st)
-        elif isinstance(node, cst.AnnAssign):
-            self._push(stack, [node.value], st)
-        elif isinstance(node, cst.AugAssign):
-            self._push(stack, [node.value], st)
-        elif isinstance(node, (cst.Del, cst.Global, cst.Nonlocal, cst.Pass, cst.Break, cst.Continue)):
-            return
-        elif isinstance(node, cst.If):
-            if _mentions_version(node.test):
-                return  # code for some releases only: a version or TYPE_CHECKING test
-            self._push(stack, [node.test], st)
-            self._suite(stack, node.body, cond)
-            self._suite(stack, node.orelse, cond)
-        elif isinstance(node, cst.Else):
-            self._suite(stack, node, st)
-        elif isinstance(node, (cst.For,)):
-            self._push(stack, [node.iter], st)
-            self._suite(stack, node.body, cond)
-            self._suite(stack, node.orelse, cond)
-        elif isinstance(node, cst.While):
-            if _mentions_version(node.test):
-                return
-            self._push(stack, [node.test], st)
-            self._suite(stack, node.body, cond)
-            self._suite(stack, node.orelse, cond)
-        elif isinstance(node, (cst.Try, cst.TryStar)):
-            caught: FrozenSet[str] = st.caught
-            for handler in node.handlers:
-                caught = caught | _handler_types(handler)
-            self._suite(stack, node.finalbody, cond)
-            self._suite(stack, node.orelse, cond)
-            for each in reversed(node.handlers):
-                self._suite(stack, each.body, cond)
-                if each.type is not None:
-                    stack.append((each.type, cond))
-            self._suite(stack, node.body, cond._replace(caught=caught))
-        elif isinstance(node, cst.With):
-            caught = st.caught
-            for item in node.items:
-                caught = caught | _suppressed(item)
-            self._suite(stack, node.body, st._replace(caught=caught))
-            self._push(stack, [item.item for item in node.items], st)
-        elif isinstance(node, cst.Match):
-            self._push(stack, [node.subject], st)
-            for case in reversed(node.cases):
-                self._suite(stack, case.body, cond)
-        elif isinstance(node, cst.FunctionDef):
-            self._function(node, st, stack)
-        elif isinstance(node, cst.ClassDef):
-            self._class(node, st, stack)
-        elif isinstance(node, cst.Lambda):
-            self._lambda(node, st, stack)
-        elif isinstance(node, (cst.Annotation,)):
-            return
-        elif isinstance(node, cst.BooleanOperation):
-            self._push(stack, [node.left], st)
-            self._push(stack, [node.right], cond)
-        elif isinstance(node, cst.IfExp):
-            if _mentions_version(node.test):
-                return
-            self._push(stack, [node.test], st)
-            self._push(stack, [node.body, node.orelse], cond)
-        elif isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-            comp = node.for_in
-            self._push(stack, [comp.iter], st)
-            inner = cond._replace(local=st.local | frozenset(_bound_names(node)))
-            rest: List[Optional[cst.CSTNode]] = list(comp.ifs)
-            if comp.inner_for_in is not None:
-                rest.extend([comp.inner_for_in])
-            if isinstance(node, cst.DictComp):
-                rest.extend([node.key, node.value])
-            else:
-                rest.append(node.elt)
-            self._push(stack, rest, inner)
-        elif isinstance(node, cst.CompFor):
-            self._push(stack, [node.iter, *node.ifs, node.inner_for_in], st)
-        elif isinstance(node, cst.Call):
-            self._call(node, st, stack)
-        elif isinstance(node, (cst.Attribute, cst.Name)):
-            name = dotted(node)
-            if name is None:  # (f(x)).attr: the value is evaluated
-                self._push(stack, [node.value] if isinstance(node, cst.Attribute) else [], st)
-                return
-            self._chain(node, name, st)
+
+        table: Dict[type, Any] = {
+            cst.SimpleStatementLine: statements, cst.SimpleStatementSuite: statements,
+            cst.Import: imports, cst.ImportFrom: imports,
+            cst.Assign: value, cst.AnnAssign: value, cst.AugAssign: value,
+            cst.Del: nothing, cst.Global: nothing, cst.Nonlocal: nothing, cst.Pass: nothing, cst.Break: nothing,
+            cst.Continue: nothing, cst.Annotation: nothing,
+            cst.If: self._if, cst.For: self._for, cst.While: self._while, cst.Try: self._try,
+            cst.TryStar: self._try, cst.With: self._with, cst.Match: self._match,
+            cst.FunctionDef: self._function, cst.ClassDef: self._class, cst.Lambda: self._lambda,
+            cst.BooleanOperation: self._boolean, cst.IfExp: self._ifexp,
+            cst.ListComp: self._comprehension, cst.SetComp: self._comprehension,
+            cst.GeneratorExp: self._comprehension, cst.DictComp: self._comprehension,
+            cst.Call: self._call, cst.Attribute: self._name, cst.Name: self._name,
+            cst.CompFor: self._compfor,
+        }
+        return table
+
+    def _generic(self, node: cst.CSTNode, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
+        for child in reversed_children(node):
+            stack.append((child, st))
+
+    def _if(self, node: cst.If, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
+        if _mentions_version(node.test):
+            return  # code for some releases only: a version or TYPE_CHECKING test
+        cond = st._replace(conditional=True)
+        orelse = node.orelse
+        if isinstance(orelse, cst.If):
+            stack.append((orelse, cond))
         else:
-            self._push(stack, iter_children(node), st)
+            self._suite(stack, orelse, cond)
+        self._suite(stack, node.body, cond)
+        stack.append((node.test, st))
+
+    def _for(self, node: Union[cst.For], st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
+        cond = st._replace(conditional=True)
+        self._suite(stack, node.orelse, cond)
+        self._suite(stack, node.body, cond)
+        stack.append((node.iter, st))
+
+    def _while(self, node: cst.While, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
+        if _mentions_version(node.test):
+            return
+        cond = st._replace(conditional=True)
+        self._suite(stack, node.orelse, cond)
+        self._suite(stack, node.body, cond)
+        stack.append((node.test, st))
+
+    def _try(self, node: Union[cst.Try, cst.TryStar], st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
+        cond = st._replace(conditional=True)
+        caught: FrozenSet[str] = st.caught
+        handlers: Sequence[Union[cst.ExceptHandler, cst.ExceptStarHandler]] = node.handlers
+        for handler in handlers:
+            caught = caught | _handler_types(handler)
+        self._suite(stack, node.finalbody, cond)
+        self._suite(stack, node.orelse, cond)
+        for each in reversed(handlers):
+            self._suite(stack, each.body, cond)
+            if each.type is not None:
+                stack.append((each.type, cond))
+        self._suite(stack, node.body, cond._replace(caught=caught))
+
+    def _with(self, node: cst.With, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
+        caught = st.caught
+        for item in node.items:
+            caught = caught | _suppressed(item)
+        self._suite(stack, node.body, st._replace(caught=caught))
+        self._push(stack, [item.item for item in node.items], st)
+
+    def _match(self, node: cst.Match, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
+        cond = st._replace(conditional=True)
+        for case in reversed(node.cases):
+            self._suite(stack, case.body, cond)
+        stack.append((node.subject, st))
+
+    def _boolean(self, node: cst.BooleanOperation, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
+        stack.append((node.right, st._replace(conditional=True)))
+        stack.append((node.left, st))
+
+    def _ifexp(self, node: cst.IfExp, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
+        if _mentions_version(node.test):
+            return
+        self._push(stack, [node.body, node.orelse], st._replace(conditional=True))
+        stack.append((node.test, st))
+
+    def _comprehension(self, node: Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp], st: _State,
+                       stack: List[Tuple[cst.CSTNode, _State]]) -> None:
+        comp = node.for_in
+        inner = _State(st.where, st.prefix, True, st.caught, st.scopes + (node,))
+        rest: List[Optional[cst.CSTNode]] = list(comp.ifs)
+        rest.append(comp.inner_for_in)
+        if isinstance(node, cst.DictComp):
+            rest.extend([node.key, node.value])
+        else:
+            rest.append(node.elt)
+        self._push(stack, rest, inner)
+        stack.append((comp.iter, st))
+
+    def _compfor(self, node: cst.CompFor, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
+        self._push(stack, [node.iter, *node.ifs, node.inner_for_in], st)  # not the target: it is bound
+
+    def _name(self, node: Union[cst.Attribute, cst.Name], st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
+        if type(node) is cst.Name:
+            return  # a bare name: what an import binds is checked at the import
+        name = _dotted(node)
+        if name is None:  # (f(x)).attr: the value is evaluated
+            stack.append((cast(cst.Attribute, node).value, st))
+            return
+        self._chain(node, name, st)
 
     def _function(self, node: cst.FunctionDef, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
         qualname = st.prefix + node.name.value
-        body = _State(qualname, qualname + ".<locals>.", False, frozenset(), st.local | frozenset(_bound_names(node)))
-        self._suite(stack, node.body, body)
+        scopes = tuple(s for s in st.scopes if not isinstance(s, cst.ClassDef)) + (node,)
+        self._suite(stack, node.body, _State(qualname, qualname + ".<locals>.", False, frozenset(), scopes))
         # decorators and default values run where the definition runs
         runs: List[Optional[cst.CSTNode]] = [d.decorator for d in node.decorators]
         runs.extend(p.default for p in _params(node.params))
@@ -563,17 +671,27 @@ class _Finder:
 
     def _class(self, node: cst.ClassDef, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
         qualname = st.prefix + node.name.value
-        class_names = frozenset(_class_names(node))
-        body = st._replace(prefix=qualname + ".", local=st.local | class_names)
-        self._suite(stack, node.body, body)
+        self._suite(stack, node.body, st._replace(prefix=qualname + ".", scopes=st.scopes + (node,)))
         self._push(stack, [d.decorator for d in node.decorators] + [a.value for a in node.bases]
                    + [k.value for k in node.keywords], st)
 
     def _lambda(self, node: cst.Lambda, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
         qualname = st.prefix + "<lambda>"
-        local = st.local | frozenset(_bound_names(node))
-        self._push(stack, [node.body], _State(qualname, qualname + ".<locals>.", False, frozenset(), local))
+        scopes = tuple(s for s in st.scopes if not isinstance(s, cst.ClassDef)) + (node,)
+        stack.append((node.body, _State(qualname, qualname + ".<locals>.", False, frozenset(), scopes)))
         self._push(stack, [p.default for p in _params(node.params)], st)
+
+    def _local(self, head: str, st: _State) -> bool:
+        """Whether an enclosing scope binds ``head`` itself (a parameter or local variable
+        named like an import)."""
+        for scope in st.scopes:
+            names = self._scope_names.get(id(scope))
+            if names is None:
+                names = self._scope_names[id(scope)] = frozenset(
+                    _class_names(scope) if isinstance(scope, cst.ClassDef) else _bound_names(scope))
+            if head in names:
+                return True
+        return False
 
     # -- reporting -----------------------------------------------------------------------
     def _add(self, node: cst.CSTNode, st: _State, kind: str, what: str, exception: str,
@@ -597,8 +715,6 @@ class _Finder:
         spelling), and how many of its parts the import binds; None when it is not
         MindSpore's or cannot be trusted (a local name, a name bound twice, a replaced name)."""
         head, _, rest = name.partition(".")
-        if head in st.local:
-            return None
         target = self.file.import_target(head)
         if target is None:
             return None
@@ -609,6 +725,8 @@ class _Finder:
                 return None
             target = bound
         if not (target == "mindspore" or target.startswith("mindspore.")):
+            return None
+        if self._local(head, st):
             return None
         if self.ctx.imports.resolve(node) is None:
             return None  # the project replaces this name (msacclint.project: patched)
@@ -874,12 +992,15 @@ class _Finder:
             limit = max(m for m in most if m is not None)
             signature = entries[-1].signature
             assert signature is not None
-            names = ", ".join(signature.positional_names()) or "none"
-            self._add(node.func, st, POSITIONAL,
-                      f"{short} takes {_count(limit)} positional argument{'s' if limit != 1 else ''} "
-                      f"({names}), {len(positional)} given", "TypeError", self.releases,
-                      "pass the others by keyword, or drop what MindSpore has no parameter for",
-                      self._releases(self.releases))
+            names = ", ".join(signature.positional_names())
+            takes = f"{_count(limit)} positional argument{'s' if limit != 1 else ''}" + (f" ({names})" if names else "")
+            if limit == 0 and entries[-1].kind == "c" and full.startswith("mindspore.ops."):
+                advice = (f"an operator class is built first and then called with its inputs: "
+                          f"{short}()(...), or use the function of the same name in lower case")
+            else:
+                advice = "pass the others by keyword, or drop what MindSpore has no parameter for"
+            self._add(node.func, st, POSITIONAL, f"{short} takes {takes}, {len(positional)} given", "TypeError",
+                      self.releases, advice, self._releases(self.releases))
             raised = True
         return raised
 
@@ -948,22 +1069,7 @@ def _params(params: cst.Parameters) -> List[cst.Param]:
 def _class_names(node: cst.ClassDef) -> Set[str]:
     """Names the class body binds directly (its methods do not see them)."""
     names: Set[str] = set()
-    if not isinstance(node.body, cst.IndentedBlock):
-        return names
-    for stmt in node.body.body:
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            names.add(stmt.name.value)
-        elif isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Assign):
-                    for target in small.targets:
-                        names.update(n.value for n in descendants(target.target) if isinstance(n, cst.Name))
-                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and isinstance(small.target, cst.Name):
-                    names.add(small.target.value)
-                elif isinstance(small, (cst.Import, cst.ImportFrom)):
-                    names.update(_bound_names(small))
-        else:
-            names.update(_bound_names(stmt))
+    _statement_names(getattr(node.body, "body", ()), names)
     return names
 
 

@@ -102,7 +102,7 @@ def _api_surface(path: str) -> int:
     raising = sum(1 for apis in data["rejected"].values() for outcome in apis.values() if outcome == "raises")
     tried = sum(len(apis) for apis in data["rejected"].values())
     print(f"MindSpore {data['mindspore']}: {len(data['members'])} modules walked, {names} names, "
-          f"{len(data['modules'])} public modules; {raising} of {tried} rejected combinations raise; wrote {path}")
+          f"{len(data['modules'])} modules; {raising} of {tried} rejected combinations raise; wrote {path}")
     return EXIT_OK
 
 

@@ -4,7 +4,8 @@
 off ``sys.path`` first) and records, for this one release:
 
 - ``modules``: every public module of the package (found on disk with ``pkgutil``, never
-  imported for that) and the modules MindSpore itself put into ``sys.modules``;
+  imported for that), every submodule of a walked module (private ones too), and the public
+  modules MindSpore itself put into ``sys.modules``;
 - ``members``: for each module of ``WALKED`` that imports, every public attribute with its
   kind and, for callables, its signature (a class's: how it is called, i.e. its
   constructor's), plus whether a call with an unknown keyword / one positional argument too
@@ -240,6 +241,8 @@ def collect() -> Dict[str, Any]:
                 table[sub] = "m"
         members[name] = table
     modules = set(_public_modules(mindspore)) | {"mindspore"} | set(members)
+    for name in members:  # a walked module's private submodules too (``ops._primitive_cache``)
+        modules |= {f"{name}.{sub}" for sub in _submodules(importlib.import_module(name))}
     modules |= {m for m in list(sys.modules) if m.startswith("mindspore.")
                 and not any(part.startswith("_") for part in m.split("."))}
     return {
