@@ -390,3 +390,16 @@ def test_a_module_the_build_writes_is_not_reported(tmp_path):
                                "other/pkg/__init__.py": "", "other/pkg/extra.py": ""})
     src = "import mindspore\nfrom pkg._version import version\nfrom pkg.extra import x\nfrom pkg.msg_pb2 import M\n"
     assert found(src, path=str(tmp_path / "train.py"), project=index) == []
+
+
+def test_a_vendored_copy_deeper_in_the_tree_is_not_the_package_imported(tmp_path):
+    """mindrlhf's third_party/vllm/ is imported as mindrlhf.third_party.vllm; its own
+    ``from vllm.sequence import ...`` means the installed vllm."""
+    index = project(tmp_path, {"lib/__init__.py": "",  # third_party/ is a namespace package, as in mindrlhf
+                               "lib/third_party/vllm/__init__.py": "", "lib/third_party/vllm/model.py": "",
+                               "tools/models/__init__.py": ""})
+    src = "import mindspore\nfrom vllm.sequence import SequenceGroup\n"
+    assert found(src, path=str(tmp_path / "lib" / "third_party" / "vllm" / "model.py"), project=index) == []
+    script = "import mindspore\nfrom models.resnet import Net\n"  # tools/train.py: its own folder is sys.path[0]
+    [missing] = found(script, path=str(tmp_path / "tools" / "train.py"), project=index)
+    assert "the project has no module models.resnet" in missing.message

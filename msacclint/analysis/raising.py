@@ -850,6 +850,16 @@ class _Finder:
         if top is None or os.path.basename(top) != "__init__.py":
             return  # not a package of the project (third party, or a plain module)
         folder = os.path.dirname(top)
+        # where the package must sit for the import to find it for sure: the project's root or
+        # src/, or the folder of a script (not of a package module: that folder is on sys.path
+        # only when the file runs as a script). A folder of that name deeper in the tree (a
+        # vendored copy, ``third_party/vllm/``, imported as ``pkg.third_party.vllm``) may not be
+        # what ``import vllm`` finds: that may be the package installed under the name.
+        on_path = {os.path.normpath(project.root), os.path.normpath(os.path.join(project.root, "src"))}
+        if os.path.join(os.path.dirname(importer), "__init__.py") not in project.files:
+            on_path.add(os.path.dirname(importer))
+        if os.path.dirname(folder) not in on_path:
+            return
         missing = self._missing_below(folder, parts[1:])
         if missing is None:
             return

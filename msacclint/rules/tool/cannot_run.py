@@ -42,8 +42,10 @@ class CannotRun(Rule):
           'zeros', `nn.Dropout(keep_prob=0)` / `keep_prob=1` (an int) / `p=1`, an int `p` of
           `nn.Dropout2d`, a BatchNorm momentum outside [0, 1];
         - an import of a module of the project that is not there: the top-level package is a
-          folder of the project (with `__init__.py`) and neither `sub.py` nor `sub/` exists in any
-          folder of that name (a relative import likewise). A third-party package is never
+          folder of the project with `__init__.py`, at the project's root, in `src/` or beside the
+          script that imports it, and neither `sub.py` nor `sub/` exists in any folder of that name
+          (a relative import likewise). A folder of that name deeper in the tree (a vendored
+          `third_party/vllm/`) is not taken for the package the import finds. A third-party package is never
           reported, nor a module whose name the build files mention (.gitignore, setup.py,
           setup.cfg, pyproject.toml, Makefile: a generated `_version.py`) or a protobuf module.
 
