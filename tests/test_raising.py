@@ -403,3 +403,57 @@ def test_a_vendored_copy_deeper_in_the_tree_is_not_the_package_imported(tmp_path
     script = "import mindspore\nfrom models.resnet import Net\n"  # tools/train.py: its own folder is sys.path[0]
     [missing] = found(script, path=str(tmp_path / "tools" / "train.py"), project=index)
     assert "the project has no module models.resnet" in missing.message
+
+
+def test_a_fallback_for_other_releases_is_not_decided():
+    src = """
+        import mindspore as ms
+        from mindspore import ops
+        try:
+            from mindspore import manual_seed
+        except ImportError:
+            from mindspore.nn.generator import manual_seed
+
+
+        def norm_new(x):
+            return ops.norm(x, dim=0)
+
+
+        def norm_old(x):
+            return ops.norm(x, 0, p=2, keep_dims=False)
+
+
+        if is_version_ge(ms.__version__, "1.11.0"):
+            norm = norm_new
+        else:
+            norm = norm_old
+
+
+        def used(x):
+            return ops.norm(x, p=2)
+
+
+        value = used(1) if ms_version > "2.0" else norm_old(1)
+        other = used(2)
+        """
+    assert [(c, w) for _, c, w, _ in summary(src)] == [("p", "used")]
+
+
+def test_a_definition_returned_after_a_version_check_is_for_other_releases():
+    src = """
+        import mindspore as ms
+        from mindspore import ops
+
+
+        def get_norm():
+            def new(x):
+                return ops.norm(x, dim=0)
+
+            def old(x):
+                return ops.norm(x, 0, p=2, keep_dims=False)
+
+            if is_version_ge(ms.__version__, "1.11.0"):
+                return new
+            return old
+        """
+    assert found(src) == []

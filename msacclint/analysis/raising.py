@@ -110,6 +110,9 @@ _BUILTIN_EXCEPTIONS = frozenset({
     "PermissionError", "TimeoutError", "ConnectionError", "Warning", "UserWarning", "DeprecationWarning",
 })
 
+#: a handler of one of these holds a fallback for releases where its try body fails
+_FALLBACK = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
+
 #: a handler list that catches everything (bare ``except:``, or types msacclint cannot read)
 _ANY = frozenset({"*"})
 
@@ -498,6 +501,8 @@ class _Finder:
                 self._combinations.setdefault(name, []).append(combination)
         self._listings: Dict[str, Optional[FrozenSet[str]]] = {}
         self._exit_memo: Dict[int, bool] = {}
+        #: name -> how often version-dependent branches mention it
+        self._versioned: Dict[str, int] = {}
         self._scope_names: Dict[int, FrozenSet[str]] = {}
         self._handlers = self._table()
 
@@ -511,13 +516,32 @@ class _Finder:
         while stack:
             node, state = stack.pop()
             handlers.get(type(node), generic)(node, state, stack)
+        if self._versioned:
+            self.found = [f for f in self.found if not self._version_only(f.where)]
         return self.found
+
+    def _version_only(self, where: str) -> bool:
+        """Whether a definition running this is named only in version-dependent branches
+        (``if ms.__version__ < "2.0": norm = norm_old``, or after ``if version: return new``):
+        it is for other releases."""
+        for name in where.split("."):
+            if name not in self._versioned:
+                continue
+            everywhere = len(re.findall(r"\b" + re.escape(name) + r"\b", self.ctx.source))
+            if everywhere <= self._versioned[name] + 1:  # its own def, and the version branches
+                return True
+        return False
 
     def _push_block(self, stack: List[Tuple[cst.CSTNode, _State]], body: Sequence[cst.CSTNode], state: _State) -> None:
         items: List[Tuple[cst.CSTNode, _State]] = []
         memo = self._exit_memo
+        after_version_exit = False
         for stmt in body:
             items.append((stmt, state))
+            if after_version_exit:
+                self._version_branch(stmt)  # the else branch of ``if version: return ...``
+            elif type(stmt) is cst.If and _mentions_version(stmt.test) and _exits(stmt, memo):
+                after_version_exit = True
             if not state.conditional and _exits(stmt, memo):
                 state = state._replace(conditional=True)
         stack.extend(reversed(items))
@@ -572,8 +596,17 @@ class _Finder:
         for child in reversed_children(node):
             stack.append((child, st))
 
+    def _version_branch(self, node: cst.CSTNode) -> None:
+        """Count the names a version-dependent branch mentions (``run`` drops findings in
+        definitions that only such branches use)."""
+        for each in descendants(node):
+            if type(each) is cst.Name:
+                value = each.value
+                self._versioned[value] = self._versioned.get(value, 0) + 1
+
     def _if(self, node: cst.If, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
         if _mentions_version(node.test):
+            self._version_branch(node)
             return  # code for some releases only: a version or TYPE_CHECKING test
         cond = st._replace(conditional=True)
         orelse = node.orelse
@@ -592,6 +625,7 @@ class _Finder:
 
     def _while(self, node: cst.While, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
         if _mentions_version(node.test):
+            self._version_branch(node)
             return
         cond = st._replace(conditional=True)
         self._suite(stack, node.orelse, cond)
@@ -607,7 +641,11 @@ class _Finder:
         self._suite(stack, node.finalbody, cond)
         self._suite(stack, node.orelse, cond)
         for each in reversed(handlers):
-            self._suite(stack, each.body, cond)
+            # ``except ImportError:`` (or AttributeError, Exception) holds the fallback for releases
+            # where the body failed: it runs only there, so nothing in it is decided
+            types = _handler_types(each)
+            fallback = "*" in types or bool(types & _FALLBACK)
+            self._suite(stack, each.body, cond._replace(caught=_ANY) if fallback else cond)
             if each.type is not None:
                 stack.append((each.type, cond))
         self._suite(stack, node.body, cond._replace(caught=caught))
@@ -631,6 +669,7 @@ class _Finder:
 
     def _ifexp(self, node: cst.IfExp, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
         if _mentions_version(node.test):
+            self._version_branch(node)
             return
         self._push(stack, [node.body, node.orelse], st._replace(conditional=True))
         stack.append((node.test, st))

@@ -56,8 +56,11 @@ class CannotRun(Rule):
         and a name it lacks is reported even when other releases have it ("on MindSpore 2.10.0
         (present in 2.7)"); without one, a name present on some supported releases is not reported.
         A configured release whose line the surface does not know (2.6, 2.11) gets no MindSpore
-        finding at all. Not reported: code inside a `try` whose handlers catch the exception, under
-        an `if`/`while` or conditional expression whose test reads a version or `TYPE_CHECKING`,
+        finding at all. Not reported: code inside a `try` whose handlers catch the exception, in
+        an `except ImportError`/`AttributeError`/`Exception` handler (the fallback for releases where
+        the `try` failed), under an `if`/`while` or conditional expression whose test reads a
+        version or `TYPE_CHECKING` (and after `if <version>: return ...`), in a function or class
+        that only such version-dependent branches name,
         a name the file asks `hasattr`/`getattr`/`setattr` about, a name the file or the
         project assigns to a MindSpore module (`nn.Module = nn.Cell`), a name a function or class
         binds locally, a module-level name bound in two ways, names under modules the probe did
