@@ -457,3 +457,16 @@ def test_a_definition_returned_after_a_version_check_is_for_other_releases():
             return old
         """
     assert found(src) == []
+
+
+def test_a_module_created_after_a_run_clears_the_cached_finding(tmp_path, msacclint):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "__init__.py").write_text("")
+    (tmp_path / "train.py").write_text("import mindspore\nfrom src.lr import cosine\n")
+    first = msacclint("check", "--select", "MSA004", "train.py")
+    assert first.returncode == 1 and "the project has no module src.lr" in first.stdout
+    assert msacclint("check", "--select", "MSA004", "train.py").returncode == 1  # from the cache
+    (tmp_path / "src" / "lr.py").write_text("def cosine():\n    pass\n")
+    after = msacclint("check", "--select", "MSA004", "train.py")
+    assert after.returncode == 0, after.stdout

@@ -500,6 +500,7 @@ class _Finder:
             for name in combination.get("apis", ()):
                 self._combinations.setdefault(name, []).append(combination)
         self._listings: Dict[str, Optional[FrozenSet[str]]] = {}
+        self.listing_used = False
         self._exit_memo: Dict[int, bool] = {}
         #: name -> how often version-dependent branches mention it
         self._versioned: Dict[str, int] = {}
@@ -792,7 +793,7 @@ class _Finder:
         everywhere = api.presence(self.surface, full, self.surface.versions)
         spelling = api.suggest_name(self.surface, missing, self.releases)
         self._add(node, st, NAME, f"{written} does not exist in MindSpore", "AttributeError", tuple(found.absent),
-                  self._spell(name, full, spelling), self._releases(found.absent, everywhere.present))
+                  self._spell(written, missing, spelling), self._releases(found.absent, everywhere.present))
 
     def _assigned(self, missing: str) -> bool:
         """The file assigns this MindSpore name itself (``nn.Module = nn.Cell``)."""
@@ -937,6 +938,7 @@ class _Finder:
                   f"{'.'.join(parts[: missing + 1])} (no {shown}.py or {shown}/)", "ModuleNotFoundError", None, None)
 
     def _listing(self, folder: str) -> Optional[FrozenSet[str]]:
+        self.listing_used = True
         if folder not in self._listings:
             try:
                 self._listings[folder] = frozenset(os.listdir(folder))
@@ -1157,10 +1159,28 @@ def _relative_to(module: str, spelling: str) -> str:
     return name if parent == module else spelling
 
 
-RAISING: Question[List[Raising]] = Question("raising", lambda ctx: _Finder(ctx).run())
+class _Answer(NamedTuple):
+    found: List[Raising]
+    #: an answer read which files the project holds (a module created later changes it)
+    listing: bool
+
+
+def _answer(ctx: FileContext) -> _Answer:
+    finder = _Finder(ctx)
+    found = finder.run()
+    return _Answer(found, finder.listing_used)
+
+
+RAISING: Question[_Answer] = Question("raising", _answer)
 
 
 def raising_calls(ctx: FileContext) -> List[Raising]:
     """Every piece of code in the file that raises on the releases considered, in the order
     it is written (a memoised per-file question)."""
-    return ctx.ask(RAISING)
+    return ctx.ask(RAISING).found
+
+
+def depends_on_listing(ctx: FileContext) -> bool:
+    """Whether ``raising_calls`` looked for modules of the project on disk: the answer then
+    changes when a file appears or goes (a cache must record the project's listing)."""
+    return ctx.ask(RAISING).listing

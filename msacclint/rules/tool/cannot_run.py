@@ -7,8 +7,9 @@
 
 from __future__ import annotations
 
-from msacclint.analysis.raising import raising_calls
+from msacclint.analysis.raising import depends_on_listing, raising_calls
 from msacclint.diagnostics import Severity
+from msacclint.project.listing import LISTING, paths_digest
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import dedent
 
@@ -255,3 +256,16 @@ class CannotRun(Rule):
     def finish(self) -> None:
         for found in raising_calls(self.ctx):
             self.report(found.node, found.message)
+        if depends_on_listing(self.ctx):
+            _depend_on_listing(self.ctx.project)
+
+
+def _depend_on_listing(project: object) -> None:
+    """Record, for the cache, that this file's findings depend on which files the project
+    holds: a module created after a run that reported it missing must clear the finding.
+    (The project index records the same dependency for its own answers that read the
+    listing; it has no public call for it, so its record is written the way it writes it.)"""
+    used = getattr(project, "_used", None)
+    files, configs = getattr(project, "files", None), getattr(getattr(project, "configs", None), "paths", ())
+    if isinstance(used, dict) and files is not None:
+        used[LISTING + project.root] = paths_digest(list(files) + list(configs))  # type: ignore[attr-defined]
