@@ -176,3 +176,22 @@ def test_suggested_keywords():
     assert api.keyword_note("inplace", "mindspore.nn.ReLU") == "MindSpore's layers have no in-place mode: drop inplace="
     dense = S.find("mindspore.nn.Dense", "2.10.0").entry.signature
     assert api.suggest_keyword("in_features", dense, "mindspore.nn.Dense") == "in_channels"
+
+
+def test_the_questions_in_one_call():
+    assert api.exists("mindspore.nn.Cell") == api.EVERY
+    assert api.exists("mindspore.nn.Module") == api.NONE
+    assert api.exists("mindspore.mint.nn.CosineEmbeddingLoss") == api.SOME
+    assert api.exists("mindspore.mint.nn.CosineEmbeddingLoss", version="2.9.0") == api.EVERY
+    assert api.exists("mindspore.mint.nn.CosineEmbeddingLoss", version="2.7.1") == api.NONE
+    assert api.exists("mindspore.nn.layer.basic.Dense") == api.UNKNOWN
+    assert api.exists("mindspore.nn.Module", version="2.11.0") == api.UNKNOWN
+    assert api.accepts("mindspore.nn.Conv1d", keyword="has_bias") is True
+    assert api.accepts("mindspore.nn.Conv1d", keyword="bias") is False
+    assert api.accepts("mindspore.nn.LeakyReLU", positional=1) is True
+    assert api.accepts("mindspore.nn.LeakyReLU", positional=2) is False
+    assert api.accepts("mindspore.Model", keyword="anything") is True      # **kwargs
+    assert api.accepts("mindspore.nn.Cell", positional=5) is True          # *args
+    assert api.accepts("mindspore.nn.Module", keyword="x") is None         # no such callable
+    assert api.accepts("mindspore.grad", keyword="sens_param") is None     # new in 2.8.0
+    assert api.accepts("mindspore.grad", keyword="sens_param", version="2.8.0") is True

@@ -5,9 +5,10 @@ installed wheels of every supported release (``msacclint probe --api-surface``, 
 ``python -m msacclint.probe.surface merge``; docs/probe.md). This module reads it and never
 imports MindSpore. It answers:
 
-- does a qualified name exist on every / some / no supported release (``presence``), and
-  on the configured one (``Surface.release_for``);
-- does a callable accept a keyword, or this many positional arguments (``Signature``);
+- does a qualified name exist on every / some / no supported release, or on the configured
+  one (``exists``, ``presence``, ``considered``, ``Surface.release_for``);
+- does a callable accept a keyword, or this many positional arguments (``accepts``,
+  ``Signature``);
 - does a module exist (``module_presence``), and may ``from module import name`` work;
 - the MindSpore spelling to suggest for a name or keyword that is missing (``suggest_name``,
   ``suggest_keyword``: rules/api_surface/spellings.toml first, then the surface itself).
@@ -388,6 +389,46 @@ def presence(s: Surface, qualified: str, releases: Sequence[str]) -> Presence:
         else:
             unknown.append(version)
     return Presence(tuple(present), tuple(absent), tuple(unknown), missing)
+
+
+EVERY, SOME, NONE = "every", "some", "none"
+
+
+def exists(qualified: str, version: Optional[str] = None) -> str:
+    """Whether a MindSpore name (as written, ``mindspore.nn.Cell``) exists on the releases
+    decided for (``version``: the configured one, else every supported release): "every",
+    "some", "none", or "unknown" (a name the surface cannot answer for)."""
+    s = surface()
+    releases = considered(s, version) if s is not None else ()
+    if s is None or not releases:
+        return UNKNOWN
+    found = presence(s, qualified, releases)
+    if found.unknown:
+        return UNKNOWN
+    return EVERY if not found.absent else NONE if not found.present else SOME
+
+
+def accepts(qualified: str, keyword: Optional[str] = None, positional: Optional[int] = None,
+            version: Optional[str] = None) -> Optional[bool]:
+    """Whether a call of a MindSpore callable with this keyword (or this many positional
+    arguments) binds: True on every release decided for, False when every one of them was
+    seen to raise TypeError for it, None otherwise (unknown, or it depends on the release)."""
+    s = surface()
+    releases = considered(s, version) if s is not None else ()
+    if s is None or not releases:
+        return None
+    verdicts = set()
+    for release in releases:
+        entry = s.find(qualified, release).entry
+        if entry is None or not entry.callable or entry.signature is None:
+            return None
+        if keyword is not None:
+            ok = entry.signature.accepts_keyword(keyword)
+            verdicts.add(True if ok else False if entry.rejects_unknown_keywords else None)
+        if positional is not None:
+            ok = entry.signature.accepts_positional(positional)
+            verdicts.add(True if ok else False if entry.rejects_extra_positionals else None)
+    return verdicts.pop() if len(verdicts) == 1 else None
 
 
 def describe_releases(s: Surface, releases: Sequence[str]) -> str:
