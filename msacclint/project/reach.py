@@ -92,6 +92,8 @@ class _State:
     loose: Dict[Node, Optional[Tuple[Hop, ...]]] = field(default_factory=dict)
     module_failures: Dict[str, Optional[Hop]] = field(default_factory=dict)
     raising: Dict[str, List[Tuple[str, int, str]]] = field(default_factory=dict)
+    #: the run's settings (the MindSpore version decides what raises), from the engine
+    settings: object = None
 
 
 class ReachQueries:
@@ -298,13 +300,18 @@ class ReachQueries:
         return out
 
     # -- reach ---------------------------------------------------------------------------------
-    def reached(self, path: str, line: int) -> Answer:
-        """Whether the code at ``line`` of ``path`` runs (see the module's docstring)."""
+    def reached(self, path: str, line: int, header_outside: bool = False) -> Answer:
+        """Whether the code at ``line`` of ``path`` runs (see the module's docstring).
+        ``header_outside``: a finding on a ``class``/``def`` line is about what that line
+        evaluates where the definition is (a base class, a decorator), not its body."""
         path = os.path.normpath(os.path.abspath(path))
         found = self.outline(path)
         if found is None or found.broken:
             return Answer(None)
         scope = found.enclosing(line)
+        d = found.defs.get(scope)
+        if header_outside and d is not None and d.line == line:
+            scope = d.parent
         failure = self._stops_before(path, scope, line)
         if failure is not None:
             return Answer(False, (), scope, (), failure)
@@ -411,8 +418,9 @@ class ReachQueries:
         holding it cannot be built (its ``__init__`` raises), or its own body raises before
         the line. None when nothing does (as far as is known)."""
         stop = self._module_failure(path)
-        if stop is not None and not (scope in ("", "__main__") and line <= stop[1] and stop[0] == path):
-            return stop
+        if stop is not None and not (stop[0] == path and (line == stop[1] or (scope in ("", "__main__")
+                                                                              and line < stop[1]))):
+            return stop  # (the statement that raises is itself where it fails, not stopped)
         found = self.outline(path)
         if found is None:
             return None
@@ -425,8 +433,8 @@ class ReachQueries:
         for cut in range(len(parts), 0, -1):
             owner = ".".join(parts[:cut])
             d = found.defs.get(owner)
-            if d is None or d.kind != "class":
-                continue
+            if d is None or d.kind != "class" or scope == owner:
+                continue  # (the class statement itself is where a construction starts)
             for where, at, what in raising:
                 if where == owner + ".__init__" and not (scope == where and line <= at):
                     return (path, at, f"{what}, so `{owner}` cannot be built")
@@ -483,18 +491,70 @@ class ReachQueries:
 
     def _raising(self, path: str) -> List[Tuple[str, int, str]]:
         """(scope, line, what) of the statements of ``path`` that raise whenever their scope
-        runs (set by ``note_raising`` for the files the engine checks)."""
-        return self._reach_state().raising.get(path, [])
-
-    def note_raising(self, path: str, found: List[Tuple[str, int, str]]) -> None:
-        """The raising statements of a checked file: (scope as an outline names it, line, what)."""
-        path = os.path.normpath(os.path.abspath(path))
+        runs, on every MindSpore release considered (msacclint.analysis.raising): given by the
+        engine for a file it checks (``note_raising``), else read here once per content
+        (cached) for a file a search passes through."""
         state = self._reach_state()
+        found = state.raising.get(path)
+        if found is None:
+            found = state.raising[path] = self._read_raising(path)
+        return found
+
+    def note_raising(self, ctx) -> None:
+        """The raising statements of the file the engine checks (its parse and its rules'
+        answers are at hand). Called before the file's findings are graded."""
+        from msacclint.analysis.raising import raising_calls
+
+        path = os.path.normpath(os.path.abspath(ctx.path))
+        state = self._reach_state()
+        state.settings = ctx.settings
+        found = _raising_facts(ctx, raising_calls(ctx))
         if state.raising.get(path) != found:
+            known = path in state.raising
             state.raising[path] = found
-            state.module_failures.clear()
-            state.memo.clear()
-            state.loose.clear()
+            if known or found:
+                state.module_failures.clear()
+                state.memo.clear()
+                state.loose.clear()
+
+    def _read_raising(self, path: str) -> List[Tuple[str, int, str]]:
+        data = self._bytes(path)
+        if not data or b"mindspore" not in data or path.endswith(".ipynb"):
+            return []
+        state = self._reach_state()
+        version = getattr(state.settings, "mindspore_version", None) or ""
+        key = hashlib.sha256(f"raising1\0{version}\0{self.module_name(path)}\0".encode() + data).hexdigest()
+        stored = self.cache.load_object("raising", key) if self.cache is not None else None
+        if isinstance(stored, list):
+            try:
+                return [(str(a), int(b), str(c)) for a, b, c in stored]
+            except (TypeError, ValueError):
+                pass
+        found = self._parse_raising(path, data, state.settings)
+        if self.cache is not None:
+            self.cache.store_object("raising", key, [list(item) for item in found])
+        return found
+
+    def _parse_raising(self, path: str, data: bytes, settings) -> List[Tuple[str, int, str]]:
+        from msacclint.analysis.context import FileContext
+        from msacclint.analysis.imports import ImportTable
+        from msacclint.analysis.raising import raising_calls
+        from msacclint.analysis.source import decode, parse
+        from msacclint.settings import Settings
+
+        text, problem = decode(data)
+        if problem is not None:
+            return []
+        module, _ = parse(text)
+        if module is None:
+            return []
+        try:
+            imports = ImportTable.from_module(module)
+            ctx = FileContext(path=path, source=text, module=module, imports=imports,
+                              settings=settings or Settings(), project=self)
+            return _raising_facts(ctx, raising_calls(ctx))
+        except RecursionError:
+            return []
 
     def _line_of(self, node: Node) -> int:
         found = self.outline(node[0])
@@ -843,6 +903,24 @@ class ReachQueries:
                 if data:
                     self._words[other] = frozenset(_WORD.findall(data))
         return self._words
+
+
+def _raising_facts(ctx, found) -> List[Tuple[str, int, str]]:
+    """(scope as an outline names it, line, what) of the unconditional raising statements."""
+    from msacclint.analysis.positions import node_positions
+
+    kept = [r for r in found if r.unconditional]
+    if not kept:
+        return []
+    positions = node_positions(ctx.module, [r.node for r in kept])
+    out = []
+    for r in kept:
+        where = positions.get(r.node)
+        if where is None:
+            continue
+        scope = "" if r.where == "module" else r.where.replace(".<locals>", "")
+        out.append((scope, where.start.line, r.message))
+    return out
 
 
 def _scope_label(scope: str) -> str:
