@@ -240,8 +240,11 @@ class ReachQueries:
         if found.script:
             return f"a script: its code at line {found.script} runs when it is run"
         for callee, line in found.top_calls:
-            target = self._resolve(path, found, callee)
-            if target is not None and target[0] != path or (target is not None and callee.split(".")[0] in found.defs):
+            head = callee.split(".")[0]
+            bound = found.bindings.get(head, "")
+            if bound == "mindspore" or bound.startswith("mindspore.") or head in found.defs or \
+                    self._resolve(path, found, callee) is not None:
+                # builds something of MindSpore or of the project when it is run
                 return f"a script: its code at line {line} calls `{callee}` when it is run"
         return None
 
