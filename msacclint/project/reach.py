@@ -479,13 +479,19 @@ class ReachQueries:
         a folder of the project, and neither ``a.b.c`` nor (for ``from a.b import c``) ``a.b``
         exists. None for anything else (a third-party package, a name a module defines)."""
         parts = imported.split(".")
-        if len(parts) < 2 or self.find_module(imported, importer) is not None:
+        if len(parts) < 2 or parts[0] == "mindspore" or any(p.startswith("_") or p.endswith("_pb2") for p in parts):
+            return None  # (a vendored MindSpore, compiled extensions, generated protobuf modules)
+        if self.find_module(imported, importer) is not None:
             return None
         if self.find_module(".".join(parts[:-1]), importer) is not None:
             return None  # ``from pkg.mod import name``: a name, checked by the module itself
         top = self.find_module(parts[0], importer)
         if top is None or not top.endswith("__init__.py"):
             return None
+        where = os.path.dirname(os.path.dirname(top))
+        if where not in (self.root, os.path.join(self.root, "src"), os.path.dirname(importer),
+                         os.path.dirname(os.path.dirname(importer))):
+            return None  # a package vendored deeper down is not the one the import finds
         for cut in range(len(parts) - 1, 0, -1):
             if self.find_module(".".join(parts[:cut]), importer) is not None:
                 missing = ".".join(parts[:cut + 1])
