@@ -122,3 +122,19 @@ def result_entries(folder):
     return sorted(p for p in Path(folder).rglob("*")
                   if p.is_file() and p.name != ".gitignore" and p.parent.parent.name not in OBJECT_KINDS
                   and not p.name.startswith(".tmp-"))
+
+
+#: a training script with one finding of each grade: MSA104 in main() an error, MSA301 in
+#: main() a warning, MSA101 in build_head() (nothing calls it) an error lowered to a warning,
+#: MSA301 in build_loader() (nothing calls it) a warning lowered to info. ``graded_script``
+#: leaves out parts: ``head=False`` drops build_head, ``pool_stride`` writes the pool's stride.
+def graded_script(head: bool = True, pool_stride: bool = False) -> str:
+    parts = ["import mindspore.dataset as ds\nimport mindspore.nn as nn\n\n\n"]
+    if head:
+        parts.append("def build_head():\n    return nn.Dropout(0.2)\n\n\n")
+    parts.append("def build_loader(path):\n    return ds.ImageFolderDataset(path, shuffle=False)\n\n\n")
+    pool = "nn.MaxPool2d(2, stride=2)" if pool_stride else "nn.MaxPool2d(2)"
+    parts.append(f"def main():\n    pool = {pool}\n    data = ds.ImageFolderDataset(\"data\", shuffle=False)\n"
+                 "    return pool, data\n\n\n")
+    parts.append("if __name__ == \"__main__\":\n    main()\n")
+    return "".join(parts)

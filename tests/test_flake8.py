@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, graded, result_entries, triples
+from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, graded, graded_script, result_entries, triples
 
 
 @pytest.fixture
@@ -126,24 +126,7 @@ def test_a_second_run_over_unchanged_files_reads_the_cache(flake8, write, tmp_pa
 
 
 # -- grades ---------------------------------------------------------------------------------
-GRADED = """\
-import mindspore.dataset as ds
-import mindspore.nn as nn
-
-
-def build_loader(path):
-    return ds.ImageFolderDataset(path, shuffle=False)
-
-
-def main():
-    pool = nn.MaxPool2d(2)
-    data = ds.ImageFolderDataset("data", shuffle=False)
-    return pool, data
-
-
-if __name__ == "__main__":
-    main()
-"""
+GRADED = graded_script(head=False)
 
 
 def test_the_grade_is_in_the_message_and_msacclint_show_picks_what_is_reported(flake8, write):

@@ -13,7 +13,7 @@ import sys
 import textwrap
 
 import pytest
-from helpers import graded
+from helpers import graded, graded_script
 from test_formats import sarif_schema, validate_sarif  # noqa: F401  (the session's SARIF schema)
 
 from msacclint.diagnostics import Diagnostic, Reach, Related, Severity
@@ -22,28 +22,7 @@ from msacclint.frontends import output
 #: one finding of each grade: MSA104 resolved in main() is an error; MSA301 in main() a
 #: warning (its rule's grade); MSA101 in build_head(), which nothing calls, an error lowered
 #: to a warning (dormant); MSA301 in build_loader(), also never called, a warning lowered to info
-TRAIN = """\
-    import mindspore.dataset as ds
-    import mindspore.nn as nn
-
-
-    def build_head():
-        return nn.Dropout(0.2)
-
-
-    def build_loader(path):
-        return ds.ImageFolderDataset(path, shuffle=False)
-
-
-    def main():
-        pool = nn.MaxPool2d(2)
-        data = ds.ImageFolderDataset("data", shuffle=False)
-        return pool, data
-
-
-    if __name__ == "__main__":
-        main()
-    """
+TRAIN = graded_script()
 SHOWN = [("train.py", 6, "warning", "MSA101"), ("train.py", 14, "error", "MSA104"),
          ("train.py", 15, "warning", "MSA301")]
 NOTE = ("train.py", 10, "info", "MSA301")

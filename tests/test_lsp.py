@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import pytest
+from helpers import graded_script
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -235,28 +236,7 @@ async def test_the_editor_sees_the_project(client: LanguageClient, workspace):
     assert found.code == "MSA201" and "src/model.py:6" in found.message, found.message
 
 
-GRADED = """\
-import mindspore.dataset as ds
-import mindspore.nn as nn
-
-
-def build_head():
-    return nn.Dropout(0.2)
-
-
-def build_loader(path):
-    return ds.ImageFolderDataset(path, shuffle=False)
-
-
-def main():
-    pool = nn.MaxPool2d(2)
-    data = ds.ImageFolderDataset("data", shuffle=False)
-    return pool, data
-
-
-if __name__ == "__main__":
-    main()
-"""
+GRADED = graded_script()
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import CLEAN, FAULTY
+from helpers import CLEAN, FAULTY, graded_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,28 +79,7 @@ def test_hooks_are_declared():
 
 #: errors in nothing that runs: an MSA301 warning in main(); build_head's MSA101 error and
 #: build_loader's MSA301 warning lowered one grade each (nothing calls them: dormant)
-WARNINGS_ONLY = """\
-import mindspore.dataset as ds
-import mindspore.nn as nn
-
-
-def build_head():
-    return nn.Dropout(0.2)
-
-
-def build_loader(path):
-    return ds.ImageFolderDataset(path, shuffle=False)
-
-
-def main():
-    pool = nn.MaxPool2d(2, stride=2)
-    data = ds.ImageFolderDataset("data", shuffle=False)
-    return pool, data
-
-
-if __name__ == "__main__":
-    main()
-"""
+WARNINGS_ONLY = graded_script(pool_stride=True)
 
 
 @pytest.mark.slow

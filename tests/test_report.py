@@ -10,7 +10,7 @@ import sys
 
 import pytest
 from conftest import ROOT
-from helpers import result_entries
+from helpers import graded_script, result_entries
 
 from msacclint import __version__, coverage
 from msacclint.data import checklist
@@ -88,24 +88,7 @@ def test_json_report(tmp_path, msacclint):
     assert api["conclusion"] == PROBLEM and api["findings"][0]["code"] == "MSA104"
 
 
-GRADED = """\
-import mindspore.dataset as ds
-import mindspore.nn as nn
-
-
-def build_loader(path):
-    return ds.ImageFolderDataset(path, shuffle=False)
-
-
-def main():
-    pool = nn.MaxPool2d(2)
-    data = ds.ImageFolderDataset("data", shuffle=False)
-    return pool, data
-
-
-if __name__ == "__main__":
-    main()
-"""
+GRADED = graded_script(head=False)
 
 
 def test_each_item_counts_its_findings_by_grade(tmp_path, msacclint):

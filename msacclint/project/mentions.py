@@ -10,7 +10,7 @@ import io
 import os
 import re
 import tokenize
-from typing import Any, Optional, Set, Tuple
+from typing import Any, Dict, Optional, Set, Tuple
 
 from msacclint.project.listing import LISTING, paths_digest
 from msacclint.project.values import Evidence
@@ -97,6 +97,16 @@ class MentionQueries:
                 count += given
         return count
 
+    def _word_index(self) -> Dict[str, frozenset]:
+        """path -> the words of its text, for every Python and config file (built once)."""
+        if self._words is None:
+            self._words = {}
+            for other in sorted(self.files) + sorted(self.configs.paths):
+                data = self._bytes(other)
+                if data:
+                    self._words[other] = frozenset(_WORD.findall(data))
+        return self._words
+
     def referrers(self, path: str, name: str, own: bool = True) -> Optional[str]:
         """A file of the project whose text names ``name`` (defined in ``path``) other than
         its definition: ``path`` itself when it names it more than once, another Python or
@@ -106,17 +116,12 @@ class MentionQueries:
         ``own=False`` the file's own mentions are not counted: other files only."""
         path = os.path.normpath(os.path.abspath(path))
         word = name.encode()
-        if self._words is None:
-            self._words = {}
-            for other in sorted(self.files) + sorted(self.configs.paths):
-                data = self._bytes(other)
-                if data:
-                    self._words[other] = frozenset(_WORD.findall(data))
+        words = self._word_index()
         if own and len(re.findall(rb"\b" + re.escape(word) + rb"\b", self._bytes(path) or b"")) > 1:
             return path
         own_definition = re.compile(rb"^(?:class|def)\s+" + re.escape(word) + rb"\b", re.M)
-        for other, words in self._words.items():
-            if other != path and word in words:
+        for other, found in words.items():
+            if other != path and word in found:
                 if other.endswith(".py") and own_definition.search(self._bytes(other) or b""):
                     continue  # the file defines its own ``name`` at top level: its mentions are its own
                 self._depend(other)

@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
+from msacclint.project.summary import ast_dotted as _dotted
 from msacclint.project.summary import resolve_relative
 
 #: bump when the shape of an outline changes: cached outlines of another format are ignored
@@ -110,17 +111,6 @@ class Outline:
 
     #: (first, last) line of the main block, when there is one
     main_lines: Tuple[int, int] = (0, 0)
-
-
-def _dotted(node: ast.AST) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def _is_main_test(test: ast.AST) -> bool:

@@ -510,18 +510,6 @@ class ReachQueries:
                 return path.endswith("__init__.py") and target.startswith(os.path.dirname(path) + os.sep)
         return False
 
-    def _word_index(self) -> Dict[str, frozenset]:
-        """path -> the words of its text, for every Python and config file (built once)."""
-        if self._words is None:
-            from msacclint.project.mentions import _WORD
-
-            self._words = {}
-            for other in sorted(self.files) + sorted(self.configs.paths):
-                data = self._bytes(other)
-                if data:
-                    self._words[other] = frozenset(_WORD.findall(data))
-        return self._words
-
 
 def _scope_label(scope: str) -> str:
     if scope == "":

@@ -241,7 +241,7 @@ def line_table(text: str) -> Optional[Dict[Tuple[str, ...], List[int]]]:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             key = ("F", node.name)
         elif isinstance(node, ast.Call):
-            name = _ast_dotted(node.func)
+            name = ast_dotted(node.func)
             if name is not None:
                 key = ("K", name)
         elif isinstance(node, ast.Assign):
@@ -257,7 +257,8 @@ def line_table(text: str) -> Optional[Dict[Tuple[str, ...], List[int]]]:
     return table
 
 
-def _ast_dotted(node) -> Optional[str]:
+def ast_dotted(node) -> Optional[str]:
+    """``a.b.c`` of an ``ast`` Name/Attribute chain, else None."""
     import ast
 
     parts = []
