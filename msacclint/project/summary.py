@@ -29,7 +29,7 @@ from msacclint.analysis.imports import canonical, dotted
 from msacclint.analysis.walk import Traversal, visitor_names
 
 #: bump when the shape of a summary changes: cached summaries of another format are ignored
-FORMAT = 8
+FORMAT = 9
 
 Expr = Tuple[Any, ...]
 UNKNOWN_EXPR: Expr = ("?",)
@@ -144,6 +144,9 @@ class FileSummary:
     #: MindSpore names the module replaces at module level (``nn.Conv1d = Conv1d``,
     #: ``Tensor.masked_fill = _masked_fill``): (qualified name, line)
     patches: List[Tuple[str, int]] = field(default_factory=list)
+    #: what each replaced name is assigned, as written (``"Conv1d"``, ``"injection.Conv1d"``;
+    #: "?" for anything but a name)
+    patch_values: Dict[str, str] = field(default_factory=dict)
 
 
 def resolve_relative(module: str, is_package: bool, level: int, target: Optional[str]) -> Optional[str]:
@@ -511,6 +514,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             patched = self._patched_name(target)
             if patched is not None:
                 self.summary.patches.append((patched, line))
+                self.summary.patch_values[patched] = _dotted(node.value) or "?"
             if isinstance(target, cst.Name):
                 self._module_value(target.value, node.value, line)
             elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
@@ -765,5 +769,5 @@ def from_json(data: Dict[str, Any]) -> FileSummary:
         parallel_modes=[(_expr_in(e), line) for e, line in data["parallel_modes"]],
         calls=[_call_in(x) for x in data["calls"]], names=frozenset(data["names"]),
         config_files=[(n, line) for n, line in data["config_files"]],
-        patches=[(n, line) for n, line in data["patches"]],
+        patches=[(n, line) for n, line in data["patches"]], patch_values=dict(data["patch_values"]),
         builds={k: list(v) for k, v in data["builds"].items()})

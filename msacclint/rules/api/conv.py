@@ -178,6 +178,40 @@ def _head(conv: str, act: str = "nn.ReLU()") -> str:
     return fill(_HEAD, conv=conv, act=act)
 
 
+#: a package that replaces nn.Conv2d with its own class (an injection module imported by the
+#: package), the class taking MindSpore's parameters with ``{default}`` as has_bias's default
+_INJECTION = """
+    import mindspore.nn as nn
+    from mindspore.common import dtype as mstype
+
+    class Conv2d(nn.Cell):
+        def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode='same', padding=0,
+                     dilation=1, group=1, has_bias={default}, weight_init=None, bias_init=None,
+                     data_format='NCHW', dtype=mstype.float32):
+            super().__init__()
+            self.has_bias = has_bias
+
+    nn.Conv2d = Conv2d
+"""
+_INJECTED_STEM = """
+    from mindspore import nn, ops
+
+    class PatchStem(nn.Cell):
+        def __init__(self, width):
+            super().__init__()
+            self.proj = {conv}
+
+        def construct(self, x):
+            return ops.gelu(self.proj(x))
+"""
+
+
+def _injected(default: str, conv: str) -> Dict[str, str]:
+    """A package whose injection module replaces nn.Conv2d, and a stem built with it."""
+    return {"pkg/__init__.py": "from pkg import injection\n", "pkg/injection.py": fill(_INJECTION, default=default),
+            "pkg/stem.py": fill(_INJECTED_STEM, conv=conv)}
+
+
 class ConvBiasDefault(TableRuleMixin, Rule):
     code = "MSA108"
     name = "conv-bias-default"
@@ -362,6 +396,11 @@ class ConvBiasDefault(TableRuleMixin, Rule):
                         return ops.gelu(self.conv1(x))
             """}, note="the project replaces nn.Conv1d with its own class (a monkeypatch): MindSpore's default "
                        "says nothing about it"),
+        Valid(files=_injected("True", "nn.Conv2d(3, 96, 4, stride=4)"),
+              note="the project's replacement of nn.Conv2d takes MindSpore's parameters but gives has_bias "
+                   "PyTorch's default: this conv has a bias"),
+        Valid(files=_injected("False", "nn.Conv2d(3, 96, 4, stride=4, has_bias=True)"),
+              note="the replacement keeps MindSpore's has_bias=False, and the bias is asked for"),
         Valid("""
             import torch.nn as nn
             import torch.nn.functional as F
@@ -409,6 +448,10 @@ class ConvBiasDefault(TableRuleMixin, Rule):
                     x = ops.gelu(self.conv1(x))
                     return ops.gelu(self.conv2(x))
         """, note="a functional activation (torch's F.gelu ported as ops.gelu) takes the output"),
+        Invalid(files=_injected("False", "nn.Conv2d(3, 96, 4, stride=4)  # MSA108"),
+                message_contains="nn.Conv2d here is the project's replacement, Conv2d at",
+                note="the project replaces nn.Conv2d with its own class (an injection module), which keeps "
+                     "MindSpore's parameters and has_bias=False: read as MindSpore's"),
     )
 
     def __init__(self, ctx) -> None:
