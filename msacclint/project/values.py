@@ -50,6 +50,67 @@ class ValueQueries:
         (``name_values``), else imported into it (``values_from``)."""
         return self.name_values(os.path.abspath(ctx.path), name) or self.values_from(ctx, name)
 
+    def values_at(self, ctx, expr, at, depth: int = 0) -> Optional[List[Value]]:
+        """The values an argument of the checked file (``expr``, written in the call ``at``)
+        may hold, each with where it was written: a literal or module constant; a local name
+        by its assignment before the call; a parameter of the enclosing function or
+        constructor by what every caller in the project binds to it (its default where a
+        call leaves it out, or where nothing calls it: a fused block's own default); a name
+        or attribute chain defined in or imported into the file (constants, configs, config
+        files, argparse defaults); ``self.<attr>`` read in a method by what ``__init__``
+        assigns it. None when any alternative is unknown."""
+        import libcst as cst
+
+        from msacclint.analysis.calls import UNKNOWN, constant, parameter_slots
+        from msacclint.analysis.cells import cells
+        from msacclint.analysis.imports import dotted
+        from msacclint.analysis.scopes import scopes
+        from msacclint.project.summary import ClassSummary, FunctionSummary, signature
+
+        if depth > 6:
+            return None
+        value = constant(ctx, expr)
+        if value is not UNKNOWN:
+            return [Value(value)]
+        found = scopes(ctx)
+        fl = found.owner(at) if at is not None else None
+        path = os.path.abspath(ctx.path)
+        if isinstance(expr, cst.Name) and fl is not None:
+            assigned = found.resolve(fl, expr.value, fl.order_of.get(at))
+            if assigned is not None:
+                scope, definition = assigned
+                if definition.index is not None or not isinstance(definition.node, (cst.Assign, cst.AnnAssign)):
+                    return None  # unpacked, augmented, a loop variable
+                anchor = definition.node if definition.node in scope.order_of else None
+                return self.values_at(ctx, definition.value, anchor, depth + 1)
+            func = fl.root if isinstance(fl.root, cst.FunctionDef) else None
+            if func is not None and expr.value in parameter_slots(func):
+                cls_node = found.class_of(fl)
+                params = signature(func)
+                if cls_node is not None:
+                    if func.name.value != "__init__" or found.method_of.get(func) is not cls_node:
+                        return None  # a method: called through objects, callers not followed
+                    cls = ClassSummary(name=cls_node.name.value, line=0,
+                                       params=tuple(p for p in params if p[0] not in ("self", "cls")))
+                    return self.parameter_values(path, expr.value, cls=cls, depth=depth + 1)
+                if found.parent.get(func) is not None:
+                    return None  # a nested function: its calls are not summarised by name
+                return self.parameter_values(path, expr.value, func=FunctionSummary(
+                    name=func.name.value, line=0, params=params), depth=depth + 1)
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self" \
+                and fl is not None:
+            cls_node = found.class_of(fl)
+            info = cells(ctx).classes.get(cls_node.name.value) if cls_node is not None else None
+            values = [v for name, v in info.assigned if name == expr.attr.value] if info is not None else []
+            attr = info.attrs.get(expr.attr.value) if info is not None else None
+            if len(values) != 1 or attr is None or attr.value is not values[0]:
+                return None
+            return self.values_at(ctx, attr.value, attr.assign, depth + 1)
+        name = dotted(expr)
+        if name is None or name.startswith("self."):
+            return None
+        return self.values_seen_from(ctx, name)
+
     def values_from(self, ctx, name: str) -> Optional[List[Value]]:
         """``name_values`` for a name imported into the checked file."""
         target = self.resolve_from(ctx, name)
@@ -257,7 +318,8 @@ class ValueQueries:
                 inner = self.values(path, default, depth=depth + 1)
                 if inner is None:
                     return None
-                out.extend(inner)
+                left = Evidence(self.display(site_path), call.line, f"{call.callee}(...) leaves {param} at its default")
+                out.extend(Value(v.value, v.evidence or left) for v in inner)
                 continue
             else:
                 return None  # a missing argument: cannot tell
