@@ -18,8 +18,9 @@ both of its commits (the parent of ``fix_commit``, or the case's ``before``, and
    with no repository marker above it (for an empty scope, the repository without the
    markers at its top: ``.git``, ``pyproject.toml``, ``setup.py``, ``setup.cfg``); the depth
    of the folder's own tree is recorded;
-4. scores the findings of the case's rule at the case's lines: a warning or an error counts
-   as reported, an info finding is recorded but does not count.
+4. scores the findings of the case's rule at the case's lines (a finding whose span covers
+   one of them): a warning or an error counts as reported, an info finding is recorded but
+   does not count.
 
 A fix is caught when its pre-fix version is reported at ``lines_before`` and its fixed version
 is quiet at ``lines_after``; a regression is found when the commit that introduced it is
@@ -176,7 +177,10 @@ def _side(findings: List[dict], path: str, lines: Optional[Sequence[int]], case:
     item = case.get("checklist") if not code else (planned_item(case) if code == "NEW" else None)
     mine, info, item_hits, other = [], [], [], []
     for d in findings:
-        if os.path.normpath(d["path"]) != wanted_path or (lines and d["line"] not in lines):
+        # a finding counts at a case's line when its span covers it (a call reported at its
+        # first line, ``shuffle=False`` two lines down)
+        span = range(d["line"], max(d["line"], d.get("end_line") or d["line"]) + 1)
+        if os.path.normpath(d["path"]) != wanted_path or (lines and not any(n in span for n in lines)):
             continue
         hit = [d["line"], d["code"], d["severity"]]
         if code and code != "NEW" and d["code"] == code:

@@ -14,6 +14,8 @@ Expressions are kept as small tuples (``Expr``), never as CST nodes:
 - ``("key", dotted, key)``: ``cfg["key"]`` / ``cfg.get("key", ...)``;
 - ``("minus1", expr)``: ``1 - expr``;
 - ``("call", dotted)``: the result of a call;
+- ``("alt", (expr, ...))``: one of these, in turn: a loop variable over a literal list or
+  tuple (``for split in ("train", "val"): build(root, split)``);
 - ``("?",)``: anything else.
 """
 
@@ -324,6 +326,9 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         self._names: set = set()
         self._positions = True
         self._seen: set = set()
+        #: loop variables of the enclosing ``for`` statements over a literal list or tuple:
+        #: name -> the values it takes (an argument naming one is each of them in turn)
+        self._loop_values: List[Tuple[str, Expr]] = []
 
     # -- helpers ------------------------------------------------------------------
     def _line(self, node: cst.CSTNode) -> int:
@@ -362,6 +367,9 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             value = node.value  # type: ignore[attr-defined]
             if value in _CONSTANT_NAMES:
                 return ("lit", _CONSTANT_NAMES[value])
+            for name, taken in reversed(self._loop_values):
+                if name == value:
+                    return taken
             if self._functions and value in self._param_names[-1]:
                 return ("param", value)
             return ("name", value)
@@ -633,6 +641,19 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         if found is None:
             found = self._qualified_memo[full] = canonical(full)
         return found
+
+    def visit_For(self, node: cst.For) -> None:
+        if isinstance(node.target, cst.Name) and isinstance(node.iter, (cst.List, cst.Tuple)) and node.iter.elements:
+            items = tuple(self.expr(e.value) for e in node.iter.elements if isinstance(e, cst.Element))
+            if all(item[0] == "lit" for item in items):
+                self._loop_values.append((node.target.value, ("alt", items)))
+                return
+        # any other loop: its variable reads as a name, as any name does (shadowing an outer one)
+        name = node.target.value if isinstance(node.target, cst.Name) else ""
+        self._loop_values.append((name, ("name", name)))
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._loop_values.pop()
 
     def visit_If(self, node: cst.If) -> None:
         self._tested(node.test)

@@ -136,6 +136,14 @@ class ValueQueries:
         kind = expr[0]
         if kind == "lit":
             return [Value(expr[1])]
+        if kind == "alt":  # a loop variable: each value in turn
+            out: List[Value] = []
+            for item in expr[1]:
+                inner = self.values(path, item, cls, func, depth + 1)
+                if inner is None:
+                    return None
+                out.extend(inner)
+            return out
         if kind == "minus1":
             inner = self.values(path, expr[1], cls, func, depth + 1)
             if inner is None or not all(_number(v.value) for v in inner):

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, Optional
 
 import libcst as cst
 
@@ -57,6 +57,37 @@ _SELECTOR_BUILDER = """
         data = data.map(ops + [vision.Rescale(1 / 255.0, 0.0)], input_columns="image")
         return data.batch(32)
 """
+
+
+#: a builder of src/ called once per split by the entry script, in a loop
+_PER_SPLIT_BUILDER = """
+    import os
+
+    import mindspore.dataset as ds
+
+
+    def build_dataset(root, split, batch_size=32):
+        data = ds.ImageFolderDataset(os.path.join(root, split), {shuffle}){mark}
+        return data.batch(batch_size)
+"""
+_PER_SPLIT_TRAIN = """
+    from mindspore import Model
+    from src.dataset import build_dataset
+
+
+    def main(root, net, loss, opt):
+        loaders = {}
+        for split in {splits}:
+            loaders[split] = build_dataset(root, split)
+        model = Model(net, loss, opt, metrics={"acc"})
+        {use}
+"""
+
+
+def _per_split(shuffle: str, splits: str = '("train", "val")', use: str = 'model.train(10, loaders["train"])',
+               mark: str = "") -> Dict[str, str]:
+    return {"src/__init__.py": "", "src/dataset.py": fill(_PER_SPLIT_BUILDER, shuffle=shuffle, mark=mark),
+            "train.py": fill(_PER_SPLIT_TRAIN, splits=splits, use=use)}
 
 
 class TrainingDatasetNotShuffled(Rule):
@@ -167,6 +198,16 @@ class TrainingDatasetNotShuffled(Rule):
               path="src/dataset.py", note="the nearest look-alike: the single-device dataset follows the selector"),
         Valid(fill(_SELECTOR_BUILDER, default="False", single="data = ds.Cifar10Dataset(path, shuffle=False)"),
               path="src/dataset.py", note="a builder whose selector defaults to evaluation and that nothing calls with True"),
+        Valid(files=_per_split('shuffle=split == "train"'),
+              note="multi-file: the builder called per split shuffles the training split"),
+        Valid(files=_per_split("shuffle=False", splits='("val", "test")',
+                               use='print(model.eval(loaders["val"]), model.eval(loaders["test"]))'),
+              note="multi-file look-alike: the builder is called per split in a loop, every split an evaluation one"),
+        Valid("""
+            import mindspore
+            from torch.utils.data import DataLoader
+            loaders = [DataLoader(SplitSet(root, split), shuffle=False) for split in ("train", "val")]
+        """, note="PyTorch's DataLoader"),
     )
     INVALID = (
         Invalid("""
@@ -225,6 +266,20 @@ class TrainingDatasetNotShuffled(Rule):
                                  "cifar = create_dataset('/data/cifar', training=True)\n"},
                 note="multi-file: the selector defaults to evaluation; another file of the project passes True",
                 message_contains="`training` parameter"),
+        Invalid(files=_per_split("shuffle=False", mark="  # MSA301"),
+                note="multi-file: a builder of src/ called per split in a loop of the entry script, shuffle never "
+                     "set for the training split", message_contains="the 'train' split too"),
+        Invalid("""
+            import mindspore.dataset as ds
+
+            def load_corpus(root, split=("train", "test")):
+                modes = [split] if isinstance(split, str) else list(split)
+                datasets = []
+                for mode in modes:
+                    datasets.append(ds.GeneratorDataset(Corpus(root, mode), ["text", "label"], shuffle=False))  # MSA301
+                return datasets
+        """, path="corpora/loader.py", message_contains="the 'train' split too",
+                note="a library loader: every split built in one loop, the training split (the default) too"),
     )
 
     def finish(self) -> None:
@@ -248,8 +303,11 @@ class TrainingDatasetNotShuffled(Rule):
             if info.role(build) != TRAIN or info.shuffled_later(build):
                 continue
             selector = info.ignored_selector(build)
+            split = info.split_loop(build) if selector is None else None
             why = (f" (the function's `{selector}` parameter selects the training pipeline, but this dataset is "
-                   f"built the same way whatever it says)" if selector is not None else "")
+                   f"built the same way whatever it says)" if selector is not None else
+                   f" (the same construction builds every split, the {split!r} split too)"
+                   if split is not None else "")
             self.report(call, f"training dataset built with {what} and never .shuffle()d: every epoch sees the "
                         f"samples in the same order{why}", fix)
 
