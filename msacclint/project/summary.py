@@ -469,6 +469,9 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             cls.methods = cls.methods + (node.name.value,)
             if node.name.value == "__init__":
                 cls.params = tuple(p for p in info.params if p[0] != "self")
+            elif node.name.value == "__new__" and "__init__" not in cls.methods:
+                # a constructor written as __new__ (a loader that returns a dataset)
+                cls.params = tuple(p for p in info.params if p[0] != "cls")
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         info = self._functions.pop()

@@ -90,6 +90,35 @@ def _per_split(shuffle: str, splits: str = '("train", "val")', use: str = 'model
             "train.py": fill(_PER_SPLIT_TRAIN, splits=splits, use=use)}
 
 
+#: a loader a registry builds from the YAML configs (``type: CaptionLoader``); the
+#: training branch passes the loader's own ``shuffle``
+_REGISTERED_LOADER = """
+    import mindspore.dataset as ds
+    from src.registry import register
+
+
+    @register
+    class CaptionLoader:
+        def __new__(cls, root, stage="train", shuffle={default}):
+            source = CaptionSource(root, stage)
+            if stage == "train":
+                return ds.GeneratorDataset(source, ["image", "text"], shuffle=shuffle){mark}
+            return ds.GeneratorDataset(source, ["image", "text"], shuffle=False)
+"""
+
+
+def _registered(default: str, train_yaml: str, mark: str = "") -> Dict[str, str]:
+    """The loader, its registry, a training config and an evaluation config that build it."""
+    return {"src/__init__.py": "",
+            "src/registry.py": "LOADERS = {}\n\n\ndef register(cls):\n    LOADERS[cls.__name__] = cls\n"
+                               "    return cls\n",
+            "src/loader.py": fill(_REGISTERED_LOADER, default=default, mark=mark),
+            "configs/pretrain.yaml": "train_dataset:\n  data_loader:\n    type: CaptionLoader\n"
+                                     f"    root: /data/captions\n    stage: train\n{train_yaml}",
+            "configs/retrieval.yaml": "eval_dataset:\n  data_loader:\n    type: CaptionLoader\n"
+                                      "    root: /data/flickr\n    stage: eval\n    shuffle: False\n"}
+
+
 class TrainingDatasetNotShuffled(Rule):
     code = "MSA301"
     about_the_run = True
@@ -208,6 +237,10 @@ class TrainingDatasetNotShuffled(Rule):
             from torch.utils.data import DataLoader
             loaders = [DataLoader(SplitSet(root, split), shuffle=False) for split in ("train", "val")]
         """, note="PyTorch's DataLoader"),
+        Valid(files=_registered("True", ""), note="multi-file: the loader's own default shuffles"),
+        Valid(files=_registered("False", "    shuffle: True\n"),
+              note="multi-file look-alike: the default reads False, but the training config passes True; the "
+                   "evaluation config's False never reaches the training branch"),
     )
     INVALID = (
         Invalid("""
@@ -280,24 +313,41 @@ class TrainingDatasetNotShuffled(Rule):
                 return datasets
         """, path="corpora/loader.py", message_contains="the 'train' split too",
                 note="a library loader: every split built in one loop, the training split (the default) too"),
+        Invalid(files=_registered("False", "", mark="  # MSA301"), message_contains="configs/pretrain.yaml:3",
+                note="multi-file: a registry builds the loader from YAML; the training config leaves shuffle at the "
+                     "loader's own default, False"),
     )
 
     def finish(self) -> None:
         info = datasets(self.ctx)
         for build in info.builds:
             call = build.call
-            if has_star_kwargs(call) or _iterable_source(self.ctx, build) is not None:
-                continue
             shuffle = argument(call, "shuffle", ())
+            # ``**kwargs`` may pass shuffle or a sampler, unless shuffle is written out (then it
+            # cannot pass shuffle, and a sampler with shuffle raises)
+            if (has_star_kwargs(call) and shuffle is None) or _iterable_source(self.ctx, build) is not None:
+                continue
             sampler = argument(call, "sampler", ())
             order = build.flow.order(call)
             fix = None
+            related: list = []
             if shuffle is not None and literal(shuffle.value) is False:
                 fix = FixSpec("shuffle the training dataset: shuffle=True", Applicability.UNSAFE,
                               [(shuffle.value, cst.Name("True"))])
                 what = "shuffle=False"
             elif sampler is not None and _sampler_keeps_order(self.ctx, build.flow, sampler.value, order):
                 what = "a sampler that keeps the file order"
+            elif shuffle is not None and self.ctx.project is not None:
+                # ``shuffle=shuffle``: what every call, config or default gives the parameter
+                # (alternatives that reach this branch only; one building it unshuffled is enough)
+                values = self.ctx.project.values_at(self.ctx, shuffle.value, call)
+                unshuffled = [v for v in values or () if v.value is False]
+                if not unshuffled:
+                    continue
+                shown = sorted({v.evidence.where() for v in unshuffled if v.evidence})
+                what = (f"shuffle={cst.Module([]).code_for_node(shuffle.value)}, False"
+                        + (f" where {', '.join(shown[:3])} builds it" if shown else " (its default)"))
+                related = [(v.evidence.path, v.evidence.line, v.evidence.what) for v in unshuffled if v.evidence]
             else:
                 continue
             if info.role(build) != TRAIN or info.shuffled_later(build):
@@ -309,7 +359,7 @@ class TrainingDatasetNotShuffled(Rule):
                    f" (the same construction builds every split, the {split!r} split too)"
                    if split is not None else "")
             self.report(call, f"training dataset built with {what} and never .shuffle()d: every epoch sees the "
-                        f"samples in the same order{why}", fix)
+                        f"samples in the same order{why}", fix, related=related)
 
 
 def _iterable_source(ctx, build) -> Optional[cst.CSTNode]:
