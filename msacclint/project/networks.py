@@ -6,7 +6,7 @@ A mixin of ``ProjectIndex`` (msacclint.project.index).
 from __future__ import annotations
 
 import os
-from typing import Optional, Set, Tuple
+from typing import List, Optional, Set, Tuple
 
 from msacclint.project.callers import all_calls
 from msacclint.project.summary import ClassSummary, Expr, FileSummary, FunctionSummary
@@ -220,6 +220,36 @@ class NetworkQueries:
             return 0.0
         nonzero = [r for r in rates if r != 0]
         return max(nonzero) if nonzero else None
+
+    def handed_to(self, path: str, cls: ClassSummary, param: str,
+                  signatures) -> List[Tuple[str, str, Evidence]]:
+        """The MindSpore APIs whose parameter the constructor parameter ``param`` of the project
+        class ``cls`` (of ``path``) is handed to unchanged in ``__init__``, directly or through
+        ``self.<attr> = param``: (API, its parameter, where). ``signatures`` (a probe
+        snapshot's API -> parameters) maps a positional argument to its parameter. A class is
+        what it does with its parameters, whatever its name: a project ``Dropout`` whose
+        ``keep_prob`` goes to ``ops.Dropout(keep_prob)`` takes a keep probability."""
+        summary = self.summary(path)
+        if summary is None:
+            return []
+        same = {("param", param)} | {("name", f"self.{attr}") for attr, value in cls.attrs.items()
+                                     if tuple(value) == ("param", param)}
+        out: List[Tuple[str, str, Evidence]] = []
+        for call in cls.calls:
+            if not call.scope.endswith("__init__"):
+                continue
+            qualified = self.qualified(summary, call.callee)
+            if not qualified.startswith("mindspore."):
+                continue
+            order = list(signatures.get(qualified, ()))
+            where = Evidence(self.display(path), call.line, f"{call.callee}(...)")
+            for index, arg in enumerate(call.args):
+                if tuple(arg) in same and index < len(order):
+                    out.append((qualified, order[index], where))
+            for keyword, arg in call.kwargs.items():
+                if tuple(arg) in same and keyword not in ("*", "**"):
+                    out.append((qualified, keyword, where))
+        return out
 
     def random_draw_from(self, ctx, name: str) -> Optional[Tuple[str, Evidence]]:
         """For a class imported into the checked file that is a callable transform (it defines

@@ -41,6 +41,10 @@ FUNCTIONAL_DROPOUT = {"mindspore.ops.dropout": "ops.dropout", "mindspore.ops.fun
 DROPOUT_PRIMITIVES = {"mindspore.ops.DropoutExt": "DropoutExt", "mindspore.ops.auto_generate.DropoutExt": "DropoutExt",
                       "mindspore.ops.auto_generate.gen_ops_prim.DropoutExt": "DropoutExt",
                       "mindspore.ops.operations.nn_ops.DropoutExt": "DropoutExt"}
+#: MindSpore dropouts whose ``keep_prob`` is the keep probability (a project class handing its
+#: parameter to one takes a keep probability too)
+DROPOUT_KEEP_APIS = frozenset({"mindspore.nn.Dropout", "mindspore.ops.Dropout", "mindspore.ops.Dropout2D",
+                               "mindspore.ops.Dropout3D"})
 #: methods of a primitive that return the primitive itself (``P.X().add_prim_attr(...)``)
 _PRIMITIVE_SETTERS = frozenset({"add_prim_attr", "shard", "set_device", "recompute", "set_prim_instance_name"})
 
@@ -228,6 +232,7 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
             where = f" (the value is {', '.join(shown[:3])})" if shown else ""
             related = [(v.evidence.path, v.evidence.line, v.evidence.what) for v in self._evidence if v.evidence]
         observed = self._observed() if self._layer == DROPOUT else ""
+        related = list(extra.pop("related", ())) + related
         super().report(node, (message or self.message) + where + observed, fix, related=related, **extra)
 
     def _observed(self) -> str:
@@ -532,6 +537,41 @@ _MODEL_READING_CONFIG = """
 """
 
 
+#: a project layer class of another file, named like MindSpore's, that hands its parameter
+#: to a MindSpore dropout (``{inner}``: the call in its __init__)
+_OWN_DROPOUT = """
+    from mindspore import nn, ops
+
+    class Dropout(nn.Cell):
+        def __init__(self, {param}=0.5):
+            super().__init__()
+            self.{param} = {param}
+            self.dropout = {inner}
+
+        def construct(self, x):
+            if not self.training:
+                return x
+            out, _ = self.dropout(x)
+            return out
+"""
+_OWN_DROPOUT_USER = """
+    import mindspore.nn as nn
+    from src.layers import Dropout
+
+    class Embeddings(nn.Cell):
+        def __init__(self, vocab, hidden):
+            super().__init__()
+            self.embed = nn.Embedding(vocab, hidden)
+            self.dropout = Dropout({rate}){mark}
+"""
+
+
+def _own_dropout(rate: str, param: str = "keep_prob", inner: str = "ops.Dropout(keep_prob)",
+                 mark: str = "") -> dict:
+    return {"src/__init__.py": "", "src/layers.py": fill(_OWN_DROPOUT, param=param, inner=inner),
+            "src/embeddings.py": fill(_OWN_DROPOUT_USER, rate=rate, mark=mark)}
+
+
 def _config_case(key: str, value: str, mark: str = "") -> dict:
     """A model reading its rate from default_config.yaml through a config loader module."""
     return dict(model_zoo_config({key: value}), **{"src/model.py": fill(_MODEL_READING_CONFIG, key=key, mark=mark)})
@@ -616,6 +656,10 @@ class DropoutWrongProbability(_DropoutRule):
             import mindspore.nn as nn
             drop = nn.Dropout(1 - drop_rate)
         """, note="reported by MSA102, not MSA101"),
+        Valid(files=_own_dropout("1 - 0.1"), note="multi-file: the project's keep_prob Dropout given 1 - rate"),
+        Valid(files=_own_dropout("0.1", param="p", inner="nn.Dropout(p=p)"),
+              note="multi-file look-alike: the project's own Dropout hands its parameter to nn.Dropout's p, a drop "
+                   "rate"),
         Valid("""
             import mindspore.nn as nn
 
@@ -1016,6 +1060,9 @@ class DropoutWrongProbability(_DropoutRule):
                         self.head = Head(4, 0.2)
             """,
         }, note="multi-file: bug call site"),
+        Invalid(files=_own_dropout("0.1", mark="  # MSA101"), message_contains="hands its keep_prob to ops.Dropout",
+                note="multi-file: the project's own Dropout (another file) hands its first parameter to "
+                     "ops.Dropout's keep_prob; a drop rate passed to it is the keep_prob mistake"),
         Invalid(files={
             "src/__init__.py": "",
             "src/config.py": """
@@ -1057,6 +1104,56 @@ class DropoutWrongProbability(_DropoutRule):
                 note="multi-file: an unannotated config parameter read as the one config class the file imports "
                      "(a warning that says so), its rate kept on self, flipped into p"),
     )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        super().visit_Call(node)
+        if self.ctx.project is not None and node.args and \
+                not (called(self.ctx, node) or "mindspore.").startswith("mindspore."):
+            self._project_dropout(node)
+
+    def _project_dropout(self, call: cst.Call) -> None:
+        """``Dropout(config.hidden_dropout_prob)`` where ``Dropout`` is a class of another file
+        of the project whose parameter goes, unchanged, to a MindSpore dropout's ``keep_prob``
+        (``ops.Dropout(keep_prob)``, ``nn.Dropout(keep_prob=...)``): the argument is a keep
+        probability, whatever the class is called, and one that reads as a drop rate is the
+        keep_prob mistake of ``nn.Dropout(drop_rate)``."""
+        from msacclint.analysis.imports import dotted
+        from msacclint.analysis.snapshot import signatures_for
+
+        name = dotted(call.func)
+        project = self.ctx.project
+        found = project.resolve_from(self.ctx, name) if name is not None else None
+        if found is None or found[0] != "class" or not found[2].params:
+            return
+        path, cls = found[1], found[2]
+        params = [p for p, _ in cls.params]
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+        arg, param = (positional[0], params[0]) if positional else next(
+            ((a, k) for k, a in keywords.items() if k in params), (None, None))
+        if arg is None or any(a.star for a in call.args):
+            return
+        kept = [(api, where) for api, role, where in project.handed_to(path, cls, param,
+                                                                          signatures_for(self.ctx.settings))
+                if role == "keep_prob" and (api in DROPOUT_KEEP_APIS)]
+        if not kept:
+            return
+        if forward_owner(self.ctx, self.scope) is not None:
+            return
+        self._layer = DROPOUT
+        alternatives = self.readings(arg.value, call)
+        if not _wrong(alternatives, _keep_reads_as_drop):
+            return
+        resolved = _wrong(alternatives, _keep_reads_as_drop, _silent_keep)
+        api, where = kept[0]
+        shown = cst.Module([]).code_for_node(arg.value)
+        short = api.replace("mindspore.", "", 1)
+        assumed = "" if resolved else (f" (assumed from the name {shown}: no value of it was resolved; a value of "
+                                       "0.5 or more would be a keep probability, as intended)")
+        self.report(call, f"{name}({shown}): {cls.name} ({where.where()}) hands its {param} to {short}'s "
+                    f"keep_prob, the KEEP probability, so this drops {self._drop_share(literal(arg.value))}; pass "
+                    f"the keep probability, 1 - {shown}{assumed}", severity=None if resolved else Severity.WARNING,
+                    related=[(where.path, where.line, f"{cls.name} hands {param} to {short}'s keep_prob")])
 
     def check(self, call, keep, p, by_position):
         if keep is not None:
