@@ -214,7 +214,7 @@ class _ConstructScan(cst.CSTVisitor):
             self.returning.add(id(value))
             self.info.returned.update(self._sources(value))
 
-    def _escape(self, node: cst.CSTNode, attrs) -> None:
+    def _escape(self, node: cst.CSTNode, attrs: Iterable[str]) -> None:
         self.info.escapes.update(attrs)
         if id(node) not in self.returning:
             self.info.escapes_elsewhere.update(attrs)

@@ -28,7 +28,7 @@ from msacclint.analysis.calls import literal
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.dataset_reads import only_read_into_python
 from msacclint.analysis.facts import facts
-from msacclint.analysis.flow import FunctionFlow
+from msacclint.analysis.flow import Event, FunctionFlow
 from msacclint.analysis.scopes import Scopes, names_in, says_eval, says_train, scopes
 from msacclint.analysis.training import training
 from msacclint.analysis.walk import walk
@@ -118,7 +118,7 @@ class Datasets:
                 return found
         return self._split_parameter(build, event)
 
-    def _split_parameter(self, build: Build, event) -> Optional[str]:
+    def _split_parameter(self, build: Build, event: Optional[Event[cst.CSTNode]]) -> Optional[str]:
         """A parameter of the building function that reaches the construction, with no branch
         on it around the build, for which a call passes a split that says train (in this file,
         or, for a top-level function, anywhere in the project: a caller looping over

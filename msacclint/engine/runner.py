@@ -363,7 +363,9 @@ def _stand_in(ctx: FileContext, node: cst.CSTNode) -> Optional[Tuple[str, Tuple[
     if not ctx.imports.stand_ins or not isinstance(node, cst.Call):
         return None
     name = ctx.resolve(node.func)
-    found = ctx.imports.stand_ins.get(name) if name is not None else None
+    if name is None:
+        return None
+    found = ctx.imports.stand_ins.get(name)
     return (name, found) if found is not None else None
 
 
