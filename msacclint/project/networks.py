@@ -289,13 +289,50 @@ class NetworkQueries:
                     return Evidence(self.display(other), call.line, f"{call.callee}(...) given the sharding")
         return None
 
-    def trains(self, summary: FileSummary) -> bool:
+    def trained_with(self, path: str, summary: FileSummary, func: Optional[FunctionSummary],
+                     expr: Expr) -> Optional[Evidence]:
+        """Where the object a calling function holds in ``expr`` (``net``) is trained, seen from
+        that function of ``path``: its file trains (``trains``), it calls ``net.set_train()``,
+        or it hands the same object to a MindSpore training cell or to a class or function of
+        the project whose file trains (``Trainer(net, ...)`` with a training loop). None when
+        nothing shows it."""
+        if expr[0] != "name" or _switches_off(summary):
+            return None  # (a file that switches a network to inference mode may do it before evaluating)
+        if self.trains(summary):
+            return Evidence(self.display(path), func.line if func is not None else 1, "trains")
+        for call in func.calls if func is not None else summary.calls:
+            if call.callee == f"{expr[1]}.set_train" and (not call.args or tuple(call.args[0]) == ("lit", True)):
+                return Evidence(self.display(path), call.line, f"{call.callee}()")
+            if tuple(expr) not in [tuple(a) for a in call.args] + [tuple(a) for a in call.kwargs.values()]:
+                continue
+            if self.qualified(summary, call.callee) in TRAINING_CALLS:
+                return Evidence(self.display(path), call.line, f"{call.callee}(...)")
+            found = self.lookup(path, call.callee)
+            if found is None or found[0] not in ("class", "function") or found[1] == path:
+                continue
+            other = self.summary(found[1])
+            if other is not None and self.trains(other, methods=True) and not _switches_off(other):
+                return Evidence(self.display(path), call.line, f"{call.callee}(...), which trains it")
+        return None
+
+    def trains(self, summary: FileSummary, methods: bool = False) -> bool:
         """The file trains: Model.train, a TrainOneStepCell, a gradient function, or a network
-        put in training mode (``net.set_train()``, a hand-written loop)."""
-        for call in summary.calls + [c for f in summary.functions.values() for c in f.calls]:
+        put in training mode (``net.set_train()``, a hand-written loop); with ``methods``, in
+        the methods of its classes too (a Trainer class)."""
+        calls = summary.calls + [c for f in summary.functions.values() for c in f.calls]
+        if methods:
+            calls += [c for cls in summary.classes.values() for c in cls.calls]
+        for call in calls:
             if call.callee.endswith(".train") or self.qualified(summary, call.callee) in TRAINING_CALLS:
                 return True
             if call.callee.endswith(".set_train") and (not call.args or call.args[0] == ("lit", True)):
                 return True
         return False
 
+
+def _switches_off(summary: FileSummary) -> bool:
+    """The file calls ``<cell>.set_train(False)`` somewhere."""
+    calls = summary.calls + [c for f in summary.functions.values() for c in f.calls] + \
+        [c for cls in summary.classes.values() for c in cls.calls]
+    return any(call.callee.endswith(".set_train") and call.args and tuple(call.args[0]) == ("lit", False)
+               for call in calls)
