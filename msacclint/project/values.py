@@ -131,6 +131,40 @@ class ValueQueries:
             return None
         return self.values_seen_from(ctx, name)
 
+    def constructed_by(self, ctx, call) -> Optional[Tuple[str, str, Any, FunctionSummary]]:
+        """For a call in the checked file of a top-level function of the project (this file's
+        or another's) that returns one construction (``return FixedLossScaleManager(1024,
+        ...)``, or a local assigned one and returned): (the function's file, the qualified name
+        of what it builds, the construction as the summary keeps it, the function). Its
+        arguments are read with ``values(file, expr, func=function)`` (a parameter of the
+        function through its callers). None otherwise."""
+        from msacclint.analysis.imports import dotted
+
+        name = dotted(call.func)
+        if name is None:
+            return None
+        target = self.resolve_from(ctx, name)
+        if target is None and "." not in name:
+            target = self.lookup(os.path.abspath(ctx.path), name)
+        if target is None or target[0] != "function" or "." in target[2].name:
+            return None
+        path, func = target[1], target[2]
+        summary = self.summary(path)
+        if summary is None or len(func.returns) != 1:
+            return None
+        returned = func.returns[0]
+        if returned[0] == "call":
+            callee = returned[1]
+        elif returned[0] == "name" and len(func.builds.get(returned[1], ())) == 1:
+            callee = func.builds[returned[1]][0]
+        else:
+            return None
+        built = [c for c in func.calls if c.callee == callee]
+        if callee == "?" or len(built) != 1:
+            return None
+        self._depend(path)
+        return path, self.qualified(summary, callee), built[0], func
+
     def values_from(self, ctx, name: str) -> Optional[List[Value]]:
         """``name_values`` for a name imported into the checked file."""
         target = self.resolve_from(ctx, name)
