@@ -10,7 +10,7 @@ import re
 from typing import Any, Iterator, List, Optional, Tuple
 
 from msacclint.project.summary import Call, ClassSummary, Expr, FileSummary, FunctionSummary
-from msacclint.project.values import UNSET, Value
+from msacclint.project.values import UNSET, Evidence, Value
 
 
 def says_data_parallel(expr: Expr) -> bool:
@@ -125,6 +125,38 @@ class CallerQueries:
             modes = [line for expr, line in summary.parallel_modes if says_data_parallel(expr)]
             if summary.init_lines and modes:
                 yield site, summary, call, modes[0]
+
+    def trained_by(self, path: str, name: str, depth: int = 0) -> Optional[Evidence]:
+        """A file of the project that trains and uses the top-level class or function ``name``
+        of ``path``: it calls or builds it, or defines a class extending it (a trainer base
+        class whose subclass holds the training step; followed through up to three
+        subclasses). None when no such file is found."""
+        if depth > 3 or "." in name:
+            return None
+        for site, summary, call, _cls, _func in self.call_sites(path, name):
+            if site != path and self.trains(summary, methods=True):
+                return Evidence(self.display(site), call.line, f"{call.callee}(...) in a file that trains")
+        word = name.encode()
+        pattern = re.compile(rb"^\s*class\s+\w+\s*\([^)]*\b" + re.escape(word) + rb"\b", re.M)
+        for other in sorted(self.files):
+            data = self._bytes(other)
+            if other == path or not data or word not in data or not pattern.search(data):
+                continue
+            summary = self.summary(other)
+            for cls in summary.classes.values() if summary is not None else ():
+                if "." in cls.name or not any(self._names(other, base, path, name) for base in cls.bases):
+                    continue
+                if self.trains(summary, methods=True):
+                    return Evidence(self.display(other), cls.line, f"{cls.name} extends {name} and trains")
+                found = self.trained_by(other, cls.name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _names(self, importer: str, written: str, path: str, name: str) -> bool:
+        """Whether ``written`` (a base as written in ``importer``) is the class ``name`` of ``path``."""
+        found = self.lookup(importer, written)
+        return found is not None and found[0] == "class" and found[1] == path and found[2].name == name
 
     def switch_values(self, path: str, target: str, param: str, position: int) -> Optional[List[Value]]:
         """Every value the project passes for the parameter ``param`` (at ``position``, -1 for
