@@ -158,6 +158,29 @@ class CallerQueries:
         found = self.lookup(importer, written)
         return found is not None and found[0] == "class" and found[1] == path and found[2].name == name
 
+    def seeds_mindspore(self, summary: FileSummary, calls, depth: int = 0) -> Optional[bool]:
+        """Whether ``calls`` (of ``summary``'s file) seed MindSpore: ``mindspore.set_seed``, or a
+        function of the project that does (followed two levels); False when none does and every
+        call whose name says seed is resolved; None when one cannot be told."""
+        unknown = False
+        for call in calls:
+            qualified = self.qualified(summary, call.callee)
+            if qualified in ("mindspore.set_seed", "mindspore.common.seed.set_seed"):
+                return True
+            if "seed" not in call.callee.rsplit(".", 1)[-1].lower() or qualified in ("random.seed",
+                                                                                       "numpy.random.seed"):
+                continue
+            found = self.lookup(summary.path, call.callee) if depth < 2 else None
+            if found is None or found[0] != "function":
+                unknown = True
+                continue
+            inner = self.summary(found[1])
+            answer = self.seeds_mindspore(inner, found[2].calls, depth + 1) if inner is not None else None
+            if answer:
+                return True
+            unknown = unknown or answer is None
+        return None if unknown else False
+
     def switch_values(self, path: str, target: str, param: str, position: int) -> Optional[List[Value]]:
         """Every value the project passes for the parameter ``param`` (at ``position``, -1 for
         keyword-only) of the top-level class or function ``target`` of ``path``, with where
