@@ -404,6 +404,10 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
             default = _parameter_default(fl.root, expr.value)
             if default is None or not is_number(literal(default)):
                 projected = self._project_readings(expr, fl)
+            elif literal(default) == 0.5:
+                # a default of 0.5 reads the same as keep_prob and as p: it shows nothing. What the
+                # project's callers pass decides; when they cannot all be read, the name does
+                projected = self._project_readings(expr, fl) or _by_name_and_default(expr, fl.root, neutral=False)
             return projected or _by_name_and_default(expr, fl.root)
         if any(d.index is not None or not isinstance(d.node, (cst.Assign, cst.AnnAssign)) for d in defs):
             return [[(expr, False)]]  # a loop variable, an augmented or unpacked value
@@ -473,10 +477,14 @@ def _keep_named(reading: Reading) -> bool:
     return not flipped and says_keep(base)
 
 
-def _by_name_and_default(expr: cst.Name, func) -> List[List[Reading]]:
+def _by_name_and_default(expr: cst.Name, func, neutral: bool = True) -> List[List[Reading]]:
     """A parameter without a readable value: judged by its name and its literal default
-    together (they must agree), by the default alone when the name says nothing."""
+    together (they must agree), by the default alone when the name says nothing. With
+    ``neutral=False`` a default of 0.5 (the same as a keep and as a drop probability) is left
+    out when the name says drop or keep: the callers' values, unknown, are what the name says."""
     default = _parameter_default(func, expr.value)
+    if not neutral and default is not None and literal(default) == 0.5 and (says_drop(expr) or says_keep(expr)):
+        return [[(expr, False)]]
     if default is not None and is_number(literal(default)):
         if says_drop(expr) or says_keep(expr):
             return [[(expr, False), (default, False)]]
@@ -564,6 +572,45 @@ _OWN_DROPOUT_USER = """
             self.embed = nn.Embedding(vocab, hidden)
             self.dropout = Dropout({rate}){mark}
 """
+
+
+#: a parallel Dropout Cell of src/ over the DropoutExt primitive (whose p is the drop
+#: probability): the keep probability it computes is handed on as ``p={attr}``; the model of
+#: another file builds it from its config (``{rate}``)
+_EXT_CELL = """
+    import mindspore as ms
+    from mindspore import nn
+    from mindspore.common.generator import default_generator
+
+    class Dropout(nn.Cell):
+        def __init__(self, drop_prob=0.5):
+            super().__init__()
+            keep_prob = 1.0 - drop_prob
+            self.keep_prob = keep_prob
+            self.drop_prob = drop_prob
+            self.seed, self.offset = default_generator._step(ms.Tensor(1, ms.int64))
+            self.dropout = ms.ops.auto_generate.DropoutExt()
+
+        def construct(self, x):
+            if not self.training:
+                return x
+            out, _ = self.dropout(input=x, p=self.{attr}, seed=self.seed, offset=self.offset){mark}
+            return out
+"""
+_EXT_USER = """
+    import mindspore.nn as nn
+    from src.dropout import Dropout
+
+    class Block(nn.Cell):
+        def __init__(self, config):
+            super().__init__()
+            self.hidden_dropout = Dropout(drop_prob={rate})
+"""
+
+
+def _ext_cell(attr: str, rate: str = "config.hidden_dropout", mark: str = "") -> dict:
+    return {"src/__init__.py": "", "src/dropout.py": fill(_EXT_CELL, attr=attr, mark=mark),
+            "src/block.py": fill(_EXT_USER, rate=rate)}
 
 
 def _own_dropout(rate: str, param: str = "keep_prob", inner: str = "ops.Dropout(keep_prob)",
@@ -657,6 +704,9 @@ class DropoutWrongProbability(_DropoutRule):
             drop = nn.Dropout(1 - drop_rate)
         """, note="reported by MSA102, not MSA101"),
         Valid(files=_own_dropout("1 - 0.1"), note="multi-file: the project's keep_prob Dropout given 1 - rate"),
+        Valid(files=_ext_cell("drop_prob"), note="multi-file: the DropoutExt Cell hands on its drop probability"),
+        Valid(files=_ext_cell("keep_prob", rate="0.5"),
+              note="multi-file look-alike: every call passes 0.5, a keep probability equal to the drop one"),
         Valid(files=_own_dropout("0.1", param="p", inner="nn.Dropout(p=p)"),
               note="multi-file look-alike: the project's own Dropout hands its parameter to nn.Dropout's p, a drop "
                    "rate"),
@@ -1060,6 +1110,10 @@ class DropoutWrongProbability(_DropoutRule):
                         self.head = Head(4, 0.2)
             """,
         }, note="multi-file: bug call site"),
+        Invalid(files=_ext_cell("keep_prob", mark="  # MSA101"),
+                note="multi-file: a value decided elsewhere: the keep probability a DropoutExt Cell computes "
+                     "(1 - drop_prob, default 0.5) is handed on as p; the callers' rates come from configs the "
+                     "linter cannot read, and the neutral default shows nothing, so the names decide"),
         Invalid(files=_own_dropout("0.1", mark="  # MSA101"), message_contains="hands its keep_prob to ops.Dropout",
                 note="multi-file: the project's own Dropout (another file) hands its first parameter to "
                      "ops.Dropout's keep_prob; a drop rate passed to it is the keep_prob mistake"),
@@ -1201,6 +1255,11 @@ class DropoutWrongProbability(_DropoutRule):
         # whether x held a keep probability all along; a value, or p=<keep name>, can
         evidence = lambda r: _silent_p(r) or _keep_named(r)  # noqa: E731  (p=1 raises: loud)
         alternatives = self.readings(p.value, call)
+        if says_keep(p.value) and one_minus(p.value) is None and alternatives and \
+                all(group and all(_p_reads_as_keep(r) for r in group) for group in alternatives):
+            # ``p=self.keep_prob``: the code names the value a keep probability, and every value
+            # it is followed to agrees (``keep_prob = 1.0 - drop_prob``)
+            alternatives = [group + [(p.value, False)] for group in alternatives]
         severity, assumed = None, ""
         if not _wrong(alternatives, _p_reads_as_keep, evidence):
             # the only values found make p=1 (a rate of 0 under ``p=1 - rate``), which raises when
