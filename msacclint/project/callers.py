@@ -26,10 +26,28 @@ class CallerQueries:
 
     def call_sites(self, path: str, target: str):
         """Calls of the class/function ``target`` defined in ``path``, in every file whose
-        text names it: (file, summary, call, enclosing class, enclosing function)."""
-        short = target.split(".")[-1]
+        text names it: (file, summary, call, enclosing class, enclosing function). Kept per
+        index (a file that changes forgets them)."""
         if "." in target:
-            return  # methods are called through objects: not followed
+            return iter(())  # methods are called through objects: not followed
+        memo = self.__dict__.setdefault("_call_sites", {})
+        key = (path, target)
+        if key not in memo:
+            # every file the answer reads (summaries, the imports it follows) is recorded apart,
+            # so a later answer from the memo depends on them too
+            outer, self._used = self._used, {}
+            try:
+                sites = list(self._find_call_sites(path, target))
+            finally:
+                read, self._used = self._used, outer
+            memo[key] = (sites, read)
+        sites, read = memo[key]
+        for other, digest in read.items():
+            self._used.setdefault(other, digest)
+        return iter(sites)
+
+    def _find_call_sites(self, path: str, target: str):
+        short = target.split(".")[-1]
         pattern = re.compile(rb"\b" + re.escape(short.encode()) + rb"\b")
         for other in sorted(self.files):
             data = self._bytes(other)

@@ -102,7 +102,7 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         state = self.__dict__.copy()
         state.update(_summaries={}, _texts={}, _used={}, _digests={}, _module_cache={}, _reported=set(), pending=set(),
                      _parsed=OrderedDict(), _parsed_bytes=0, _drafts=OrderedDict(), _draft_bytes=0, _words=None,
-                     _patched=None, _reach=None, _config_builds={})
+                     _patched=None, _reach=None, _config_builds={}, _call_sites={})
         state["configs"] = configs_mod.ConfigStore(self.configs.paths)
         return state
 
@@ -158,6 +158,7 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         self._words = None
         self._patched = None
         self.__dict__.pop("_config_builds", None)
+        self.__dict__.pop("_call_sites", None)
         self._drop_draft(path)
         self._drop_parsed(path)
         self.forget_reach()
