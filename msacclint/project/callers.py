@@ -152,7 +152,7 @@ class CallerQueries:
         if depth > 3 or "." in name:
             return None
         for site, summary, call, _cls, _func in self.call_sites(path, name):
-            if site != path and self.trains(summary, methods=True):
+            if site != path and self.trains(summary, methods=True) and not test_module(site, summary):
                 return Evidence(self.display(site), call.line, f"{call.callee}(...) in a file that trains")
         word = name.encode()
         pattern = re.compile(rb"^\s*class\s+\w+\s*\([^)]*\b" + re.escape(word) + rb"\b", re.M)
@@ -164,6 +164,8 @@ class CallerQueries:
             for cls in summary.classes.values() if summary is not None else ():
                 if "." in cls.name or not any(self._names(other, base, path, name) for base in cls.bases):
                     continue
+                if test_module(other, summary):
+                    continue  # a training run in a test keeps no model
                 if self.trains(summary, methods=True):
                     return Evidence(self.display(other), cls.line, f"{cls.name} extends {name} and trains")
                 found = self.trained_by(other, cls.name, depth + 1)
@@ -305,6 +307,16 @@ def _bound(call, preset, param: str, position: int):
     if preset is not None and (param in preset.kwargs or 0 <= position < fixed):
         return _PRESET
     return None
+
+
+def test_module(path: str, summary: FileSummary) -> bool:
+    """A module pytest collects as tests (``test_*.py`` or ``*_test.py`` defining ``test*``
+    functions or ``Test*`` classes): a training run there keeps no model."""
+    name = os.path.basename(path)
+    if not (name.startswith("test_") or name.endswith("_test.py")):
+        return False
+    return any(f.split(".")[-1].startswith("test") for f in summary.functions) or \
+        any(c.startswith("Test") for c in summary.classes)
 
 
 def all_calls(summary: FileSummary):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from typing import List, Optional, Set, Tuple
 
-from msacclint.project.callers import all_calls
+from msacclint.project.callers import all_calls, test_module
 from msacclint.project.summary import ClassSummary, Expr, FileSummary, FunctionSummary
 from msacclint.project.values import Evidence
 
@@ -311,7 +311,8 @@ class NetworkQueries:
             if found is None or found[0] not in ("class", "function") or found[1] == path:
                 continue
             other = self.summary(found[1])
-            if other is not None and self.trains(other, methods=True) and not _switches_off(other):
+            if other is not None and self.trains(other, methods=True) and not _switches_off(other) \
+                    and not test_module(found[1], other):
                 return Evidence(self.display(path), call.line, f"{call.callee}(...), which trains it")
         return None
 
