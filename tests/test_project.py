@@ -355,6 +355,58 @@ def test_a_model_folder_without_a_repository_is_one_project(tmp_path, msacclint)
     assert "src/model.py:7:" in run.stdout and "default_config.yaml:2" in run.stdout, run.stdout + run.stderr
 
 
+def test_a_model_folder_without_a_repository_is_indexed_whole(tmp_path, msacclint, monkeypatch):
+    """No repository marker above a model folder whose rate is set four folders down
+    (model/src/nets/heads/config/rates.py): the whole tree is indexed, so the file checked
+    alone, from the model folder, resolves the rate; no note is given (nothing was cut)."""
+    model = tmp_path / "downloads" / "model"
+    model.mkdir(parents=True)
+    _write(model, {
+        "src/__init__.py": "", "src/nets/__init__.py": "", "src/nets/heads/__init__.py": "",
+        "src/nets/heads/config/__init__.py": "",
+        "src/nets/heads/config/rates.py": "DROP = 0.1\n",
+        "src/nets/heads/head.py": "import mindspore.nn as nn\nfrom src.nets.heads.config import rates\n\n\n"
+                                  "class Head(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+                                  "        self.drop = nn.Dropout(keep_prob=rates.DROP)\n",
+        "train.py": "from src.nets.heads.head import Head\n\nhead = Head()\n"})
+    (model / "pyproject.toml").unlink()
+    assert not any((parent / marker).exists() for parent in model.parents
+                   for marker in ("pyproject.toml", "setup.py", "setup.cfg", ".git"))
+    from msacclint.project.listing import listing
+
+    py, _other, cut = listing(str(model))
+    assert cut is None and str(model / "src/nets/heads/config/rates.py") in py
+    monkeypatch.chdir(model)
+    found = json.loads(msacclint("check", "--no-cache", "--format", "json", "src/nets/heads/head.py").stdout)
+    assert [(d["path"], d["line"], d["code"], d["severity"]) for d in found] == \
+        [("src/nets/heads/head.py", 8, "MSA101", "error")]
+    assert "rates.py:1" in found[0]["message"]
+
+
+def test_a_listing_cut_short_says_so(tmp_path, msacclint, monkeypatch):
+    """A folder without a marker holding more Python files than the cap: the files nearest its
+    top are indexed, and the run says the listing was cut short (an MSA001 note on the folder,
+    info: a limit of the tool, not a problem of the code)."""
+    from msacclint.project import listing as listing_mod
+
+    monkeypatch.setattr(listing_mod, "UNMARKED_MAX_FILES", 12)
+    _write(tmp_path, {"train.py": "import mindspore.nn as nn\n\ndrop = nn.Dropout(p=0.1)\n"})
+    (tmp_path / "pyproject.toml").unlink()
+    for i in range(20):
+        (tmp_path / "deep" / "er").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "deep" / "er" / f"m{i}.py").write_text(f"VALUE_{i} = {i}\n")
+    py, _other, cut = listing_mod.listing(str(tmp_path))
+    assert len(py) == 12 and str(tmp_path / "train.py") in py  # the nearest the top first
+    assert "more than 12 Python files" in cut
+    monkeypatch.chdir(tmp_path)
+    found = json.loads(msacclint("check", "--no-cache", "--format", "json", "train.py").stdout)
+    (note,) = [d for d in found if d["code"] == "MSA001"]
+    assert note["severity"] == "info" and note["path"] == "." and "no repository marker" in note["message"]
+    monkeypatch.setattr(listing_mod, "UNMARKED_MAX_FILES", 5_000)
+    again = json.loads(msacclint("check", "--no-cache", "--format", "json", "train.py").stdout)
+    assert again == []
+
+
 # -- bad input for the project layer: a clear message, and the run goes on ---------------
 def _yaml_case(tmp_path, yaml_text=None, yaml_bytes=None, name="default_config.yaml"):
     files = dict(CASES["msa101-bug-yaml"])

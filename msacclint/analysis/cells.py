@@ -63,6 +63,11 @@ class CellInfo:
     #: attr -> attrs whose call consumes its output in construct
     feeds: Dict[str, Set[str]] = field(default_factory=dict)
     used_in_construct: Set[str] = field(default_factory=set)
+    #: attrs whose output construct returns (``return self.head(x)``, ``out = self.fc(x);
+    #: return out.view(n, -1)``): also in ``escapes``
+    returned: Set[str] = field(default_factory=set)
+    #: attrs whose output escapes otherwise than by being returned
+    escapes_elsewhere: Set[str] = field(default_factory=set)
     #: every (attribute, value) assigned in __init__, in order (``attrs`` keeps the last)
     assigned: List[Tuple[str, cst.BaseExpression]] = field(default_factory=list)
     #: attrs whose output also flows somewhere ``feeds`` does not describe
@@ -156,6 +161,11 @@ class _InitScan(cst.CSTVisitor):
         self.info.attrs[name] = attr
 
 
+#: tensor methods that only rearrange values (a per-channel shift stays one)
+SHAPE_METHODS = frozenset({"view", "reshape", "flatten", "transpose", "permute", "swapaxes", "squeeze",
+                           "unsqueeze", "contiguous", "expand_dims"})
+
+
 class _ConstructScan(cst.CSTVisitor):
     """Which self.<attr> call consumes which self.<attr> call's output, and which
     outputs go anywhere else."""
@@ -170,6 +180,8 @@ class _ConstructScan(cst.CSTVisitor):
         self.holds: Dict[str, Set[str]] = {}
         #: Name and Call nodes whose use is described by ``feeds``/``holds``
         self.accounted: Set[int] = set()
+        #: Name and Call nodes a ``return`` gives back (past shape-only methods)
+        self.returning: Set[int] = set()
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         name = self_attr(node)
@@ -193,10 +205,24 @@ class _ConstructScan(cst.CSTVisitor):
         if isinstance(expr, cst.Name) or (isinstance(expr, cst.Call) and self_attr(expr.func) is not None):
             self.accounted.add(id(expr))
 
+    def visit_Return(self, node: cst.Return) -> None:
+        value = node.value
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value in SHAPE_METHODS and self_attr(value.func) is None:
+            value = value.func.value  # ``return x.view(n, -1)``: the values of x, reshaped
+        if isinstance(value, cst.Name) or (isinstance(value, cst.Call) and self_attr(value.func) is not None):
+            self.returning.add(id(value))
+            self.info.returned.update(self._sources(value))
+
+    def _escape(self, node: cst.CSTNode, attrs: Iterable[str]) -> None:
+        self.info.escapes.update(attrs)
+        if id(node) not in self.returning:
+            self.info.escapes_elsewhere.update(attrs)
+
     def visit_Call(self, node: cst.Call) -> None:
         consumer = self_attr(node.func)
         if consumer is not None and id(node) not in self.accounted:
-            self.info.escapes.add(consumer)
+            self._escape(node, {consumer})
         if consumer is None and node.args and isinstance(node.func, (cst.Name, cst.Attribute)) \
                 and self_attr(node.func) is None and not _on_self(node.func):
             self._function_call(node)
@@ -234,7 +260,7 @@ class _ConstructScan(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         if id(node) not in self.accounted and node.value in self.holds:
-            self.info.escapes.update(self.holds[node.value])
+            self._escape(node, self.holds[node.value])
 
     def leave_Assign(self, node: cst.Assign) -> None:
         sources = self._sources(node.value)

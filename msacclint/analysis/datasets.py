@@ -28,7 +28,7 @@ from msacclint.analysis.calls import literal
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.dataset_reads import only_read_into_python
 from msacclint.analysis.facts import facts
-from msacclint.analysis.flow import FunctionFlow
+from msacclint.analysis.flow import Event, FunctionFlow
 from msacclint.analysis.scopes import Scopes, names_in, says_eval, says_train, scopes
 from msacclint.analysis.training import training
 from msacclint.analysis.walk import walk
@@ -96,6 +96,58 @@ class Datasets:
             return TRAIN
         if self.ignored_selector(build) is not None:
             return TRAIN
+        if self.split_loop(build) is not None:
+            return TRAIN
+        return None
+
+    def split_loop(self, build: Build) -> Optional[str]:
+        """The training split, when the dataset is built once per split in a loop (``for mode
+        in splits: datasets.append(GeneratorDataset(Source(path, mode), shuffle=False))``)
+        whose splits include one that says train: the loop variable reaches the construction,
+        and the values it takes (a literal list, or a list filled from a parameter whose default
+        lists the splits, as a loader's ``split=('train', 'test')``) include a training one. The
+        same construction then builds the training pipeline. None otherwise."""
+        event = self.scopes.event(build.call)
+        for loop in reversed(event.loops if event is not None else ()):
+            if not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Name) \
+                    or loop.target.value not in names_in(build.call):
+                continue
+            splits = _strings(self.scopes, build.flow, loop.iter, 0)
+            found = next((value for value in sorted(splits) if says_train(value) and not says_eval(value)), None)
+            if found is not None:
+                return found
+        return self._split_parameter(build, event)
+
+    def _split_parameter(self, build: Build, event: Optional[Event[cst.CSTNode]]) -> Optional[str]:
+        """A parameter of the building function that reaches the construction, with no branch
+        on it around the build, for which a call passes a split that says train (in this file,
+        or, for a top-level function, anywhere in the project: a caller looping over
+        ``("train", "val")``): the builder is called per split."""
+        root = build.flow.root
+        if not isinstance(root, cst.FunctionDef) or self.scopes.method_of.get(root) is not None:
+            return None
+        from msacclint.analysis.callers import argument_values
+
+        guarded: Set[str] = set()
+        for test, _ in (event.guards if event is not None else ()):
+            guarded |= names_in(test)
+        used = names_in(build.call)
+        positional = list(root.params.params)
+        for param in positional + list(root.params.kwonly_params):
+            name = param.name.value
+            if name not in used or name in guarded or build.flow.defs.get(name):
+                continue
+            values = [literal(v) for v in argument_values(self.ctx, root, name) or ()]
+            project = getattr(self.ctx, "project", None)
+            if project is not None and self.scopes.parent.get(root) is None:
+                import os
+
+                position = positional.index(param) if param in positional else -1
+                found = project.switch_values(os.path.abspath(self.ctx.path), root.name.value, name, position)
+                values += [v.value for v in found or ()]
+            split = next((v for v in values if isinstance(v, str) and says_train(v) and not says_eval(v)), None)
+            if split is not None:
+                return split
         return None
 
     def ignored_selector(self, build: Build) -> Optional[str]:
@@ -244,6 +296,43 @@ class Datasets:
             flows += [c for f in flows[1:] if isinstance(f.root, cst.FunctionDef)
                       for c, _ in self.scopes.callers(f.root)]
         return any(fl.method_calls("shuffle") for fl in flows)
+
+
+def _strings(sc: Scopes, fl: FunctionFlow, expr: cst.BaseExpression, depth: int) -> Set[str]:
+    """The strings ``expr`` may hold or list, as far as the function's own code says: a
+    literal string or tuple/list of them; a parameter's literal default; a local name's
+    assignments, the values appended to it (``modes.append(split)``) and, for a loop
+    variable, what its loop iterates over."""
+    value = literal(expr)
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, (tuple, list)):
+        return {v for v in value if isinstance(v, str)}
+    if depth > 4:
+        return set()
+    out: Set[str] = set()
+    if isinstance(expr, cst.IfExp):
+        return _strings(sc, fl, expr.body, depth + 1) | _strings(sc, fl, expr.orelse, depth + 1)
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        for element in expr.elements:
+            out |= _strings(sc, fl, element.value, depth + 1)
+        return out
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("list", "tuple") \
+            and len(expr.args) == 1:
+        return _strings(sc, fl, expr.args[0].value, depth + 1)
+    if not isinstance(expr, cst.Name):
+        return set()
+    for definition in fl.defs.get(expr.value, ()):
+        if definition.index is None:
+            out |= _strings(sc, fl, definition.value, depth + 1)
+    for e in fl.method_calls("append", expr.value) + fl.method_calls("extend", expr.value):
+        if e.node.args:
+            out |= _strings(sc, fl, e.node.args[0].value, depth + 1)
+    if isinstance(fl.root, cst.FunctionDef) and not fl.defs.get(expr.value):
+        for param in (*fl.root.params.params, *fl.root.params.kwonly_params):
+            if param.name.value == expr.value and param.default is not None:
+                out |= _strings(sc, fl, param.default, depth + 1)
+    return out
 
 
 def _bound_name(fl: FunctionFlow, call: cst.Call, sc: Optional[Scopes] = None) -> Optional[str]:

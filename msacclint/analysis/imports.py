@@ -106,11 +106,17 @@ class ImportTable:
         self._resolved_for = 0
         #: MindSpore names the project replaces (``ProjectIndex.patched``): resolved to None
         self.replaced: FrozenSet[str] = frozenset()
+        #: MindSpore names the project replaces with a class that keeps MindSpore's parameters
+        #: and defaults (``ProjectIndex.kept_replacements``): resolved as MindSpore's, and the
+        #: finding says which class it is (name -> (path, line, what))
+        self.stand_ins: Dict[str, Tuple[str, int, str]] = {}
 
-    def hide_replaced(self, names: Iterable[str]) -> None:
+    def hide_replaced(self, names: Iterable[str], kept: Optional[Dict[str, Tuple[str, int, str]]] = None) -> None:
         """Resolve these qualified names to None from now on (a module of the project
-        assigns its own class to them, as mindnlp's injection does)."""
-        self.replaced = frozenset(names)
+        assigns its own class to them, as mindnlp's injection does), except the ``kept``
+        ones, whose replacement takes MindSpore's parameters with MindSpore's defaults."""
+        self.stand_ins = dict(kept or {})
+        self.replaced = frozenset(names) - frozenset(self.stand_ins)
         self._resolved.clear()
 
     # -- building -----------------------------------------------------------------

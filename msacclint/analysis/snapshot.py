@@ -120,3 +120,28 @@ def _release(version: str) -> Tuple[Any, ...]:
     numbers = parse(version)
     numbers = numbers + (0,) * (3 - len(numbers))
     return numbers + (("post" + version.split("post", 1)[1],) if "post" in version else ())
+
+
+def signatures_for(settings: Any) -> Dict[str, Dict[str, Any]]:
+    """The MindSpore parameters (in order, with their defaults) of the APIs a snapshot
+    observed: the run's snapshot, else the newest shipped one (what the rules' signatures
+    assume when the version is unknown). Empty when none can be read."""
+    found = for_settings(settings)
+    if found is None:
+        found = _newest_shipped()
+    return found.defaults if found is not None else {}
+
+
+@functools.cache
+def _newest_shipped() -> Optional[Snapshot]:
+    folder = snapshots_dir()
+    if not folder.is_dir():
+        return None
+    candidates = [(_release(p.name[len("mindspore-"):-len("-cpu.json")]), p)
+                  for p in folder.glob("mindspore-*-cpu.json")]
+    if not candidates:
+        return None
+    try:
+        return load(str(max(candidates)[1]))
+    except SnapshotError:
+        return None

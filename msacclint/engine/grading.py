@@ -16,6 +16,8 @@ from typing import Optional, Tuple
 
 from msacclint.analysis.context import FileContext
 from msacclint.diagnostics import Reach, Related, Severity
+from msacclint.project.index import ProjectIndex
+from msacclint.project.reach import Answer
 
 #: at most this many other definitions of the file are named in a dormant note
 _PEERS = 3
@@ -60,7 +62,7 @@ def grade(ctx: FileContext, line: int, severity: Severity, message: str, code: s
     return Graded(lower(severity), message.rstrip() + note, Reach.DORMANT)
 
 
-def dormant_note(project, path: str, answer) -> str:
+def dormant_note(project: ProjectIndex, path: str, answer: Answer) -> str:
     """Why the code of ``answer`` does not run, naming what does run where it can."""
     import os
 
@@ -93,7 +95,7 @@ def dormant_note(project, path: str, answer) -> str:
     return f" (dormant: nothing the repository runs imports {shown}{_entries(answer)}; it matters once it is imported)"
 
 
-def _entries(answer) -> str:
+def _entries(answer: Answer) -> str:
     if not answer.entries:
         return ""
     return f" (its entry points include {', '.join(answer.entries)})"

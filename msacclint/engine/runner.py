@@ -23,6 +23,7 @@ from msacclint.analysis.imports import ImportTable
 from msacclint.analysis.inert_runs import set_up_cannot_matter
 from msacclint.analysis.port import torch_weights
 from msacclint.analysis.positions import node_positions
+from msacclint.analysis.snapshot import signatures_for
 from msacclint.analysis.source import MAX_SOURCE_BYTES, TOO_DEEP, decode
 from msacclint.analysis.source import parse as _parse
 from msacclint.analysis.uses import NameUses
@@ -77,7 +78,8 @@ def analyse_source(source: Union[str, bytes], path: str, settings: Settings,
         if not imports.mentions("mindspore"):
             return FileResult([], nothing)
         if project is not None and project.patched():
-            imports.hide_replaced(project.patched())
+            kept = project.kept_replacements(signatures_for(settings))
+            imports.hide_replaced(project.patched(), {name: (e.path, e.line, e.what) for name, e in kept.items()})
         ctx = FileContext(path=path, source=text, module=module, imports=imports, settings=settings,
                           project=project)
         uses = NameUses(imports) if settings.collect_uses else None
@@ -328,6 +330,14 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
             why = set_up_cannot_matter(ctx, report.node)
             if why is not None:
                 severity, message = Severity.INFO, message.rstrip() + f" (info: {why})"
+        related = tuple(Related(p, line, text) for p, line, text in report.related)
+        stand_in = _stand_in(ctx, report.node)
+        if stand_in is not None:
+            name, (path, line, what) = stand_in
+            message = message.rstrip() + (f" ({name.replace('mindspore.', '', 1)} here is the project's replacement, "
+                                          f"{what.split(' ', 1)[0]} at {path}:{line}, which keeps MindSpore's "
+                                          "parameters and defaults)")
+            related += (Related(path, line, what),)
         diag = Diagnostic(
             code=rule.code,
             checklist=rule.checklist,
@@ -339,7 +349,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
             end_column=where.end.column + 1,
             message=message,
             fixes=fixes,
-            related=tuple(Related(p, line, text) for p, line, text in report.related),
+            related=related,
             reach=reach,
             trail=trail,
         )
@@ -348,6 +358,18 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
             seen.add(key)
             found.append(diag)
     return found
+
+
+def _stand_in(ctx: FileContext, node: cst.CSTNode) -> Optional[Tuple[str, Tuple[str, int, str]]]:
+    """The replaced MindSpore name a reported call calls, when the project's replacement keeps
+    MindSpore's parameters (``ImportTable.stand_ins``): (name, where the class is)."""
+    if not ctx.imports.stand_ins or not isinstance(node, cst.Call):
+        return None
+    name = ctx.resolve(node.func)
+    if name is None:
+        return None
+    found = ctx.imports.stand_ins.get(name)
+    return (name, found) if found is not None else None
 
 
 def _to_fix(ctx: FileContext, spec: FixSpec, positions: Mapping[cst.CSTNode, CodeRange]) -> Optional[Fix]:

@@ -10,7 +10,7 @@ import re
 from typing import Any, Iterator, List, Optional, Tuple
 
 from msacclint.project.summary import Call, ClassSummary, Expr, FileSummary, FunctionSummary
-from msacclint.project.values import UNSET, Value
+from msacclint.project.values import UNSET, Evidence, Value
 
 
 def says_data_parallel(expr: Expr) -> bool:
@@ -26,10 +26,28 @@ class CallerQueries:
 
     def call_sites(self, path: str, target: str):
         """Calls of the class/function ``target`` defined in ``path``, in every file whose
-        text names it: (file, summary, call, enclosing class, enclosing function)."""
-        short = target.split(".")[-1]
+        text names it: (file, summary, call, enclosing class, enclosing function). Kept per
+        index (a file that changes forgets them)."""
         if "." in target:
-            return  # methods are called through objects: not followed
+            return iter(())  # methods are called through objects: not followed
+        memo = self.__dict__.setdefault("_call_sites", {})
+        key = (path, target)
+        if key not in memo:
+            # every file the answer reads (summaries, the imports it follows) is recorded apart,
+            # so a later answer from the memo depends on them too
+            outer, self._used = self._used, {}
+            try:
+                sites = list(self._find_call_sites(path, target))
+            finally:
+                read, self._used = self._used, outer
+            memo[key] = (sites, read)
+        sites, read = memo[key]
+        for other, digest in read.items():
+            self._used.setdefault(other, digest)
+        return iter(sites)
+
+    def _find_call_sites(self, path: str, target: str):
+        short = target.split(".")[-1]
         pattern = re.compile(rb"\b" + re.escape(short.encode()) + rb"\b")
         for other in sorted(self.files):
             data = self._bytes(other)
@@ -125,6 +143,63 @@ class CallerQueries:
             modes = [line for expr, line in summary.parallel_modes if says_data_parallel(expr)]
             if summary.init_lines and modes:
                 yield site, summary, call, modes[0]
+
+    def trained_by(self, path: str, name: str, depth: int = 0) -> Optional[Evidence]:
+        """A file of the project that trains and uses the top-level class or function ``name``
+        of ``path``: it calls or builds it, or defines a class extending it (a trainer base
+        class whose subclass holds the training step; followed through up to three
+        subclasses). None when no such file is found."""
+        if depth > 3 or "." in name:
+            return None
+        for site, summary, call, _cls, _func in self.call_sites(path, name):
+            if site != path and self.trains(summary, methods=True) and not test_module(site, summary):
+                return Evidence(self.display(site), call.line, f"{call.callee}(...) in a file that trains")
+        word = name.encode()
+        pattern = re.compile(rb"^\s*class\s+\w+\s*\([^)]*\b" + re.escape(word) + rb"\b", re.M)
+        for other in sorted(self.files):
+            data = self._bytes(other)
+            if other == path or not data or word not in data or not pattern.search(data):
+                continue
+            summary = self.summary(other)
+            for cls in summary.classes.values() if summary is not None else ():
+                if "." in cls.name or not any(self._names(other, base, path, name) for base in cls.bases):
+                    continue
+                if test_module(other, summary):
+                    continue  # a training run in a test keeps no model
+                if self.trains(summary, methods=True):
+                    return Evidence(self.display(other), cls.line, f"{cls.name} extends {name} and trains")
+                found = self.trained_by(other, cls.name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _names(self, importer: str, written: str, path: str, name: str) -> bool:
+        """Whether ``written`` (a base as written in ``importer``) is the class ``name`` of ``path``."""
+        found = self.lookup(importer, written)
+        return found is not None and found[0] == "class" and found[1] == path and found[2].name == name
+
+    def seeds_mindspore(self, summary: FileSummary, calls, depth: int = 0) -> Optional[bool]:
+        """Whether ``calls`` (of ``summary``'s file) seed MindSpore: ``mindspore.set_seed``, or a
+        function of the project that does (followed two levels); False when none does and every
+        call whose name says seed is resolved; None when one cannot be told."""
+        unknown = False
+        for call in calls:
+            qualified = self.qualified(summary, call.callee)
+            if qualified in ("mindspore.set_seed", "mindspore.common.seed.set_seed"):
+                return True
+            if "seed" not in call.callee.rsplit(".", 1)[-1].lower() or qualified in ("random.seed",
+                                                                                       "numpy.random.seed"):
+                continue
+            found = self.lookup(summary.path, call.callee) if depth < 2 else None
+            if found is None or found[0] != "function":
+                unknown = True
+                continue
+            inner = self.summary(found[1])
+            answer = self.seeds_mindspore(inner, found[2].calls, depth + 1) if inner is not None else None
+            if answer:
+                return True
+            unknown = unknown or answer is None
+        return None if unknown else False
 
     def switch_values(self, path: str, target: str, param: str, position: int) -> Optional[List[Value]]:
         """Every value the project passes for the parameter ``param`` (at ``position``, -1 for
@@ -232,6 +307,16 @@ def _bound(call, preset, param: str, position: int):
     if preset is not None and (param in preset.kwargs or 0 <= position < fixed):
         return _PRESET
     return None
+
+
+def test_module(path: str, summary: FileSummary) -> bool:
+    """A module pytest collects as tests (``test_*.py`` or ``*_test.py`` defining ``test*``
+    functions or ``Test*`` classes): a training run there keeps no model."""
+    name = os.path.basename(path)
+    if not (name.startswith("test_") or name.endswith("_test.py")):
+        return False
+    return any(f.split(".")[-1].startswith("test") for f in summary.functions) or \
+        any(c.startswith("Test") for c in summary.classes)
 
 
 def all_calls(summary: FileSummary):

@@ -30,6 +30,10 @@ class ConfigFile:
     path: str
     #: key -> [(value, line)]: a nested key is kept under its dotted path and its last part
     values: Dict[str, List[Tuple[Any, int]]] = field(default_factory=dict)
+    #: mappings that name a class to build by ``type`` (a registry config: ``data_loader:
+    #: {type: MultiImgCapDataLoader, stage: train}``): (the type, its other scalar keys with
+    #: their lines, the line of ``type``)
+    builds: List[Tuple[str, Dict[str, Tuple[Any, int]], int]] = field(default_factory=list)
     problem: Optional[str] = None
     problem_line: int = 1
 
@@ -70,7 +74,7 @@ def load(path: str) -> ConfigFile:
         out.problem_line = mark.line + 1 if mark is not None else 1
         return out
     if node is not None:
-        _flatten(node, "", out.values, [0])
+        _flatten(node, "", out.values, [0], out.builds)
     return out
 
 
@@ -123,13 +127,24 @@ def _expanded_size(node, memo: Dict[int, int]) -> int:
     return total
 
 
-def _flatten(node, prefix: str, out: Dict[str, List[Tuple[Any, int]]], budget: List[int]) -> None:
+def _flatten(node, prefix: str, out: Dict[str, List[Tuple[Any, int]]], budget: List[int],
+             builds: Optional[List[Tuple[str, Dict[str, Tuple[Any, int]], int]]] = None) -> None:
     import yaml
 
     budget[0] += 1
     if budget[0] > MAX_NODES:
         raise ConfigError("config file is too large to read")
+    if isinstance(node, yaml.SequenceNode) and builds is not None:
+        for item in node.value:  # a list of mappings (``transforms: [{type: ...}, ...]``)
+            if isinstance(item, yaml.MappingNode):
+                _flatten(item, prefix, {}, budget, builds)
     if isinstance(node, yaml.MappingNode):
+        if builds is not None:
+            scalars = {str(k.value): (_scalar(v), v.start_mark.line + 1) for k, v in node.value
+                       if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)}
+            kind = scalars.pop("type", None)
+            if kind is not None and isinstance(kind[0], str):
+                builds.append((kind[0], scalars, kind[1]))
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 continue
@@ -141,8 +156,9 @@ def _flatten(node, prefix: str, out: Dict[str, List[Tuple[Any, int]]], budget: L
                 out.setdefault(path, []).append((value, line))
                 if prefix:
                     out.setdefault(key, []).append((value, line))
-            elif isinstance(value_node, yaml.MappingNode):
-                _flatten(value_node, path, out, budget)
+            elif isinstance(value_node, (yaml.MappingNode, yaml.SequenceNode)):
+                _flatten(value_node, path, out if isinstance(value_node, yaml.MappingNode) else {}, budget,
+                         builds)
 
 
 def _scalar(node) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -44,6 +44,26 @@ def _may_patch(data: bytes) -> bool:
             if words:
                 bound.add(words[-1])
     return bool(heads & bound)
+
+
+def _same_default(observed: Any, written) -> bool:
+    """A default a probe snapshot observed (plain JSON; "<required>" for none; a dtype as
+    its name, "Float32") and one a summary recorded (an Expr, None for none) are the same."""
+    if observed == "<required>":
+        return written is None
+    if written is None:
+        return False
+    if written[0] == "lit":
+        value = written[1]
+        if isinstance(value, tuple):
+            value = list(value)
+        if isinstance(observed, bool) or isinstance(value, bool):
+            return observed is value
+        return bool(observed == value)
+    if written[0] == "name" and isinstance(observed, str):
+        # ``mstype.float32`` for the dtype the probe saw as "Float32"
+        return written[1].rsplit(".", 1)[-1].lower() == observed.lower()
+    return False
 
 
 class GraphQueries:
@@ -209,6 +229,78 @@ class GraphQueries:
                     found.setdefault(name, Evidence(self.display(path), line, f"{name} replaced"))
             self._patched = found
         return self._patched
+
+    def replacement(self, name: str) -> Optional[Tuple[Evidence, Optional[Tuple[str, ClassSummary]]]]:
+        """For a MindSpore name some module replaces (``patched``): where, and the project
+        class assigned to it when the assignment names one (``nn.Conv2d = Conv2d``)."""
+        evidence = self.patched().get(name)
+        if evidence is None:
+            return None
+        for path in sorted(self.files):
+            if self.display(path) != evidence.path:
+                continue
+            summary = self.summary(path)
+            value = summary.patch_values.get(name) if summary is not None else None
+            found = self.lookup(path, value) if value and value != "?" else None
+            return evidence, ((found[1], found[2]) if found is not None and found[0] == "class" else None)
+        return evidence, None
+
+    def kept_replacements(self, signatures: Mapping[str, Mapping[str, Any]]) -> Dict[str, Evidence]:
+        """The replaced MindSpore names (``patched``) whose replacement keeps MindSpore's
+        parameters: the project class assigned to the name takes MindSpore's parameters (of
+        ``signatures``: name -> parameter -> default, a probe snapshot's) in the same order
+        with the same defaults, as far as it takes any (or inherits them from the class it
+        replaces). What MindSpore's defaults mean holds for such a class: rules read it as
+        MindSpore's. The evidence names the class."""
+        out: Dict[str, Evidence] = {}
+        for name in sorted(self.patched()):
+            wanted = signatures.get(name)
+            found = self.replacement(name) if wanted else None
+            if found is None or found[1] is None:
+                continue
+            where, cls = found[1]
+            if self._keeps_parameters(where, cls, name, wanted, 0):
+                out[name] = Evidence(self.display(where), cls.line,
+                                     f"{cls.name} (keeps {name.rsplit('.', 1)[-1]}'s parameters and defaults)")
+        return out
+
+    def _keeps_parameters(self, path: str, cls: ClassSummary, name: str, wanted: Mapping[str, Any],
+                          depth: int) -> bool:
+        if "__init__" not in cls.methods:
+            # no constructor of its own: the one of its base, MindSpore's own or another class
+            summary = self.summary(path)
+            if summary is None or depth > 4:
+                return False
+            for base in cls.bases:
+                if self._original(path, summary, base) == name:
+                    return True
+                found = self.lookup(path, base)
+                if found is not None and found[0] == "class" and \
+                        self._keeps_parameters(found[1], found[2], name, wanted, depth + 1):
+                    return True
+            return False
+        params = list(cls.params)
+        if not params:
+            return False
+        for index, (param, default) in enumerate(wanted.items()):
+            if index >= len(params):
+                break  # a parameter the class lacks: passing it fails loudly
+            mine, my_default = params[index]
+            if mine != param or not _same_default(default, my_default):
+                return False
+        return True
+
+    def _original(self, path: str, summary: FileSummary, base: str) -> Optional[str]:
+        """The MindSpore class a base names: directly, or through a module constant saved
+        before the replacement (``GroupNorm_original = nn.GroupNorm``)."""
+        qualified = self.qualified(summary, base)
+        if qualified.startswith("mindspore."):
+            return qualified
+        entries = summary.constants.get(base, [])
+        if len(entries) == 1 and entries[0][0][0] == "name":
+            qualified = self.qualified(summary, entries[0][0][1])
+            return qualified if qualified.startswith("mindspore.") else None
+        return None
 
     def builders(self, path: str, name: str) -> Optional[Tuple[str, FunctionSummary]]:
         found = self.lookup(path, name)

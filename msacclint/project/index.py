@@ -33,7 +33,7 @@ from msacclint.project.callers import CallerQueries, all_calls, says_data_parall
 from msacclint.project.entries import EntryQueries
 from msacclint.project.failures import FailureQueries
 from msacclint.project.graph import GraphQueries, checked_file_bindings
-from msacclint.project.listing import MAX_FILES, find_project_root, listing
+from msacclint.project.listing import find_project_root, listing
 from msacclint.project.mentions import MentionQueries
 from msacclint.project.networks import BATCH_NORMS, DROPOUTS, TRAINING_CALLS, NetworkQueries
 from msacclint.project.reach import ReachQueries
@@ -66,7 +66,7 @@ def _notebook_python(data: bytes) -> Optional[bytes]:
 class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, MentionQueries, EntryQueries,
                    FailureQueries, ReachQueries):
     def __init__(self, root: str, py_files: Sequence[str], config_files: Sequence[str] = (), cache=None,
-                 truncated: bool = False) -> None:
+                 cut: Optional[str] = None) -> None:
         self.root = os.path.abspath(root)
         self.files: Set[str] = {os.path.normpath(os.path.abspath(p)) for p in py_files}
         self.configs = configs_mod.ConfigStore([os.path.abspath(p) for p in config_files])
@@ -76,9 +76,8 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         self.problems: Dict[str, Tuple[int, str]] = {}
         self._reported: Set[str] = set()
         self.notes: Set[str] = set()
-        if truncated:
-            self.problems[self.root] = (1, f"the repository holds more than {MAX_FILES} Python files; the project "
-                                           "layer indexes the first ones only")
+        if cut:  # the listing was cut short (msacclint.project.listing): a note on the project's folder
+            self._problem(self.root, cut, note=True)
         self._summaries: Dict[str, Optional[FileSummary]] = {}
         self._texts: Dict[str, Optional[bytes]] = {}
         self._used: Dict[str, str] = {}
@@ -107,7 +106,7 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         state = self.__dict__.copy()
         state.update(_summaries={}, _texts={}, _used={}, _digests={}, _module_cache={}, _reported=set(), pending=set(),
                      _parsed=OrderedDict(), _parsed_bytes=0, _drafts=OrderedDict(), _draft_bytes=0, _words=None,
-                     _patched=None, _reach=None)
+                     _patched=None, _reach=None, _config_builds={}, _call_sites={})
         state["configs"] = configs_mod.ConfigStore(self.configs.paths)
         return state
 
@@ -162,6 +161,8 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         self._summaries.pop(path, None)
         self._words = None
         self._patched = None
+        self.__dict__.pop("_config_builds", None)
+        self.__dict__.pop("_call_sites", None)
         self._drop_draft(path)
         self._drop_parsed(path)
         self.forget_reach()
@@ -330,8 +331,8 @@ def load_index(root: str, settings=None, cache=None) -> ProjectIndex:
     file listing now, summaries on first use, from ``cache`` (an engine Cache) when the
     files are unchanged."""
     root = os.path.abspath(root)
-    py, other, truncated = listing(root)
-    return ProjectIndex(root, py, other, cache=cache, truncated=truncated)
+    py, other, cut = listing(root)
+    return ProjectIndex(root, py, other, cache=cache, cut=cut)
 
 
 class Projects:

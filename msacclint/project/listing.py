@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections import deque
 from typing import Iterable, List, Optional, Tuple
 
 from msacclint.analysis.folders import SKIPPED_FOLDERS
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
-#: a repository larger than this is indexed in part: the folders nearest the checked files
+#: a repository larger than this is indexed in part: the files nearest its top
 MAX_FILES = 50_000
-#: a folder without pyproject.toml/setup.py/setup.cfg/.git is indexed this deep and this far
-UNMARKED_DEPTH = 2
+#: a folder without pyproject.toml/setup.py/setup.cfg/.git (a model folder downloaded without
+#: its repository) is indexed whole, nearest its top first, up to this many Python files and
+#: this many folders (a loose folder, a downloads folder, is not walked end to end)
 UNMARKED_MAX_FILES = 5_000
+UNMARKED_MAX_FOLDERS = 20_000
 #: Python files are ``.py`` modules and ``.ipynb`` notebooks (read as the Python of their
 #: code cells: msacclint.analysis.notebook_text)
 #: config files the project layer reads (msacclint.project.configs parses them)
@@ -50,18 +53,23 @@ def find_project_root(path: str, fallback: Optional[str] = None) -> str:
     return folder
 
 
-def _walk(root: str, limit: int, max_depth: int = 10_000) -> Tuple[List[str], List[str], bool]:
+def _walk(root: str, limit: int, max_folders: Optional[int] = None) -> Tuple[List[str], List[str], bool]:
+    """The Python and config files under ``root``, breadth-first (a cut keeps the files
+    nearest the top), at most ``limit`` Python files from at most ``max_folders`` folders;
+    whether something was left out."""
     py: List[str] = []
     other: List[str] = []
     truncated = False
-    stack = [(root, 0)]
-    while stack:
-        folder, depth = stack.pop()
-        if depth > max_depth:
+    queue = deque([root])
+    folders = 0
+    while queue:
+        folder = queue.popleft()
+        if max_folders is not None and folders >= max_folders:
             truncated = True
-            continue
+            break
+        folders += 1
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name, reverse=True)
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
             continue
         for entry in entries:
@@ -72,7 +80,7 @@ def _walk(root: str, limit: int, max_depth: int = 10_000) -> Tuple[List[str], Li
                         continue
                     if os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
                         continue
-                    stack.append((entry.path, depth + 1))
+                    queue.append(entry.path)
                 elif entry.name.endswith((".py", ".ipynb")):
                     if len(py) >= limit:
                         truncated = True
@@ -85,12 +93,27 @@ def _walk(root: str, limit: int, max_depth: int = 10_000) -> Tuple[List[str], Li
     return py, other, truncated
 
 
-def listing(root: str) -> Tuple[List[str], List[str], bool]:
-    if any(os.path.exists(os.path.join(root, m)) for m in ROOT_MARKERS):
-        return _walk(root, MAX_FILES)
-    # no repository marker: a loose folder (a home directory, /tmp); look only nearby
-    py, other, _ = _walk(root, UNMARKED_MAX_FILES, UNMARKED_DEPTH)
-    return py, other, False
+def marked(root: str) -> bool:
+    """Whether ``root`` holds a repository marker (pyproject.toml, setup.py, setup.cfg, .git)."""
+    return any(os.path.exists(os.path.join(root, m)) for m in ROOT_MARKERS)
+
+
+def listing(root: str) -> Tuple[List[str], List[str], Optional[str]]:
+    """The Python files and the config files of the project at ``root``, and, when the
+    listing was cut short, what was left out (a note the run shows)."""
+    if marked(root):
+        py, other, truncated = _walk(root, MAX_FILES)
+        cut = (f"the repository holds more than {MAX_FILES:,} Python files: the project layer indexes the "
+               f"{MAX_FILES:,} nearest its top only, and facts in the others are unknown to every rule") \
+            if truncated else None
+        return py, other, cut
+    # no repository marker: a model folder without its repository, or a loose folder
+    py, other, truncated = _walk(root, UNMARKED_MAX_FILES, UNMARKED_MAX_FOLDERS)
+    cut = (f"this folder has no repository marker ({', '.join(ROOT_MARKERS)}) and holds more than "
+           f"{UNMARKED_MAX_FILES:,} Python files or {UNMARKED_MAX_FOLDERS:,} folders: the project layer indexes "
+           f"the {len(py):,} nearest its top only, and facts in the others are unknown to every rule; run "
+           "msacclint from the project's own folder, or mark its top with a pyproject.toml") if truncated else None
+    return py, other, cut
 
 
 #: a dependency on which files a project holds (not on their text): ``LISTING + root``

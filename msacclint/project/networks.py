@@ -6,9 +6,9 @@ A mixin of ``ProjectIndex`` (msacclint.project.index).
 from __future__ import annotations
 
 import os
-from typing import Optional, Set, Tuple
+from typing import List, Optional, Set, Tuple
 
-from msacclint.project.callers import all_calls
+from msacclint.project.callers import all_calls, test_module
 from msacclint.project.summary import ClassSummary, Expr, FileSummary, FunctionSummary
 from msacclint.project.values import Evidence
 
@@ -221,6 +221,36 @@ class NetworkQueries:
         nonzero = [r for r in rates if r != 0]
         return max(nonzero) if nonzero else None
 
+    def handed_to(self, path: str, cls: ClassSummary, param: str,
+                  signatures) -> List[Tuple[str, str, Evidence]]:
+        """The MindSpore APIs whose parameter the constructor parameter ``param`` of the project
+        class ``cls`` (of ``path``) is handed to unchanged in ``__init__``, directly or through
+        ``self.<attr> = param``: (API, its parameter, where). ``signatures`` (a probe
+        snapshot's API -> parameters) maps a positional argument to its parameter. A class is
+        what it does with its parameters, whatever its name: a project ``Dropout`` whose
+        ``keep_prob`` goes to ``ops.Dropout(keep_prob)`` takes a keep probability."""
+        summary = self.summary(path)
+        if summary is None:
+            return []
+        same = {("param", param)} | {("name", f"self.{attr}") for attr, value in cls.attrs.items()
+                                     if tuple(value) == ("param", param)}
+        out: List[Tuple[str, str, Evidence]] = []
+        for call in cls.calls:
+            if not call.scope.endswith("__init__"):
+                continue
+            qualified = self.qualified(summary, call.callee)
+            if not qualified.startswith("mindspore."):
+                continue
+            order = list(signatures.get(qualified, ()))
+            where = Evidence(self.display(path), call.line, f"{call.callee}(...)")
+            for index, arg in enumerate(call.args):
+                if tuple(arg) in same and index < len(order):
+                    out.append((qualified, order[index], where))
+            for keyword, arg in call.kwargs.items():
+                if tuple(arg) in same and keyword not in ("*", "**"):
+                    out.append((qualified, keyword, where))
+        return out
+
     def random_draw_from(self, ctx, name: str) -> Optional[Tuple[str, Evidence]]:
         """For a class imported into the checked file that is a callable transform (it defines
         ``__call__``): where its methods draw a random number (``random.*`` or
@@ -259,13 +289,51 @@ class NetworkQueries:
                     return Evidence(self.display(other), call.line, f"{call.callee}(...) given the sharding")
         return None
 
-    def trains(self, summary: FileSummary) -> bool:
+    def trained_with(self, path: str, summary: FileSummary, func: Optional[FunctionSummary],
+                     expr: Expr) -> Optional[Evidence]:
+        """Where the object a calling function holds in ``expr`` (``net``) is trained, seen from
+        that function of ``path``: its file trains (``trains``), it calls ``net.set_train()``,
+        or it hands the same object to a MindSpore training cell or to a class or function of
+        the project whose file trains (``Trainer(net, ...)`` with a training loop). None when
+        nothing shows it."""
+        if expr[0] != "name" or _switches_off(summary):
+            return None  # (a file that switches a network to inference mode may do it before evaluating)
+        if self.trains(summary):
+            return Evidence(self.display(path), func.line if func is not None else 1, "trains")
+        for call in func.calls if func is not None else summary.calls:
+            if call.callee == f"{expr[1]}.set_train" and (not call.args or tuple(call.args[0]) == ("lit", True)):
+                return Evidence(self.display(path), call.line, f"{call.callee}()")
+            if tuple(expr) not in [tuple(a) for a in call.args] + [tuple(a) for a in call.kwargs.values()]:
+                continue
+            if self.qualified(summary, call.callee) in TRAINING_CALLS:
+                return Evidence(self.display(path), call.line, f"{call.callee}(...)")
+            found = self.lookup(path, call.callee)
+            if found is None or found[0] not in ("class", "function") or found[1] == path:
+                continue
+            other = self.summary(found[1])
+            if other is not None and self.trains(other, methods=True) and not _switches_off(other) \
+                    and not test_module(found[1], other):
+                return Evidence(self.display(path), call.line, f"{call.callee}(...), which trains it")
+        return None
+
+    def trains(self, summary: FileSummary, methods: bool = False) -> bool:
         """The file trains: Model.train, a TrainOneStepCell, a gradient function, or a network
-        put in training mode (``net.set_train()``, a hand-written loop)."""
-        for call in summary.calls + [c for f in summary.functions.values() for c in f.calls]:
+        put in training mode (``net.set_train()``, a hand-written loop); with ``methods``, in
+        the methods of its classes too (a Trainer class)."""
+        calls = summary.calls + [c for f in summary.functions.values() for c in f.calls]
+        if methods:
+            calls += [c for cls in summary.classes.values() for c in cls.calls]
+        for call in calls:
             if call.callee.endswith(".train") or self.qualified(summary, call.callee) in TRAINING_CALLS:
                 return True
             if call.callee.endswith(".set_train") and (not call.args or call.args[0] == ("lit", True)):
                 return True
         return False
 
+
+def _switches_off(summary: FileSummary) -> bool:
+    """The file calls ``<cell>.set_train(False)`` somewhere."""
+    calls = summary.calls + [c for f in summary.functions.values() for c in f.calls] + \
+        [c for cls in summary.classes.values() for c in cls.calls]
+    return any(call.callee.endswith(".set_train") and call.args and tuple(call.args[0]) == ("lit", False)
+               for call in calls)

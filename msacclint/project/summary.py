@@ -14,6 +14,8 @@ Expressions are kept as small tuples (``Expr``), never as CST nodes:
 - ``("key", dotted, key)``: ``cfg["key"]`` / ``cfg.get("key", ...)``;
 - ``("minus1", expr)``: ``1 - expr``;
 - ``("call", dotted)``: the result of a call;
+- ``("alt", (expr, ...))``: one of these, in turn: a loop variable over a literal list or
+  tuple (``for split in ("train", "val"): build(root, split)``);
 - ``("?",)``: anything else.
 """
 
@@ -29,7 +31,7 @@ from msacclint.analysis.imports import canonical, dotted
 from msacclint.analysis.walk import Traversal, iter_children, visitor_names
 
 #: bump when the shape of a summary changes: cached summaries of another format are ignored
-FORMAT = 9
+FORMAT = 10
 
 Expr = Tuple[Any, ...]
 UNKNOWN_EXPR: Expr = ("?",)
@@ -191,6 +193,9 @@ class FileSummary:
     #: MindSpore names the module replaces at module level (``nn.Conv1d = Conv1d``,
     #: ``Tensor.masked_fill = _masked_fill``): (qualified name, line)
     patches: List[Tuple[str, int]] = field(default_factory=list)
+    #: what each replaced name is assigned, as written (``"Conv1d"``, ``"injection.Conv1d"``;
+    #: "?" for anything but a name)
+    patch_values: Dict[str, str] = field(default_factory=dict)
 
 
 def resolve_relative(module: str, is_package: bool, level: int, target: Optional[str]) -> Optional[str]:
@@ -379,6 +384,9 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         #: and the names used as a file written ("w") or otherwise ("r")
         self._file_names: List[Dict[str, List[Tuple[str, Any]]]] = [{}]
         self._file_uses: List[Dict[str, set]] = [{}]
+        #: loop variables of the enclosing ``for`` statements over a literal list or tuple:
+        #: name -> the values it takes (an argument naming one is each of them in turn)
+        self._loop_values: List[Tuple[str, Expr]] = []
 
     # -- helpers ------------------------------------------------------------------
     def _line(self, node: cst.CSTNode) -> int:
@@ -417,6 +425,9 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             value = node.value  # type: ignore[attr-defined]
             if value in _CONSTANT_NAMES:
                 return ("lit", _CONSTANT_NAMES[value])
+            for name, taken in reversed(self._loop_values):
+                if name == value:
+                    return taken
             if self._functions and value in self._param_names[-1]:
                 return ("param", value)
             return ("name", value)
@@ -518,6 +529,9 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             cls.methods = cls.methods + (node.name.value,)
             if node.name.value == "__init__":
                 cls.params = tuple(p for p in info.params if p[0] != "self")
+            elif node.name.value == "__new__" and "__init__" not in cls.methods:
+                # a constructor written as __new__ (a loader that returns a dataset)
+                cls.params = tuple(p for p in info.params if p[0] != "cls")
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         info = self._functions.pop()
@@ -574,6 +588,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             patched = self._patched_name(target)
             if patched is not None:
                 self.summary.patches.append((patched, line))
+                self.summary.patch_values[patched] = _dotted(node.value) or "?"
             if isinstance(target, cst.Name):
                 self._module_value(target.value, node.value, line)
             elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
@@ -734,6 +749,19 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             found = self._qualified_memo[full] = canonical(full)
         return found
 
+    def visit_For(self, node: cst.For) -> None:
+        if isinstance(node.target, cst.Name) and isinstance(node.iter, (cst.List, cst.Tuple)) and node.iter.elements:
+            items = tuple(self.expr(e.value) for e in node.iter.elements if isinstance(e, cst.Element))
+            if all(item[0] == "lit" for item in items):
+                self._loop_values.append((node.target.value, ("alt", items)))
+                return
+        # any other loop: its variable reads as a name, as any name does (shadowing an outer one)
+        name = node.target.value if isinstance(node.target, cst.Name) else ""
+        self._loop_values.append((name, ("name", name)))
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._loop_values.pop()
+
     def visit_If(self, node: cst.If) -> None:
         self._tested(node.test)
 
@@ -872,5 +900,5 @@ def from_json(data: Dict[str, Any]) -> FileSummary:
         parallel_modes=[(_expr_in(e), line) for e, line in data["parallel_modes"]],
         calls=[_call_in(x) for x in data["calls"]], names=frozenset(data["names"]),
         config_files=[(n, line) for n, line in data["config_files"]],
-        patches=[(n, line) for n, line in data["patches"]],
+        patches=[(n, line) for n, line in data["patches"]], patch_values=dict(data["patch_values"]),
         builds={k: list(v) for k, v in data["builds"].items()})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from msacclint.project.summary import ClassSummary, Expr, FileSummary, FunctionSummary
 
@@ -50,6 +50,121 @@ class ValueQueries:
         (``name_values``), else imported into it (``values_from``)."""
         return self.name_values(os.path.abspath(ctx.path), name) or self.values_from(ctx, name)
 
+    def values_at(self, ctx, expr, at, depth: int = 0) -> Optional[List[Value]]:
+        """The values an argument of the checked file (``expr``, written in the call ``at``)
+        may hold, each with where it was written: a literal or module constant; a local name
+        by its assignment before the call; a parameter of the enclosing function or
+        constructor by what every caller in the project binds to it (its default where a
+        call leaves it out, or where nothing calls it: a fused block's own default); a name
+        or attribute chain defined in or imported into the file (constants, configs, config
+        files, argparse defaults); ``self.<attr>`` read in a method by what ``__init__``
+        assigns it. None when any alternative is unknown."""
+        import libcst as cst
+
+        from msacclint.analysis.calls import UNKNOWN, constant, parameter_slots
+        from msacclint.analysis.cells import cells
+        from msacclint.analysis.imports import dotted
+        from msacclint.analysis.scopes import scopes
+        from msacclint.project.summary import ClassSummary, FunctionSummary, signature
+
+        if depth > 6:
+            return None
+        value = constant(ctx, expr)
+        if value is not UNKNOWN:
+            return [Value(value)]
+        found = scopes(ctx)
+        fl = found.owner(at) if at is not None else None
+        path = os.path.abspath(ctx.path)
+        if isinstance(expr, cst.Name) and fl is not None:
+            assigned = found.resolve(fl, expr.value, fl.order_of.get(at))
+            if assigned is not None:
+                scope, definition = assigned
+                if definition.index is not None or not isinstance(definition.node, (cst.Assign, cst.AnnAssign)):
+                    return None  # unpacked, augmented, a loop variable
+                anchor = definition.node if definition.node in scope.order_of else None
+                return self.values_at(ctx, definition.value, anchor, depth + 1)
+            func = fl.root if isinstance(fl.root, cst.FunctionDef) else None
+            if func is not None and expr.value in parameter_slots(func):
+                cls_node = found.class_of(fl)
+                params = signature(func)
+                cls = summary_func = None
+                if cls_node is not None:
+                    if func.name.value not in ("__init__", "__new__") or found.method_of.get(func) is not cls_node:
+                        return None  # a method: called through objects, callers not followed
+                    cls = ClassSummary(name=cls_node.name.value, line=0,
+                                       params=tuple(p for p in params if p[0] not in ("self", "cls")))
+                elif found.parent.get(func) is not None:
+                    return None  # a nested function: its calls are not summarised by name
+                else:
+                    summary_func = FunctionSummary(name=func.name.value, line=0, params=params)
+                # the branches around the call that test other parameters (``if stage == 'train':``)
+                # keep only the calls that reach it
+                event = found.event(at) if at is not None else None
+                guards = [(test, branch) for test, branch in (event.guards if event is not None else ())
+                          if _tested_parameters(test, parameter_slots(func), expr.value)]
+                if not guards:
+                    return self.parameter_values(path, expr.value, cls=cls, func=summary_func, depth=depth + 1)
+                tested = sorted({n for test, _ in guards for n in _tested_parameters(test, parameter_slots(func),
+                                                                                        expr.value)})
+                bindings = self.parameter_bindings(path, (expr.value, *tested), cls, summary_func, depth + 1)
+                if bindings is None:
+                    return None
+                out: List[Value] = []
+                for binding in bindings:
+                    if binding[expr.value] is None:
+                        return None
+                    if any(_guard_holds(test, branch, binding) is False for test, branch in guards):
+                        continue  # this call never reaches the branch
+                    out.extend(binding[expr.value] or [])
+                return out or None
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self" \
+                and fl is not None:
+            cls_node = found.class_of(fl)
+            info = cells(ctx).classes.get(cls_node.name.value) if cls_node is not None else None
+            values = [v for name, v in info.assigned if name == expr.attr.value] if info is not None else []
+            attr = info.attrs.get(expr.attr.value) if info is not None else None
+            if len(values) != 1 or attr is None or attr.value is not values[0]:
+                return None
+            return self.values_at(ctx, attr.value, attr.assign, depth + 1)
+        name = dotted(expr)
+        if name is None or name.startswith("self."):
+            return None
+        return self.values_seen_from(ctx, name)
+
+    def constructed_by(self, ctx, call) -> Optional[Tuple[str, str, Any, FunctionSummary]]:
+        """For a call in the checked file of a top-level function of the project (this file's
+        or another's) that returns one construction (``return FixedLossScaleManager(1024,
+        ...)``, or a local assigned one and returned): (the function's file, the qualified name
+        of what it builds, the construction as the summary keeps it, the function). Its
+        arguments are read with ``values(file, expr, func=function)`` (a parameter of the
+        function through its callers). None otherwise."""
+        from msacclint.analysis.imports import dotted
+
+        name = dotted(call.func)
+        if name is None:
+            return None
+        target = self.resolve_from(ctx, name)
+        if target is None and "." not in name:
+            target = self.lookup(os.path.abspath(ctx.path), name)
+        if target is None or target[0] != "function" or "." in target[2].name:
+            return None
+        path, func = target[1], target[2]
+        summary = self.summary(path)
+        if summary is None or len(func.returns) != 1:
+            return None
+        returned = func.returns[0]
+        if returned[0] == "call":
+            callee = returned[1]
+        elif returned[0] == "name" and len(func.builds.get(returned[1], ())) == 1:
+            callee = func.builds[returned[1]][0]
+        else:
+            return None
+        built = [c for c in func.calls if c.callee == callee]
+        if callee == "?" or len(built) != 1:
+            return None
+        self._depend(path)
+        return path, self.qualified(summary, callee), built[0], func
+
     def values_from(self, ctx, name: str) -> Optional[List[Value]]:
         """``name_values`` for a name imported into the checked file."""
         target = self.resolve_from(ctx, name)
@@ -75,6 +190,14 @@ class ValueQueries:
         kind = expr[0]
         if kind == "lit":
             return [Value(expr[1])]
+        if kind == "alt":  # a loop variable: each value in turn
+            out: List[Value] = []
+            for item in expr[1]:
+                inner = self.values(path, item, cls, func, depth + 1)
+                if inner is None:
+                    return None
+                out.extend(inner)
+            return out
         if kind == "minus1":
             inner = self.values(path, expr[1], cls, func, depth + 1)
             if inner is None or not all(_number(v.value) for v in inner):
@@ -208,10 +331,57 @@ class ValueQueries:
                        for value, line in found)
         return out or None
 
+    def config_builds(self, name: str) -> List[Tuple[str, Dict[str, Tuple[Any, int]], int]]:
+        """The mappings of the project's config files that build a class by its name through a
+        registry (``type: <name>``): (config file, its other keys with their lines, the line of
+        ``type``). Only files whose text holds the name are read."""
+        memo = self.__dict__.setdefault("_config_builds", {})
+        if name in memo:
+            for config_path, _keys, _line in memo[name]:
+                self._depend(config_path)
+            return list(memo[name])
+        needle = name.encode("utf-8")
+        out = []
+        for config_path in self.configs.paths:
+            try:
+                with open(config_path, "rb") as handle:
+                    if needle not in handle.read():
+                        continue
+            except OSError:
+                continue
+            config = self.configs.get(config_path)
+            self._depend(config_path)
+            seen = set()
+            for kind, keys, line in config.builds:
+                if (kind == name or kind.rsplit(".", 1)[-1] == name) and line not in seen:
+                    seen.add(line)  # a mapping an alias repeats is one build
+                    out.append((config_path, keys, line))
+        memo[name] = out
+        return list(out)
+
     def parameter_values(self, path: str, param: str, cls: Optional[ClassSummary] = None,
                          func: Optional[FunctionSummary] = None, depth: int = 0) -> Optional[List[Value]]:
         """What the callers of ``cls`` / ``func`` bind to ``param``: call-site arguments
-        across the project, and the default where a call leaves it out."""
+        across the project (and, for a class a registry builds, the project's configs that
+        name it by ``type``), and the default where a call leaves it out or nothing calls it."""
+        bindings = self.parameter_bindings(path, (param,), cls, func, depth)
+        if bindings is None:
+            return None
+        out: List[Value] = []
+        for binding in bindings:
+            found = binding[param]
+            if found is None:
+                return None
+            out.extend(found)
+        return out or None
+
+    def parameter_bindings(self, path: str, params_wanted, cls: Optional[ClassSummary] = None,
+                           func: Optional[FunctionSummary] = None, depth: int = 0
+                           ) -> Optional[List[Dict[str, Optional[List[Value]]]]]:
+        """For each way ``cls`` / ``func`` is called (a call of the project, a config mapping
+        that builds it by ``type``, or, when nothing calls it, its defaults): the values bound
+        to each parameter of ``params_wanted`` there (None for one that cannot be read). None
+        when a wanted name is not a parameter."""
         if depth > 8:
             return None
         if cls is not None:
@@ -224,52 +394,69 @@ class ValueQueries:
         names = [p for p, _ in params]
         if skip_self:
             names = names[1:]
-        if param not in names:
+        if any(p not in names for p in params_wanted):
             return None
-        default = dict(params).get(param)
-        out: List[Value] = []
-        sites = list(self.call_sites(path, target))
+        defaults = dict(params)
+        sites: List[Tuple[Any, ...]] = [("config", config_path, keys, line)
+                                        for config_path, keys, line in (self.config_builds(target)
+                                                                        if cls is not None else [])]
+        sites += [("call",) + site for site in self.call_sites(path, target)]
         if not sites:
-            if default is None:
+            sites = [("default",)]
+        return [{p: self._site_values(path, site, p, names, defaults.get(p), target, depth) for p in params_wanted}
+                for site in sites]
+
+    def _site_values(self, path: str, site, param: str, names: List[str], default: Optional[Expr], target: str,
+                     depth: int) -> Optional[List[Value]]:
+        """What one way of calling binds to ``param`` (see ``parameter_bindings``)."""
+        if site[0] == "default":
+            return self.values(path, default, depth=depth + 1) if default is not None else None
+        if site[0] == "config":
+            _, config_path, keys, line = site
+            shown = self.display(config_path)
+            if param in keys:
+                value, at = keys[param]
+                return [Value(value, Evidence(shown, at, f"{param}: {value!r}"))]
+            inner = self.values(path, default, depth=depth + 1) if default is not None else None
+            if inner is None:
                 return None
-            return self.values(path, default, depth=depth + 1)
-        for site_path, _site_summary, call, owner_cls, owner_func in sites:
-            index = names.index(param)
-            if param in call.kwargs:
-                expr = call.kwargs[param]
-            elif index < len(call.args):
-                expr = call.args[index]
-            elif "*" in call.kwargs:
-                return None  # *args may fill it: cannot tell
-            elif "**" in call.kwargs:
-                forwarded = self.forwarded_values(site_path, call, param, owner_cls, owner_func, depth + 1)
-                if forwarded is None:
-                    return None
-                for value in forwarded:
-                    if value.value is not UNSET:
-                        out.append(value)
-                        continue
-                    if default is None:
-                        return None
-                    inner = self.values(path, default, depth=depth + 1)
-                    if inner is None:
-                        return None
-                    out.extend(inner)
-                continue
-            elif default is not None:
-                inner = self.values(path, default, depth=depth + 1)
+            left = Evidence(shown, line, f"type: {target} leaves {param} at its default")
+            return [Value(v.value, v.evidence or left) for v in inner]
+        _, site_path, _site_summary, call, owner_cls, owner_func = site
+        index = names.index(param)
+        if param in call.kwargs:
+            expr = call.kwargs[param]
+        elif index < len(call.args):
+            expr = call.args[index]
+        elif "*" in call.kwargs:
+            return None  # *args may fill it: cannot tell
+        elif "**" in call.kwargs:
+            forwarded = self.forwarded_values(site_path, call, param, owner_cls, owner_func, depth + 1)
+            if forwarded is None:
+                return None
+            out: List[Value] = []
+            for value in forwarded:
+                if value.value is not UNSET:
+                    out.append(value)
+                    continue
+                inner = self.values(path, default, depth=depth + 1) if default is not None else None
                 if inner is None:
                     return None
                 out.extend(inner)
-                continue
-            else:
-                return None  # a missing argument: cannot tell
-            inner = self.values(site_path, expr, cls=owner_cls, func=owner_func, depth=depth + 1)
+            return out
+        elif default is not None:
+            inner = self.values(path, default, depth=depth + 1)
             if inner is None:
                 return None
-            ev = Evidence(self.display(site_path), call.line, f"{call.callee}(...)")
-            out.extend(Value(v.value, v.evidence or ev) for v in inner)
-        return out or None
+            left = Evidence(self.display(site_path), call.line, f"{call.callee}(...) leaves {param} at its default")
+            return [Value(v.value, v.evidence or left) for v in inner]
+        else:
+            return None  # a missing argument: cannot tell
+        inner = self.values(site_path, expr, cls=owner_cls, func=owner_func, depth=depth + 1)
+        if inner is None:
+            return None
+        ev = Evidence(self.display(site_path), call.line, f"{call.callee}(...)")
+        return [Value(v.value, v.evidence or ev) for v in inner]
 
     def forwarded_values(self, path: str, call, param: str, cls: Optional[ClassSummary],
                          func: Optional[FunctionSummary], depth: int = 0) -> Optional[List[Value]]:
@@ -313,6 +500,61 @@ class ValueQueries:
             else:
                 out.append(Value(UNSET))
         return out
+
+
+def _tested_parameters(test, slots, own: str) -> List[str]:
+    """The parameters (other than ``own``) a branch's test reads."""
+    from msacclint.analysis.scopes import names_in
+
+    return [name for name in names_in(test) if name in slots and name != own]
+
+
+def _guard_holds(test, branch: bool, binding: Dict[str, Optional[List[Value]]]) -> Optional[bool]:
+    """Whether a call whose parameters are bound as ``binding`` takes the branch (``branch``:
+    the body or the else of the test): True, False, or None when it cannot be told (a test
+    other than a parameter's truth, ``not``, and/or, or one comparison with a literal)."""
+    held = _test_value(test, binding)
+    return None if held is None else held is branch
+
+
+def _test_value(test, binding: Dict[str, Optional[List[Value]]]) -> Optional[bool]:
+    import libcst as cst
+
+    from msacclint.analysis.calls import UNKNOWN, literal
+
+    def one(name: str) -> Any:
+        found = binding.get(name)
+        values = {repr(v.value) for v in found} if found else set()
+        return found[0].value if found and len(values) == 1 else UNKNOWN
+
+    if isinstance(test, cst.Name):
+        value = one(test.value)
+        return None if value is UNKNOWN else bool(value)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _test_value(test.expression, binding)
+        return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation):
+        left, right = _test_value(test.left, binding), _test_value(test.right, binding)
+        if isinstance(test.operator, cst.And):
+            return False if False in (left, right) else (None if None in (left, right) else True)
+        return True if True in (left, right) else (None if None in (left, right) else False)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
+        value, target = one(test.left.value), literal(test.comparisons[0].comparator)
+        if value is UNKNOWN or target is UNKNOWN:
+            return None
+        op = test.comparisons[0].operator
+        try:
+            if isinstance(op, (cst.Equal, cst.Is)):
+                return bool(value == target)
+            if isinstance(op, (cst.NotEqual, cst.IsNot)):
+                return bool(value != target)
+            if isinstance(op, cst.In):
+                return value in target
+            if isinstance(op, cst.NotIn):
+                return value not in target
+        except TypeError:
+            return None
+    return None
 
 
 def _number(value: Any) -> bool:

@@ -17,7 +17,9 @@ from typing import Dict, Optional, Sequence, Tuple
 import libcst as cst
 
 from msacclint.analysis.calls import argument, has_star_args, has_star_kwargs, literal
-from msacclint.analysis.cells import SEQUENTIAL, cells
+from msacclint.analysis.cells import SEQUENTIAL, SHAPE_METHODS, cells, self_attr
+from msacclint.analysis.flow import flow
+from msacclint.analysis.losses import is_builtin_loss
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 from msacclint.rules.examples import fill
@@ -84,6 +86,35 @@ def _has_bias(call: cst.Call, name: str) -> Optional[bool]:
         return name == DENSE
     value = literal(arg.value)
     return value if isinstance(value, bool) else None
+
+
+#: MindSpore's loss functions taking logits first
+_LOSS_FUNCTIONS = frozenset("mindspore." + n for n in (
+    "ops.cross_entropy", "ops.binary_cross_entropy_with_logits", "ops.nll_loss", "ops.mse_loss", "ops.l1_loss",
+    "ops.smooth_l1_loss", "mint.nn.functional.cross_entropy", "mint.nn.functional.binary_cross_entropy_with_logits",
+    "mint.nn.functional.mse_loss", "mint.nn.functional.l1_loss"))
+#: functions that resample or rearrange a map (a per-channel shift passes through)
+_SHIFT_FUNCTIONS = frozenset("mindspore." + n for n in (
+    "ops.interpolate", "ops.ResizeBilinearV2", "ops.reshape", "ops.transpose", "ops.flatten", "ops.squeeze",
+    "ops.expand_dims", "mint.nn.functional.interpolate"))
+
+
+def _builds(value: cst.BaseExpression, name: str) -> bool:
+    """``Head(...)`` of the class ``name``, also as the built side of ``Head(...) if flag else None``."""
+    if isinstance(value, cst.IfExp):
+        return _builds(value.body, name) or _builds(value.orelse, name)
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == name
+
+
+def _keeps_shift(ctx, value: cst.BaseExpression, held) -> bool:
+    """``ops.interpolate(logits, ...)`` or ``logits.view(...)`` of a held name."""
+    if not isinstance(value, cst.Call) or not value.args:
+        return False
+    func = value.func
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in held:
+        return func.attr.value in SHAPE_METHODS
+    first = value.args[0].value
+    return isinstance(first, cst.Name) and first.value in held and ctx.resolve(func) in _SHIFT_FUNCTIONS
 
 
 def step_kind(name: Optional[str], call: Optional[cst.BaseExpression]) -> str:
@@ -178,6 +209,77 @@ def _head(conv: str, act: str = "nn.ReLU()") -> str:
     return fill(_HEAD, conv=conv, act=act)
 
 
+#: a segmentation head whose 1x1 classifier conv gives the logits, and the model that builds
+#: it, upsamples them and computes the loss ({after}: what the model does with the head's output)
+_SEG_MODEL = """
+    from mindspore import nn, ops
+
+    class SegHead(nn.Cell):
+        def __init__(self, channels, num_labels):
+            super().__init__()
+            self.fuse = nn.Conv2d(channels, channels, 3, has_bias=False)
+            self.bn = nn.BatchNorm2d(channels)
+            self.act = nn.ReLU()
+            self.classifier = {classifier}
+
+        def construct(self, x):
+            x = self.act(self.bn(self.fuse(x)))
+            return self.classifier(x)
+
+    class SegModel(nn.Cell):
+        def __init__(self, backbone, channels, num_labels):
+            super().__init__()
+            self.backbone = backbone
+            self.head = SegHead(channels, num_labels)
+            self.norm = nn.BatchNorm2d(num_labels)
+            self.loss_fn = nn.CrossEntropyLoss(ignore_index=255)
+
+        def construct(self, images, labels):
+            logits = {after}
+            logits = ops.interpolate(logits, size=images.shape[2:], mode="bilinear")
+            return self.loss_fn(logits, labels)
+"""
+
+
+def _segmentation(classifier: str, after: str = "self.head(self.backbone(images))") -> Dict[str, str]:
+    return {"src/__init__.py": "", "src/seg.py": fill(_SEG_MODEL, classifier=classifier, after=after),
+            "train.py": "from src.seg import SegModel\n\nmodel = SegModel(None, 256, 19)\n"}
+
+
+#: a package that replaces nn.Conv2d with its own class (an injection module imported by the
+#: package), the class taking MindSpore's parameters with ``{default}`` as has_bias's default
+_INJECTION = """
+    import mindspore.nn as nn
+    from mindspore.common import dtype as mstype
+
+    class Conv2d(nn.Cell):
+        def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode='same', padding=0,
+                     dilation=1, group=1, has_bias={default}, weight_init=None, bias_init=None,
+                     data_format='NCHW', dtype=mstype.float32):
+            super().__init__()
+            self.has_bias = has_bias
+
+    nn.Conv2d = Conv2d
+"""
+_INJECTED_STEM = """
+    from mindspore import nn, ops
+
+    class PatchStem(nn.Cell):
+        def __init__(self, width):
+            super().__init__()
+            self.proj = {conv}
+
+        def construct(self, x):
+            return ops.gelu(self.proj(x))
+"""
+
+
+def _injected(default: str, conv: str) -> Dict[str, str]:
+    """A package whose injection module replaces nn.Conv2d, and a stem built with it."""
+    return {"pkg/__init__.py": "from pkg import injection\n", "pkg/injection.py": fill(_INJECTION, default=default),
+            "pkg/stem.py": fill(_INJECTED_STEM, conv=conv)}
+
+
 class ConvBiasDefault(TableRuleMixin, Rule):
     code = "MSA108"
     name = "conv-bias-default"
@@ -188,7 +290,10 @@ class ConvBiasDefault(TableRuleMixin, Rule):
     what = ("Reports `nn.Conv1d/2d/3d` and `nn.Conv*Transpose` calls without `has_bias` whose output "
             "this linter can follow and which does not go into a normalisation layer: in `construct` "
             "(`self.act(self.conv(x))`, `x = self.conv(x); x = self.act(x)`, a functional activation "
-            "such as `ops.gelu(self.conv(x))`) or as the next element of a list/`SequentialCell`. Conv followed by BatchNorm/GroupNorm/LayerNorm/InstanceNorm is "
+            "such as `ops.gelu(self.conv(x))`) or as the next element of a list/`SequentialCell`. A final "
+            "classifier conv counts too: its output goes into a MindSpore loss as the logits, in the Cell "
+            "itself or, when the Cell returns it, in a class of the file that builds the Cell (past reshapes "
+            "and `ops.interpolate`). Conv followed by BatchNorm/GroupNorm/LayerNorm/InstanceNorm is "
             "never reported, nor is a conv whose output goes anywhere the linter cannot follow.")
     why = ("`has_bias` defaults to False in MindSpore and `bias` to True in PyTorch. Before a norm "
            "layer the bias is redundant, but a conv feeding an activation, a pooling or the output "
@@ -362,6 +467,16 @@ class ConvBiasDefault(TableRuleMixin, Rule):
                         return ops.gelu(self.conv1(x))
             """}, note="the project replaces nn.Conv1d with its own class (a monkeypatch): MindSpore's default "
                        "says nothing about it"),
+        Valid(files=_segmentation("nn.Conv2d(channels, num_labels, 1, has_bias=True)"),
+              note="multi-file: the classifier conv of a segmentation head keeps its bias"),
+        Valid(files=_segmentation("nn.Conv2d(channels, num_labels, 1)",
+                                  after="self.norm(self.head(self.backbone(images)))"),
+              note="multi-file look-alike: the model normalises the head's output before the loss"),
+        Valid(files=_injected("True", "nn.Conv2d(3, 96, 4, stride=4)"),
+              note="the project's replacement of nn.Conv2d takes MindSpore's parameters but gives has_bias "
+                   "PyTorch's default: this conv has a bias"),
+        Valid(files=_injected("False", "nn.Conv2d(3, 96, 4, stride=4, has_bias=True)"),
+              note="the replacement keeps MindSpore's has_bias=False, and the bias is asked for"),
         Valid("""
             import torch.nn as nn
             import torch.nn.functional as F
@@ -409,6 +524,15 @@ class ConvBiasDefault(TableRuleMixin, Rule):
                     x = ops.gelu(self.conv1(x))
                     return ops.gelu(self.conv2(x))
         """, note="a functional activation (torch's F.gelu ported as ops.gelu) takes the output"),
+        Invalid(files=_segmentation("nn.Conv2d(channels, num_labels, 1)  # MSA108"),
+                message_contains="reaches the loss nn.CrossEntropyLoss as logits",
+                note="multi-file: a final classifier conv with no norm after it: the head returns its output, the "
+                     "model upsamples it and hands it to the loss as the logits (a ported HF/PyTorch head loses the "
+                     "classifier bias, and the checkpoint's classifier.bias is not loaded)"),
+        Invalid(files=_injected("False", "nn.Conv2d(3, 96, 4, stride=4)  # MSA108"),
+                message_contains="nn.Conv2d here is the project's replacement, Conv2d at",
+                note="the project replaces nn.Conv2d with its own class (an injection module), which keeps "
+                     "MindSpore's parameters and has_bias=False: read as MindSpore's"),
     )
 
     def __init__(self, ctx) -> None:
@@ -437,14 +561,21 @@ class ConvBiasDefault(TableRuleMixin, Rule):
                 if activation is not None:
                     self._report(attr.value, name, activation)
 
-    def _attr_fate(self, info, attr_name: str, seen) -> Optional[str]:
-        """The activation the output of ``self.<attr_name>`` reaches before any norm, when
-        every path is known; None when any path is unknown or normalised."""
+    def _attr_fate(self, info, attr_name: str, seen, classes=frozenset()) -> Optional[str]:
+        """The activation (or loss) the output of ``self.<attr_name>`` reaches before any norm,
+        when every path is known; None when any path is unknown or normalised. An output the
+        Cell returns is followed into the classes of the file that build it (``classes``: the
+        ones on the way)."""
         consumers = info.consumers(attr_name)
         functions = info.functions.get(attr_name, set())
-        if not (consumers or functions) or attr_name in info.escapes:
+        returned = attr_name in info.returned
+        if not (consumers or functions or returned) or attr_name in info.escapes_elsewhere:
             return None
         found = None
+        if returned:
+            found = self._returned_fate(info, classes | {info.name})
+            if found is None:
+                return None
         for function in sorted(functions, key=str):
             reached = activation_function(function)
             if reached is None:
@@ -456,18 +587,80 @@ class ConvBiasDefault(TableRuleMixin, Rule):
                 return None
             if attr.callee in SEQUENTIAL:
                 reached = self._sequence_fate(attr.element_nodes, 0)
+            elif is_builtin_loss(attr.callee):
+                reached = f"the loss self.{consumer} as logits"
             else:
                 kind = step_kind(attr.callee, attr.value)
                 if kind == "act":
                     reached = f"self.{consumer}"
                 elif kind == "through" and consumer not in seen:
-                    reached = self._attr_fate(info, consumer, seen | {consumer})
+                    reached = self._attr_fate(info, consumer, seen | {consumer}, classes)
                 else:
                     reached = None
             if reached is None:
                 return None
             found = found or reached
         return found
+
+    def _returned_fate(self, info, classes) -> Optional[str]:
+        """Where the output a Cell returns goes: the activation or loss it reaches in every
+        class of the file that builds the Cell (``self.head = Head(...)``), followed through
+        their ``construct`` (reshapes and interpolation keep a per-channel shift); None when
+        no class of the file builds it or any path is unknown or normalised."""
+        found = None
+        parents = [(parent, name) for parent in cells(self.ctx).classes.values() if parent.name not in classes
+                   for name, attr in parent.attrs.items() if _builds(attr.value, info.name)]
+        if not parents:
+            return None
+        for parent, name in parents:
+            reached = self._attr_fate(parent, name, {name}, classes)
+            if reached is None:
+                reached = self._loss_in_construct(parent, name)
+            if reached is None:
+                return None
+            found = found or reached
+        return found
+
+    def _loss_in_construct(self, info, attr_name: str) -> Optional[str]:
+        """``logits = self.head(x); logits = ops.interpolate(logits, ...); loss = loss_fct(logits,
+        labels)``: the output of ``self.<attr_name>`` reaches a MindSpore loss as its logits
+        (past reshapes and interpolation, in the construct of ``info``) and goes nowhere else
+        but into the returned value."""
+        construct = info.construct
+        if construct is None:
+            return None
+        fl = flow(self.ctx, construct)
+        held = set()
+        losses = {}
+        for name, defs in fl.defs.items():
+            for d in defs:
+                if isinstance(d.value, cst.Call) and is_builtin_loss(self.ctx.resolve(d.value.func)):
+                    losses[name] = self.ctx.resolve(d.value.func)
+        for event in fl.events:
+            node = event.node
+            if not isinstance(node, cst.Assign) or len(node.targets) != 1 \
+                    or not isinstance(node.targets[0].target, cst.Name):
+                continue
+            value, target = node.value, node.targets[0].target.value
+            if isinstance(value, cst.Call) and self_attr(value.func) == attr_name:
+                held.add(target)
+            elif _keeps_shift(self.ctx, value, held):
+                held.add(target)
+            elif target in held:
+                held.discard(target)
+        for event in fl.events:
+            node = event.node
+            if not isinstance(node, cst.Call) or not node.args:
+                continue
+            first = node.args[0].value
+            callee = self.ctx.resolve(node.func)
+            local = node.func.value if isinstance(node.func, cst.Name) else None
+            attr = self_attr(node.func)
+            loss = losses.get(local) if local else (info.attrs[attr].callee if attr in info.attrs else callee)
+            if isinstance(first, cst.Name) and first.value in held and (is_builtin_loss(loss) or
+                                                                        (callee or "") in _LOSS_FUNCTIONS):
+                return f"the loss {(loss or callee or '').replace('mindspore.', '', 1)} as logits"
+        return None
 
     def _sequence_fate(self, items, start: int) -> Optional[str]:
         for item in items[start:]:

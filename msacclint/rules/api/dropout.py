@@ -41,6 +41,10 @@ FUNCTIONAL_DROPOUT = {"mindspore.ops.dropout": "ops.dropout", "mindspore.ops.fun
 DROPOUT_PRIMITIVES = {"mindspore.ops.DropoutExt": "DropoutExt", "mindspore.ops.auto_generate.DropoutExt": "DropoutExt",
                       "mindspore.ops.auto_generate.gen_ops_prim.DropoutExt": "DropoutExt",
                       "mindspore.ops.operations.nn_ops.DropoutExt": "DropoutExt"}
+#: MindSpore dropouts whose ``keep_prob`` is the keep probability (a project class handing its
+#: parameter to one takes a keep probability too)
+DROPOUT_KEEP_APIS = frozenset({"mindspore.nn.Dropout", "mindspore.ops.Dropout", "mindspore.ops.Dropout2D",
+                               "mindspore.ops.Dropout3D"})
 #: methods of a primitive that return the primitive itself (``P.X().add_prim_attr(...)``)
 _PRIMITIVE_SETTERS = frozenset({"add_prim_attr", "shard", "set_device", "recompute", "set_prim_instance_name"})
 
@@ -228,6 +232,7 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
             where = f" (the value is {', '.join(shown[:3])})" if shown else ""
             related = [(v.evidence.path, v.evidence.line, v.evidence.what) for v in self._evidence if v.evidence]
         observed = self._observed() if self._layer == DROPOUT else ""
+        related = list(extra.pop("related", ())) + related
         super().report(node, (message or self.message) + where + observed, fix, related=related, **extra)
 
     def _observed(self) -> str:
@@ -399,6 +404,10 @@ class _DropoutRule(TableRuleMixin, InFunctionRule):
             default = _parameter_default(fl.root, expr.value)
             if default is None or not is_number(literal(default)):
                 projected = self._project_readings(expr, fl)
+            elif literal(default) == 0.5:
+                # a default of 0.5 reads the same as keep_prob and as p: it shows nothing. What the
+                # project's callers pass decides; when they cannot all be read, the name does
+                projected = self._project_readings(expr, fl) or _by_name_and_default(expr, fl.root, neutral=False)
             return projected or _by_name_and_default(expr, fl.root)
         if any(d.index is not None or not isinstance(d.node, (cst.Assign, cst.AnnAssign)) for d in defs):
             return [[(expr, False)]]  # a loop variable, an augmented or unpacked value
@@ -468,10 +477,14 @@ def _keep_named(reading: Reading) -> bool:
     return not flipped and says_keep(base)
 
 
-def _by_name_and_default(expr: cst.Name, func) -> List[List[Reading]]:
+def _by_name_and_default(expr: cst.Name, func, neutral: bool = True) -> List[List[Reading]]:
     """A parameter without a readable value: judged by its name and its literal default
-    together (they must agree), by the default alone when the name says nothing."""
+    together (they must agree), by the default alone when the name says nothing. With
+    ``neutral=False`` a default of 0.5 (the same as a keep and as a drop probability) is left
+    out when the name says drop or keep: the callers' values, unknown, are what the name says."""
     default = _parameter_default(func, expr.value)
+    if not neutral and default is not None and literal(default) == 0.5 and (says_drop(expr) or says_keep(expr)):
+        return [[(expr, False)]]
     if default is not None and is_number(literal(default)):
         if says_drop(expr) or says_keep(expr):
             return [[(expr, False), (default, False)]]
@@ -530,6 +543,80 @@ _MODEL_READING_CONFIG = """
             super().__init__()
             self.drop = nn.Dropout(keep_prob=config.{key}){mark}
 """
+
+
+#: a project layer class of another file, named like MindSpore's, that hands its parameter
+#: to a MindSpore dropout (``{inner}``: the call in its __init__)
+_OWN_DROPOUT = """
+    from mindspore import nn, ops
+
+    class Dropout(nn.Cell):
+        def __init__(self, {param}=0.5):
+            super().__init__()
+            self.{param} = {param}
+            self.dropout = {inner}
+
+        def construct(self, x):
+            if not self.training:
+                return x
+            out, _ = self.dropout(x)
+            return out
+"""
+_OWN_DROPOUT_USER = """
+    import mindspore.nn as nn
+    from src.layers import Dropout
+
+    class Embeddings(nn.Cell):
+        def __init__(self, vocab, hidden):
+            super().__init__()
+            self.embed = nn.Embedding(vocab, hidden)
+            self.dropout = Dropout({rate}){mark}
+"""
+
+
+#: a parallel Dropout Cell of src/ over the DropoutExt primitive (whose p is the drop
+#: probability): the keep probability it computes is handed on as ``p={attr}``; the model of
+#: another file builds it from its config (``{rate}``)
+_EXT_CELL = """
+    import mindspore as ms
+    from mindspore import nn
+    from mindspore.common.generator import default_generator
+
+    class Dropout(nn.Cell):
+        def __init__(self, drop_prob=0.5):
+            super().__init__()
+            keep_prob = 1.0 - drop_prob
+            self.keep_prob = keep_prob
+            self.drop_prob = drop_prob
+            self.seed, self.offset = default_generator._step(ms.Tensor(1, ms.int64))
+            self.dropout = ms.ops.auto_generate.DropoutExt()
+
+        def construct(self, x):
+            if not self.training:
+                return x
+            out, _ = self.dropout(input=x, p=self.{attr}, seed=self.seed, offset=self.offset){mark}
+            return out
+"""
+_EXT_USER = """
+    import mindspore.nn as nn
+    from src.dropout import Dropout
+
+    class Block(nn.Cell):
+        def __init__(self, config):
+            super().__init__()
+            self.hidden_dropout = Dropout(drop_prob={rate})
+"""
+
+
+def _ext_cell(attr: str, rate: str = "config.hidden_dropout", mark: str = "") -> dict:
+    return {"src/__init__.py": "", "src/dropout.py": fill(_EXT_CELL, attr=attr, mark=mark),
+            "src/block.py": fill(_EXT_USER, rate=rate)}
+
+
+def _own_dropout(rate: str, param: str = "keep_prob", inner: str = "ops.Dropout(keep_prob)",
+                 mark: str = "") -> dict:
+    return {"src/__init__.py": "", "src/layers.py": fill(_OWN_DROPOUT, param=param, inner=inner),
+            "src/embeddings.py": fill(_OWN_DROPOUT_USER, rate=rate, mark=mark)}
 
 
 def _config_case(key: str, value: str, mark: str = "") -> dict:
@@ -616,6 +703,13 @@ class DropoutWrongProbability(_DropoutRule):
             import mindspore.nn as nn
             drop = nn.Dropout(1 - drop_rate)
         """, note="reported by MSA102, not MSA101"),
+        Valid(files=_own_dropout("1 - 0.1"), note="multi-file: the project's keep_prob Dropout given 1 - rate"),
+        Valid(files=_ext_cell("drop_prob"), note="multi-file: the DropoutExt Cell hands on its drop probability"),
+        Valid(files=_ext_cell("keep_prob", rate="0.5"),
+              note="multi-file look-alike: every call passes 0.5, a keep probability equal to the drop one"),
+        Valid(files=_own_dropout("0.1", param="p", inner="nn.Dropout(p=p)"),
+              note="multi-file look-alike: the project's own Dropout hands its parameter to nn.Dropout's p, a drop "
+                   "rate"),
         Valid("""
             import mindspore.nn as nn
 
@@ -1016,6 +1110,13 @@ class DropoutWrongProbability(_DropoutRule):
                         self.head = Head(4, 0.2)
             """,
         }, note="multi-file: bug call site"),
+        Invalid(files=_ext_cell("keep_prob", mark="  # MSA101"),
+                note="multi-file: a value decided elsewhere: the keep probability a DropoutExt Cell computes "
+                     "(1 - drop_prob, default 0.5) is handed on as p; the callers' rates come from configs the "
+                     "linter cannot read, and the neutral default shows nothing, so the names decide"),
+        Invalid(files=_own_dropout("0.1", mark="  # MSA101"), message_contains="hands its keep_prob to ops.Dropout",
+                note="multi-file: the project's own Dropout (another file) hands its first parameter to "
+                     "ops.Dropout's keep_prob; a drop rate passed to it is the keep_prob mistake"),
         Invalid(files={
             "src/__init__.py": "",
             "src/config.py": """
@@ -1057,6 +1158,56 @@ class DropoutWrongProbability(_DropoutRule):
                 note="multi-file: an unannotated config parameter read as the one config class the file imports "
                      "(a warning that says so), its rate kept on self, flipped into p"),
     )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        super().visit_Call(node)
+        if self.ctx.project is not None and node.args and \
+                not (called(self.ctx, node) or "mindspore.").startswith("mindspore."):
+            self._project_dropout(node)
+
+    def _project_dropout(self, call: cst.Call) -> None:
+        """``Dropout(config.hidden_dropout_prob)`` where ``Dropout`` is a class of another file
+        of the project whose parameter goes, unchanged, to a MindSpore dropout's ``keep_prob``
+        (``ops.Dropout(keep_prob)``, ``nn.Dropout(keep_prob=...)``): the argument is a keep
+        probability, whatever the class is called, and one that reads as a drop rate is the
+        keep_prob mistake of ``nn.Dropout(drop_rate)``."""
+        from msacclint.analysis.imports import dotted
+        from msacclint.analysis.snapshot import signatures_for
+
+        name = dotted(call.func)
+        project = self.ctx.project
+        found = project.resolve_from(self.ctx, name) if name is not None else None
+        if found is None or found[0] != "class" or not found[2].params:
+            return
+        path, cls = found[1], found[2]
+        params = [p for p, _ in cls.params]
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+        arg, param = (positional[0], params[0]) if positional else next(
+            ((a, k) for k, a in keywords.items() if k in params), (None, None))
+        if arg is None or any(a.star for a in call.args):
+            return
+        kept = [(api, where) for api, role, where in project.handed_to(path, cls, param,
+                                                                          signatures_for(self.ctx.settings))
+                if role == "keep_prob" and (api in DROPOUT_KEEP_APIS)]
+        if not kept:
+            return
+        if forward_owner(self.ctx, self.scope) is not None:
+            return
+        self._layer = DROPOUT
+        alternatives = self.readings(arg.value, call)
+        if not _wrong(alternatives, _keep_reads_as_drop):
+            return
+        resolved = _wrong(alternatives, _keep_reads_as_drop, _silent_keep)
+        api, where = kept[0]
+        shown = cst.Module([]).code_for_node(arg.value)
+        short = api.replace("mindspore.", "", 1)
+        assumed = "" if resolved else (f" (assumed from the name {shown}: no value of it was resolved; a value of "
+                                       "0.5 or more would be a keep probability, as intended)")
+        self.report(call, f"{name}({shown}): {cls.name} ({where.where()}) hands its {param} to {short}'s "
+                    f"keep_prob, the KEEP probability, so this drops {self._drop_share(literal(arg.value))}; pass "
+                    f"the keep probability, 1 - {shown}{assumed}", severity=None if resolved else Severity.WARNING,
+                    related=[(where.path, where.line, f"{cls.name} hands {param} to {short}'s keep_prob")])
 
     def check(self, call, keep, p, by_position):
         if keep is not None:
@@ -1104,6 +1255,11 @@ class DropoutWrongProbability(_DropoutRule):
         # whether x held a keep probability all along; a value, or p=<keep name>, can
         evidence = lambda r: _silent_p(r) or _keep_named(r)  # noqa: E731  (p=1 raises: loud)
         alternatives = self.readings(p.value, call)
+        if says_keep(p.value) and one_minus(p.value) is None and alternatives and \
+                all(group and all(_p_reads_as_keep(r) for r in group) for group in alternatives):
+            # ``p=self.keep_prob``: the code names the value a keep probability, and every value
+            # it is followed to agrees (``keep_prob = 1.0 - drop_prob``)
+            alternatives = [group + [(p.value, False)] for group in alternatives]
         severity, assumed = None, ""
         if not _wrong(alternatives, _p_reads_as_keep, evidence):
             # the only values found make p=1 (a rate of 0 under ``p=1 - rate``), which raises when

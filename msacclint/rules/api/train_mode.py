@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, Optional
 
 import libcst as cst
 
@@ -639,6 +639,80 @@ class TrainLoopWithoutSetTrain(Rule):
                     severity=Severity.INFO)
 
 
+#: a loop split across files: an evaluator of src/ (``{mode}``: what it does before its loop),
+#: a trainer of src/ (``{switch}``: how it leaves the mode), the network of src/model.py
+#: (``{layers}``), and the entry script handing the same network to both
+_SPLIT_LOOP = {
+    "src/__init__.py": "",
+    "src/model.py": """
+        import mindspore.nn as nn
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(16, 10)
+                {layers}
+
+            def construct(self, x):
+                return {uses}
+    """,
+    "src/evaluator.py": """
+        from mindspore import ops
+
+        class Evaluator:
+            def __init__(self, network, dataset):
+                self.network = network
+                self.dataset = dataset
+
+            def evaluate(self):
+                {mode}
+                correct = 0
+                for x, y in self.dataset.create_tuple_iterator():
+                    logits = self.network(x){mark}
+                    correct += int((ops.argmax(logits, 1) == y).sum())
+                return correct
+    """,
+    "src/trainer.py": """
+        import mindspore.nn as nn
+
+        class Trainer:
+            def __init__(self, network, loss_fn, optimizer):
+                self.network = network
+                self.step = nn.TrainOneStepCell(nn.WithLossCell(network, loss_fn), optimizer)
+
+            def fit(self, dataset, epochs, evaluator):
+                self.step.set_train()
+                for _ in range(epochs):
+                    for x, y in dataset.create_tuple_iterator():
+                        self.step(x, y)
+                    {switch}
+                    print(evaluator.evaluate())
+    """,
+    "train.py": """
+        import mindspore.nn as nn
+        from src.evaluator import Evaluator
+        from src.model import Net
+        from src.trainer import Trainer
+
+        def main(train_ds, val_ds):
+            net = Net()
+            opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+            trainer = Trainer(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"), opt)
+            evaluator = Evaluator(net, val_ds)
+            trainer.fit(train_ds, 10, evaluator)
+
+        if __name__ == "__main__":
+            main(None, None)
+    """,
+}
+
+
+def _split_loop(mode: str = "pass", switch: str = "pass", mark: str = "",
+                layers: str = "self.bn = nn.BatchNorm1d(10)", uses: str = "self.bn(self.fc(x))") -> Dict[str, str]:
+    return {path: fill(text, mode=mode, switch=switch, mark=mark, layers=layers, uses=uses)
+            for path, text in _SPLIT_LOOP.items()}
+
+
 class EvalLoopInTrainingMode(Rule):
     code = "MSA202"
     about_the_run = True
@@ -655,7 +729,11 @@ class EvalLoopInTrainingMode(Rule):
             "function, with no `set_train(False)` on the same cell between, by a call of a function or method "
             "of the file named for evaluation that loops over data calling a network it holds, runs no training "
             "step and sets no mode itself (a callback's `epoch_end` switching training mode on before its "
-            "`inference()`).")
+            "`inference()`). And a loop split across files: an evaluation function or method that sets no mode "
+            "and loops calling a network it is handed (a parameter, or `self.<attr>` from a constructor "
+            "parameter), when a call of the project hands it a network class holding BatchNorm/Dropout and "
+            "trains that same object (the handing file trains, or hands it to a trainer class or function of "
+            "a file that trains), with no `set_train(False)` in the handing or the training file.")
     why = ("After `set_train(True)` a network stays in training mode until told otherwise. An "
            "evaluation loop then normalises every batch with its own statistics (and updates the "
            "moving averages with evaluation data) and applies Dropout: the metric is noisy and lower "
@@ -675,6 +753,12 @@ class EvalLoopInTrainingMode(Rule):
     versions = "All MindSpore 1.x and 2.x releases."
     references = ("rules/api_defaults.toml, entry MS-MODE-01",)
     VALID = (
+        Valid(files=_split_loop(mode="self.network.set_train(False)"),
+              note="multi-file: the evaluator switches the network it is handed to inference first"),
+        Valid(files=_split_loop(switch="trainer_net = self.network\n    trainer_net.set_train(False)"),
+              note="multi-file look-alike: the trainer switches the network to inference before evaluating"),
+        Valid(files=_split_loop(layers="self.act = nn.ReLU()", uses="self.act(self.fc(x))"),
+              note="multi-file look-alike: the network handed to the evaluator has no BatchNorm or Dropout"),
         Valid("""
             import mindspore as ms
             from mindspore import nn
@@ -827,11 +911,16 @@ class EvalLoopInTrainingMode(Rule):
             "src/callback.py": fill(_EVAL_CALLBACK, before="self.network.set_train(True)  # MSA202", after="pass"),
             "train.py": _HANDED_TO_CALLBACK.format(layers="self.bn = nn.BatchNorm1d(8)", uses="self.bn(x)"),
         }, note="multi-file: the project hands the callback a network with a BatchNorm"),
+        Invalid(files=_split_loop(mark="  # MSA202"), message_contains="(Trainer(...), which trains it)",
+                note="multi-file: a loop split across files: the trainer of src/ puts the network in training mode, "
+                     "the evaluator of another file runs it without switching it to inference"),
     )
 
     def finish(self) -> None:
         info = training(self.ctx)
         if not info.enables_training_mode():
+            if self.ctx.project is not None:
+                self._handed_network_evaluated()
             return
         self._switched_on_before_evaluating()
         sc = scopes(self.ctx)
@@ -859,6 +948,75 @@ class EvalLoopInTrainingMode(Rule):
                 self.report(e.node, f"`{func.value}` holds BatchNorm/Dropout and may still be in training mode here: "
                             f"call {func.value}.set_train(False) before evaluating")
                 return
+
+    def _handed_network_evaluated(self) -> None:
+        """A loop split across files: an evaluation function or method of this file (named for
+        evaluation, setting no mode itself, running no training step) loops over data calling a
+        network it is handed (a parameter of a top-level function, or ``self.<attr>`` set from a
+        constructor parameter), the project hands it a network class holding BatchNorm/Dropout,
+        and the file that hands it trains (``set_train()``, a training step, ``Model.train``):
+        the trainer there leaves the network in training mode, and this evaluation runs in it."""
+        import os
+
+        sc = scopes(self.ctx)
+        path = os.path.abspath(self.ctx.path)
+        for fl in sc.flows:
+            function = fl.root if isinstance(fl.root, cst.FunctionDef) else None
+            if function is None or not says_eval(function.name.value) or fl.method_calls("set_train"):
+                continue
+            owner = sc.method_of.get(function)
+            for e in fl.calls():
+                if not e.loop_depth:
+                    continue
+                func = e.node.func
+                target = param = None
+                if owner is None and isinstance(func, cst.Name) and func.value in sc.params(fl) \
+                        and sc.parent.get(function) is None:
+                    target, param = function.name.value, func.value
+                elif owner is not None and self_attr(func) is not None and owner in cells(self.ctx).by_node:
+                    target, param = owner.name.value, _constructor_parameter(self.ctx, owner, self_attr(func))
+                if target is None or param is None:
+                    continue
+                found = self._trained_mode_network(path, target, param)
+                if found is None:
+                    continue
+                evidence, handing, trainer = found
+                shown = _code(func)
+                self.report(e.node, f"`{shown}` holds BatchNorm/Dropout ({evidence.what} at {evidence.where()}), is "
+                            f"handed here at {handing.where()} and trained at {trainer.where()} ({trainer.what}): it "
+                            f"is still in training mode when this evaluation runs; call {shown}.set_train(False) "
+                            f"before evaluating (and set_train(True) after it)",
+                            related=[(evidence.path, evidence.line, evidence.what),
+                                     (handing.path, handing.line, handing.what),
+                                     (trainer.path, trainer.line, trainer.what)])
+                break
+
+    def _trained_mode_network(self, path: str, target: str, param: str):
+        """(where a network handed to ``target``'s ``param`` depends on the mode, the call that
+        hands it, where the caller trains it) for the first call of the project that hands ``target`` a
+        network (a name built from a class of the project) holding BatchNorm/Dropout and trains
+        that same object (``ProjectIndex.trained_with``); None otherwise."""
+        project = self.ctx.project
+        found = project.lookup(path, target)
+        if found is None or found[0] not in ("class", "function"):
+            return None
+        names = [name for name, _ in found[2].params]
+        if names and names[0] in ("self", "cls"):
+            names = names[1:]
+        position = names.index(param) if param in names else -1
+        for site, summary, call, _cls, func in project.call_sites(found[1], target):
+            expr = call.argument(param, position)
+            built = project.names_built(summary, func, expr) if expr is not None else None
+            for callee in built or ():
+                state, evidence = project.mode_dependence(site, callee)
+                if not state or evidence is None:
+                    continue
+                trainer = project.trained_with(site, summary, func, expr)
+                if trainer is not None:
+                    from msacclint.project.values import Evidence
+
+                    return evidence, Evidence(project.display(site), call.line, f"{call.callee}(...)"), trainer
+        return None
 
     def _switched_on_before_evaluating(self) -> None:
         """``x.set_train(True)`` (or ``set_train()``) followed in the same function, with no
@@ -972,6 +1130,19 @@ class EvalLoopInTrainingMode(Rule):
         if name in sc.params(fl):
             return True
         return any(_enables(e.node) for e in fl.method_calls("set_train"))
+
+
+def _constructor_parameter(ctx, owner: cst.ClassDef, attr: str) -> Optional[str]:
+    """The ``__init__`` parameter ``self.<attr>`` is set from (``self.network = network``)."""
+    from msacclint.analysis.cells import attributes_from_parameters
+
+    info = cells(ctx).by_node.get(owner)
+    init = info.methods.get("__init__") if info is not None else None
+    if init is None:
+        return None
+    params = [p.name.value for p in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params)]
+    found: Optional[str] = attributes_from_parameters(ctx, owner, params).get(f"self.{attr}")
+    return found
 
 
 def _switched_off_before_step(info, name: str) -> Optional[cst.Call]:

@@ -63,6 +63,41 @@ _STEP_ENTRY = """
 """
 
 
+#: a value decided elsewhere: the seed helper of src/utils.py (``{body}``) that the
+#: data-parallel entry script relies on
+_SEED_HELPER = {
+    "src/__init__.py": "",
+    "src/utils.py": """
+        import random
+
+        import numpy as np
+        {imports}
+
+        def seed_everything(seed):
+            random.seed(seed)
+            np.random.seed(seed)
+            {body}
+    """,
+    "train.py": """
+        import mindspore as ms
+        from mindspore import nn
+        from mindspore.communication import init
+        from src.utils import seed_everything
+
+        seed_everything(1)
+        init(){mark}
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        net = Net()
+        model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1))
+        model.train(10, data)
+    """,
+}
+
+
+def _seed_helper(body: str = "pass", imports: str = "", mark: str = "") -> dict:
+    return {path: fill(text, body=body, imports=imports, mark=mark) for path, text in _SEED_HELPER.items()}
+
+
 class ReplicasUnseeded(Rule):
     code = "MSA601"
     about_the_run = True
@@ -74,7 +109,8 @@ class ReplicasUnseeded(Rule):
     what = ("In a file that calls `communication.init()`, sets a data-parallel context and trains "
             "(`Model.train`, a hand-written step, or a cell built from a MindSpore optimizer and called in a "
             "loop: a step cell imported from another file), "
-            "reports the missing `mindspore.set_seed` (no call at all, nor a seed helper), or a "
+            "reports the missing `mindspore.set_seed` (no call at all, nor a seed helper; a seed helper that is a "
+            "function of the project is read there, and one that seeds only `random`/`numpy` counts as none), or a "
             "`set_seed`/seed helper given a value that depends on the rank, when the parallel context does "
             "not set `parameter_broadcast`.")
     why = ("Each device initialises its own copy of the network. Without the same seed the replicas "
@@ -105,6 +141,12 @@ class ReplicasUnseeded(Rule):
     fix_safety = "No automatic fix."
     versions = "All MindSpore 1.x and 2.x releases."
     VALID = (
+        Valid(files=_seed_helper(body="ms.set_seed(seed)", imports="import mindspore as ms"),
+              note="multi-file: the project's seed helper seeds MindSpore too"),
+        Valid(files=dict(_seed_helper(body="set_global_seed(seed)", imports="from src.seeds import set_global_seed"),
+                         **{"src/seeds.py": "import mindspore\n\n\ndef set_global_seed(seed):\n"
+                                            "    mindspore.set_seed(seed)\n"}),
+              note="multi-file look-alike: the helper seeds MindSpore through another helper of the project"),
         Valid("""
             import mindspore as ms
             from mindspore import nn
@@ -230,6 +272,8 @@ class ReplicasUnseeded(Rule):
                    "switches training mode back on, but trains nothing (the entry script seeds)"),
     )
     INVALID = (
+        Invalid(files=_seed_helper(mark="  # MSA601"), message_contains="seeds random/numpy, not MindSpore",
+                note="multi-file: the entry script's only seed is a helper of src/ that seeds random and numpy"),
         Invalid(files={
             "src/__init__.py": "",
             "src/unet_parts.py": """
@@ -327,10 +371,42 @@ class ReplicasUnseeded(Rule):
         if rank_seeds and not plain_seeds:
             self.report(rank_seeds[0], "the seed depends on the rank, so every replica starts from different weights; "
                         "seed the network with the same value on every device (or set parameter_broadcast=True)")
-        elif not dist.set_seed_calls and not dist.seed_helpers and not self._seeded_on_import():
+        elif not dist.set_seed_calls and not self._seeded_on_import():
+            helpers = self._helpers_seeding_elsewhere(dist.seed_helpers)
+            if helpers is None:
+                return  # a seed helper whose effect is not known
+            note = "" if not helpers else (
+                f" ({', '.join(f'{name}() at {where}' for name, where in helpers[:2])} seeds random/numpy, not "
+                "MindSpore: seed it there with mindspore.set_seed)")
             self.report(dist.init_calls[0], "distributed training without mindspore.set_seed: every replica initialises "
-                        "different weights; call ms.set_seed(<same value>) before building the network")
+                        "different weights; call ms.set_seed(<same value>) before building the network" + note)
 
+
+    def _helpers_seeding_elsewhere(self, calls) -> Optional[List[Tuple[str, str]]]:
+        """A value decided elsewhere: the seed helpers this file calls, read in the project
+        (``seed_everything(1)`` of ``src/utils.py``). [] when there are none; the helpers, as
+        (name, where), when each is a function of the project that seeds nothing of MindSpore
+        (``ProjectIndex.seeds_mindspore``); None when one may seed MindSpore or is unknown."""
+        import os
+
+        from msacclint.analysis.imports import dotted
+
+        if not calls:
+            return []
+        project = self.ctx.project
+        if project is None:
+            return None
+        out = []
+        for call in calls:
+            name = dotted(call.func)
+            found = project.resolve_from(self.ctx, name) if name is not None else None
+            if found is None and name is not None and "." not in name:
+                found = project.lookup(os.path.abspath(self.ctx.path), name)
+            summary = project.summary(found[1]) if found is not None and found[0] == "function" else None
+            if summary is None or project.seeds_mindspore(summary, found[2].calls) is not False:
+                return None
+            out.append((name, f"{project.display(found[1])}:{found[2].line}"))
+        return out
 
     def _seeded_on_import(self) -> bool:
         """A project module the file imports calls mindspore.set_seed at module level: it
@@ -886,3 +962,9 @@ def _gradients_in(ctx, node: cst.ClassDef) -> Tuple[Optional[cst.Call], bool]:
 
     walk(node, Finder())
     return (found[0] if found else None), bool(reduces)
+
+
+def _name(node: cst.BaseExpression) -> str:
+    from msacclint.analysis.imports import dotted
+
+    return dotted(node) or ""

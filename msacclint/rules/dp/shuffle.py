@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, Optional
 
 import libcst as cst
 
@@ -57,6 +57,66 @@ _SELECTOR_BUILDER = """
         data = data.map(ops + [vision.Rescale(1 / 255.0, 0.0)], input_columns="image")
         return data.batch(32)
 """
+
+
+#: a builder of src/ called once per split by the entry script, in a loop
+_PER_SPLIT_BUILDER = """
+    import os
+
+    import mindspore.dataset as ds
+
+
+    def build_dataset(root, split, batch_size=32):
+        data = ds.ImageFolderDataset(os.path.join(root, split), {shuffle}){mark}
+        return data.batch(batch_size)
+"""
+_PER_SPLIT_TRAIN = """
+    from mindspore import Model
+    from src.dataset import build_dataset
+
+
+    def main(root, net, loss, opt):
+        loaders = {}
+        for split in {splits}:
+            loaders[split] = build_dataset(root, split)
+        model = Model(net, loss, opt, metrics={"acc"})
+        {use}
+"""
+
+
+def _per_split(shuffle: str, splits: str = '("train", "val")', use: str = 'model.train(10, loaders["train"])',
+               mark: str = "") -> Dict[str, str]:
+    return {"src/__init__.py": "", "src/dataset.py": fill(_PER_SPLIT_BUILDER, shuffle=shuffle, mark=mark),
+            "train.py": fill(_PER_SPLIT_TRAIN, splits=splits, use=use)}
+
+
+#: a loader a registry builds from the YAML configs (``type: CaptionLoader``); the
+#: training branch passes the loader's own ``shuffle``
+_REGISTERED_LOADER = """
+    import mindspore.dataset as ds
+    from src.registry import register
+
+
+    @register
+    class CaptionLoader:
+        def __new__(cls, root, stage="train", shuffle={default}):
+            source = CaptionSource(root, stage)
+            if stage == "train":
+                return ds.GeneratorDataset(source, ["image", "text"], shuffle=shuffle){mark}
+            return ds.GeneratorDataset(source, ["image", "text"], shuffle=False)
+"""
+
+
+def _registered(default: str, train_yaml: str, mark: str = "") -> Dict[str, str]:
+    """The loader, its registry, a training config and an evaluation config that build it."""
+    return {"src/__init__.py": "",
+            "src/registry.py": "LOADERS = {}\n\n\ndef register(cls):\n    LOADERS[cls.__name__] = cls\n"
+                               "    return cls\n",
+            "src/loader.py": fill(_REGISTERED_LOADER, default=default, mark=mark),
+            "configs/pretrain.yaml": "train_dataset:\n  data_loader:\n    type: CaptionLoader\n"
+                                     f"    root: /data/captions\n    stage: train\n{train_yaml}",
+            "configs/retrieval.yaml": "eval_dataset:\n  data_loader:\n    type: CaptionLoader\n"
+                                      "    root: /data/flickr\n    stage: eval\n    shuffle: False\n"}
 
 
 class TrainingDatasetNotShuffled(Rule):
@@ -167,6 +227,20 @@ class TrainingDatasetNotShuffled(Rule):
               path="src/dataset.py", note="the nearest look-alike: the single-device dataset follows the selector"),
         Valid(fill(_SELECTOR_BUILDER, default="False", single="data = ds.Cifar10Dataset(path, shuffle=False)"),
               path="src/dataset.py", note="a builder whose selector defaults to evaluation and that nothing calls with True"),
+        Valid(files=_per_split('shuffle=split == "train"'),
+              note="multi-file: the builder called per split shuffles the training split"),
+        Valid(files=_per_split("shuffle=False", splits='("val", "test")',
+                               use='print(model.eval(loaders["val"]), model.eval(loaders["test"]))'),
+              note="multi-file look-alike: the builder is called per split in a loop, every split an evaluation one"),
+        Valid("""
+            import mindspore
+            from torch.utils.data import DataLoader
+            loaders = [DataLoader(SplitSet(root, split), shuffle=False) for split in ("train", "val")]
+        """, note="PyTorch's DataLoader"),
+        Valid(files=_registered("True", ""), note="multi-file: the loader's own default shuffles"),
+        Valid(files=_registered("False", "    shuffle: True\n"),
+              note="multi-file look-alike: the default reads False, but the training config passes True; the "
+                   "evaluation config's False never reaches the training branch"),
     )
     INVALID = (
         Invalid("""
@@ -225,33 +299,67 @@ class TrainingDatasetNotShuffled(Rule):
                                  "cifar = create_dataset('/data/cifar', training=True)\n"},
                 note="multi-file: the selector defaults to evaluation; another file of the project passes True",
                 message_contains="`training` parameter"),
+        Invalid(files=_per_split("shuffle=False", mark="  # MSA301"),
+                note="multi-file: a builder of src/ called per split in a loop of the entry script, shuffle never "
+                     "set for the training split", message_contains="the 'train' split too"),
+        Invalid("""
+            import mindspore.dataset as ds
+
+            def load_corpus(root, split=("train", "test")):
+                modes = [split] if isinstance(split, str) else list(split)
+                datasets = []
+                for mode in modes:
+                    datasets.append(ds.GeneratorDataset(Corpus(root, mode), ["text", "label"], shuffle=False))  # MSA301
+                return datasets
+        """, path="corpora/loader.py", message_contains="the 'train' split too",
+                note="a library loader: every split built in one loop, the training split (the default) too"),
+        Invalid(files=_registered("False", "", mark="  # MSA301"), message_contains="configs/pretrain.yaml:3",
+                note="multi-file: a registry builds the loader from YAML; the training config leaves shuffle at the "
+                     "loader's own default, False"),
     )
 
     def finish(self) -> None:
         info = datasets(self.ctx)
         for build in info.builds:
             call = build.call
-            if has_star_kwargs(call) or _iterable_source(self.ctx, build) is not None:
-                continue
             shuffle = argument(call, "shuffle", ())
+            # ``**kwargs`` may pass shuffle or a sampler, unless shuffle is written out (then it
+            # cannot pass shuffle, and a sampler with shuffle raises)
+            if (has_star_kwargs(call) and shuffle is None) or _iterable_source(self.ctx, build) is not None:
+                continue
             sampler = argument(call, "sampler", ())
             order = build.flow.order(call)
             fix = None
+            related: list = []
             if shuffle is not None and literal(shuffle.value) is False:
                 fix = FixSpec("shuffle the training dataset: shuffle=True", Applicability.UNSAFE,
                               [(shuffle.value, cst.Name("True"))])
                 what = "shuffle=False"
             elif sampler is not None and _sampler_keeps_order(self.ctx, build.flow, sampler.value, order):
                 what = "a sampler that keeps the file order"
+            elif shuffle is not None and self.ctx.project is not None:
+                # ``shuffle=shuffle``: what every call, config or default gives the parameter
+                # (alternatives that reach this branch only; one building it unshuffled is enough)
+                values = self.ctx.project.values_at(self.ctx, shuffle.value, call)
+                unshuffled = [v for v in values or () if v.value is False]
+                if not unshuffled:
+                    continue
+                shown = sorted({v.evidence.where() for v in unshuffled if v.evidence})
+                what = (f"shuffle={cst.Module([]).code_for_node(shuffle.value)}, False"
+                        + (f" where {', '.join(shown[:3])} builds it" if shown else " (its default)"))
+                related = [(v.evidence.path, v.evidence.line, v.evidence.what) for v in unshuffled if v.evidence]
             else:
                 continue
             if info.role(build) != TRAIN or info.shuffled_later(build):
                 continue
             selector = info.ignored_selector(build)
+            split = info.split_loop(build) if selector is None else None
             why = (f" (the function's `{selector}` parameter selects the training pipeline, but this dataset is "
-                   f"built the same way whatever it says)" if selector is not None else "")
+                   f"built the same way whatever it says)" if selector is not None else
+                   f" (the same construction builds every split, the {split!r} split too)"
+                   if split is not None else "")
             self.report(call, f"training dataset built with {what} and never .shuffle()d: every epoch sees the "
-                        f"samples in the same order{why}", fix)
+                        f"samples in the same order{why}", fix, related=related)
 
 
 def _iterable_source(ctx, build) -> Optional[cst.CSTNode]:

@@ -19,6 +19,7 @@ from msacclint.analysis.flow import flow
 from msacclint.analysis.loss_scale import GRAD_FUNCTIONS, defined_value, file_has_loss_scaling, model_argument
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
+from msacclint.project.values import Value
 from msacclint.rules.base import Invalid, Valid
 from msacclint.rules.examples import fill, model_zoo_config
 from msacclint.rules.function_rule import FunctionRule
@@ -117,6 +118,42 @@ def o3_unguarded(call: cst.Call, callee: str) -> bool:
             and _keyword(call, "loss_scale_manager") is None and _keyword(call, "keep_batchnorm_fp32") is None)
 
 
+#: a loss scale fixed in one function of src/ and the optimizer built in another
+_SPLIT_SCALE = {
+    "src/__init__.py": "",
+    "src/scale.py": """
+        from mindspore.amp import FixedLossScaleManager
+
+        def get_loss_scale_manager(cfg):
+            return FixedLossScaleManager(1024, drop_overflow_update={drop})
+    """,
+    "src/optim.py": """
+        import mindspore.nn as nn
+
+        def build_optimizer(net, lr, loss_scale=1.0):
+            return nn.Momentum(net.trainable_params(), lr, 0.9, loss_scale=loss_scale)
+    """,
+    "train.py": """
+        from mindspore import Model
+        from src.optim import build_optimizer
+        from src.scale import get_loss_scale_manager
+
+        def main(cfg, net, loss, data):
+            manager = get_loss_scale_manager(cfg)
+            opt = build_optimizer(net, 0.1{scale})
+            model = Model(net, loss, opt, loss_scale_manager=manager){mark}
+            model.train(10, data)
+
+        if __name__ == "__main__":
+            main(None, None, None, None)
+    """,
+}
+
+
+def _split_scale(drop: str = "False", scale: str = "", mark: str = "") -> dict:
+    return {path: fill(text, drop=drop, scale=scale, mark=mark) for path, text in _SPLIT_SCALE.items()}
+
+
 class FixedLossScaleMismatch(FunctionRule):
     code = "MSA403"
     about_the_run = True
@@ -141,7 +178,10 @@ class FixedLossScaleMismatch(FunctionRule):
             "`loss_scale` other than 1 and handed to `nn.TrainOneStepWithLossScaleCell`, which divides the "
             "gradients by its `scale_sense` itself (a second division). A configuration value "
             "whose loader the imports do not resolve is read from the YAML files next to the script, as a "
-            "warning that says so.")
+            "warning that says so. The manager and the optimizer may be built by functions of the project "
+            "(`manager = get_loss_scale_manager(cfg)` returning the `FixedLossScaleManager(...)`, "
+            "`opt = build_optimizer(...)` returning the optimizer): they are read where they are built, a "
+            "parameter of such a function through its callers.")
     why = ("With drop_overflow_update=False the manager scales the loss by x and leaves the division to "
            "the optimizer's own loss_scale. Left at 1.0, every update is x times too large (verified on "
            "2.10: a weight that should move to 0.98 jumps to -1.56 with x=128): divergence or NaN. Adaptive "
@@ -164,6 +204,10 @@ class FixedLossScaleMismatch(FunctionRule):
     fix_safety = "No automatic fix."
     versions = "Documented in the FixedLossScaleManager docstring since 1.x; verified on 2.10."
     VALID = (
+        Valid(files=_split_scale(scale=", loss_scale=1024"),
+              note="multi-file: the optimizer built elsewhere is given the manager's scale"),
+        Valid(files=_split_scale(drop="True"),
+              note="multi-file look-alike: a manager that drops overflowing steps unscales the gradients itself"),
         Valid("""
             import mindspore as ms
             from mindspore import nn
@@ -310,6 +354,9 @@ class FixedLossScaleMismatch(FunctionRule):
         Invalid(files=dict(model_zoo_config({"loss_scale": "1024"}), **{"train.py": _SCALED_OPTIMIZER.format(
             mark="  # MSA403")}), note="multi-file: the scale comes from default_config.yaml",
             message_contains="default_config.yaml"),
+        Invalid(files=_split_scale(mark="  # MSA403"), message_contains="built by get_loss_scale_manager",
+                note="multi-file: a loss scale fixed in one function of src/ and the optimizer built in another, "
+                     "left at loss_scale=1"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -325,6 +372,10 @@ class FixedLossScaleMismatch(FunctionRule):
             self._divided_never_scaled(node, scope, before)
             return
         manager = defined_value(self.ctx, scope, manager_arg.value if manager_arg else None, before)
+        if isinstance(manager, cst.Call) and self.ctx.resolve(manager.func) != FIXED_MANAGER \
+                and self.ctx.project is not None:
+            self._built_elsewhere(node, manager, scope, before)
+            return
         if not isinstance(manager, cst.Call) or self.ctx.resolve(manager.func) != FIXED_MANAGER \
                 or has_star_kwargs(manager):
             return
@@ -352,6 +403,67 @@ class FixedLossScaleMismatch(FunctionRule):
         self.report(node, f"FixedLossScaleManager({x}, drop_overflow_update=False) scales the loss by {x} and "
                     f"leaves the division to the optimizer, but {short} has loss_scale={y}: {effect}; give the "
                     f"optimizer loss_scale={x}")
+
+    def _built_elsewhere(self, node: cst.Call, manager: cst.Call, scope, before: Optional[int]) -> None:
+        """A value decided elsewhere: the loss-scale manager (and perhaps the optimizer) of this
+        Model is built by a function of the project (``manager = get_loss_scale(cfg)`` returning
+        ``FixedLossScaleManager(1024, drop_overflow_update=False)``); their scales are read
+        where they are built (a parameter of that function through its callers) and compared."""
+        project = self.ctx.project
+        built = project.constructed_by(self.ctx, manager)
+        if built is None or built[1] != FIXED_MANAGER or "**" in built[2].kwargs or "*" in built[2].kwargs:
+            return
+        where, _, construction, builder = built
+        drop = construction.argument("drop_overflow_update", 1)
+        drops = project.values(where, drop, func=builder) if drop is not None else None
+        if not drops or any(v.value is not False for v in drops):
+            return
+        scale_expr = construction.argument("loss_scale", 0)
+        scales = project.values(where, scale_expr, func=builder) if scale_expr is not None else [Value(128.0)]
+        if not scales or len({v.value for v in scales}) != 1 or not _plain_number(scales[0].value):
+            return
+        scale = float(scales[0].value)
+        optimizer = defined_value(self.ctx, scope, model_argument(node, "optimizer"), before)
+        if not isinstance(optimizer, cst.Call):
+            return
+        opt_name = self.ctx.resolve(optimizer.func)
+        related = [(project.display(where), construction.line, f"{construction.callee}(...) built by {builder.name}")]
+        if opt_name in OPTIMIZER_SIGNATURES and not has_star_kwargs(optimizer):
+            opt_arg = argument(optimizer, "loss_scale", OPTIMIZER_SIGNATURES[opt_name])
+            opt_value = literal(opt_arg.value) if opt_arg is not None else 1.0
+            if opt_value is UNKNOWN:
+                return
+            decays = _decays(optimizer, OPTIMIZER_SIGNATURES[opt_name])
+        else:
+            opt_built = project.constructed_by(self.ctx, optimizer)
+            if opt_built is None or opt_built[1] not in OPTIMIZER_SIGNATURES or "**" in opt_built[2].kwargs:
+                return
+            opt_where, opt_name, opt_call, opt_builder = opt_built
+            order = OPTIMIZER_SIGNATURES[opt_name]
+            opt_expr = opt_call.argument("loss_scale", order.index("loss_scale"))
+            found = project.values(opt_where, opt_expr, func=opt_builder) if opt_expr is not None else [Value(1.0)]
+            if not found or len({v.value for v in found}) != 1:
+                return
+            opt_value = found[0].value
+            decay_expr = opt_call.argument("weight_decay", order.index("weight_decay")) \
+                if "weight_decay" in order else None
+            decay = project.values(opt_where, decay_expr, func=opt_builder) if decay_expr is not None else []
+            decays = bool(decay) and all(_plain_number(v.value) and v.value != 0 for v in decay)
+            related.append((project.display(opt_where), opt_call.line, f"{opt_call.callee}(...) built by "
+                                                                         f"{opt_builder.name}"))
+        if not _plain_number(opt_value) or float(opt_value) == scale:
+            return
+        if opt_name in ADAPTIVE and not decays:
+            return
+        short = opt_name.rsplit(".", 1)[-1]
+        effect = (f"{short} divides the factor out of its step, but adds weight_decay to the scaled gradient, so "
+                  f"the decay is {scale:g} times weaker than configured" if opt_name in ADAPTIVE
+                  else "every update is off by that ratio")
+        self.report(node, f"the loss-scale manager this Model gets is FixedLossScaleManager({scale:g}, "
+                    f"drop_overflow_update=False), built by {builder.name} at {project.display(where)}:"
+                    f"{construction.line}: it scales the loss by {scale:g} and leaves the division to the optimizer, "
+                    f"but {short} has loss_scale={opt_value:g}: {effect}; give the optimizer loss_scale={scale:g}",
+                    related=related)
 
     def _optimizer(self, expr: Optional[cst.BaseExpression], scope,
                    before: Optional[int]) -> Optional[Tuple[cst.Call, str]]:
@@ -464,6 +576,10 @@ def _decays(optimizer: cst.Call, signature) -> bool:
     arg = argument(optimizer, "weight_decay", signature)
     value = literal(arg.value) if arg is not None else 0
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value != 0
+
+
+def _plain_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _compare(manager: Optional[cst.BaseExpression], optimizer: Optional[cst.BaseExpression]) -> Optional[bool]:

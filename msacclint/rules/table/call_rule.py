@@ -62,7 +62,9 @@ class CallRule(TableRuleMixin, Rule):
                  if f is not None]
         short = name.replace("mindspore.", "", 1)
         message = self.format_message(short=short, missing_list=" and ".join(site.absent), **site.values)
-        self.report(node, message + self.observed_note(name, quoted), fixes)
+        related = [(v.evidence.path, v.evidence.line, v.evidence.what) for v in site.evidence if v.evidence]
+        self.report(node, message + _resolved_note(site) + self.observed_note(name, quoted), fixes,
+                    related=related)
 
     def build_fix(self, site: CallSite, spec: FixTemplate, applicability: Applicability) -> Optional[FixSpec]:
         """``add = {stride = "{kernel_size}"}`` appends keyword arguments the call (and its
@@ -119,6 +121,16 @@ class AttributeSilencedCallRule(CallRule):
     def finish(self) -> None:
         if self._silenced:
             self.reports.clear()
+
+
+def _resolved_note(site: CallSite) -> str:
+    """Where the project found a value the message quotes by its name (``momentum``: 0.1,
+    the default every caller leaves)."""
+    if not site.evidence:
+        return ""
+    shown = sorted({f"{v.value!r} at {v.evidence.where()}" if v.evidence else f"{v.value!r}, the default"
+                    for v in site.evidence})
+    return f" (the value is {', '.join(shown[:3])})"
 
 
 def called(ctx, call: cst.Call) -> Optional[str]:

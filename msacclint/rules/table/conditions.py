@@ -49,6 +49,9 @@ class CallSite:
     absent: List[str] = field(default_factory=list)
     #: message placeholders: an argument's source text, ``one_minus_<arg>``
     values: Dict[str, str] = field(default_factory=dict)
+    #: values the project resolved for arguments that are not literals (a constructor's
+    #: parameter through its callers, its own default, a config key): msacclint.project.values
+    evidence: List[Any] = field(default_factory=list)
 
     def given(self, param: str) -> bool:
         """Whether the call passes ``param``, itself or in one of its parameter groups."""
@@ -234,9 +237,14 @@ class ArgumentCompares(Condition):
             against = constant(site.ctx, other.value) if other is not None else cond.value
             if against is UNKNOWN:
                 return cond.unknown == "flag"
-        value = comparable(constant(site.ctx, arg.value), against)
-        against = comparable(against, value)
+        value = constant(site.ctx, arg.value)
         site.values[cond.arg] = cst.Module([]).code_for_node(arg.value)
+        if value is UNKNOWN and cond.value_arg is None:
+            resolved = _resolved(site, arg.value, cond, against)
+            if resolved is not None:
+                value = resolved
+        value = comparable(value, against)
+        against = comparable(against, value)
         if value is UNKNOWN or (isinstance(value, bool) and not isinstance(against, (bool, list))):
             return cond.unknown == "flag"
         try:
@@ -247,6 +255,29 @@ class ArgumentCompares(Condition):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             site.values["one_minus_" + cond.arg] = f"{1 - value:.6g}"
         return True
+
+
+def _resolved(site: CallSite, expr: cst.BaseExpression, cond: Comparison, against: Any) -> Any:
+    """The value of an argument that is not a literal, resolved by the project
+    (``ProjectIndex.values_at``: a parameter through every caller, a default, a config key):
+    the first value that compares true when every alternative is known, its evidence kept
+    for the message; else the first value (the condition then fails), or UNKNOWN."""
+    project = site.ctx.project
+    if project is None:
+        return UNKNOWN
+    values = project.values_at(site.ctx, expr, site.node)
+    if not values or any(v.value is UNKNOWN for v in values):
+        return UNKNOWN
+    for found in values:
+        value = comparable(found.value, against)
+        try:
+            if not (isinstance(value, bool) and not isinstance(against, (bool, list))) and \
+                    OPS[cond.op](value, comparable(against, value)):
+                site.evidence.append(found)
+                return found.value
+        except TypeError:
+            continue
+    return values[0].value
 
 
 def comparable(value: Any, against: Any) -> Any:

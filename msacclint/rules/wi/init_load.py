@@ -7,7 +7,7 @@ load_checkpoint(path, net) whose "not loaded" lists are thrown away (MS-CKPT-01)
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -21,6 +21,7 @@ from msacclint.analysis.training import training
 from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
+from msacclint.rules.examples import fill
 from msacclint.rules.function_rule import InFunctionRule
 
 ZERO_INIT = "mindspore.common.initializer.Zero"
@@ -506,6 +507,38 @@ stopper.restore(net)
 """
 
 
+#: a trainer base class whose resume loads a checkpoint, and the subclass of another file
+#: that holds the training step (``{step}``)
+_SPLIT_TRAINER = {
+    "src/__init__.py": "",
+    "src/base_trainer.py": """
+        import mindspore as ms
+
+        class BaseTrainer:
+            def __init__(self, network, optimizer):
+                self.network = network
+                self.optimizer = optimizer
+
+            def load_checkpoint(self, path):
+                params = ms.load_checkpoint(path)
+                {load}
+    """,
+    "src/trainer.py": """
+        import mindspore as ms
+        from src.base_trainer import BaseTrainer
+
+        class Trainer(BaseTrainer):
+            def run(self, dataset, resume):
+                self.load_checkpoint(resume)
+                {step}
+    """,
+}
+
+
+def _split_trainer(load: str, step: str = "self.fit(dataset)\nself.network.set_train()") -> dict:
+    return {path: fill(text, load=load, step=step) for path, text in _SPLIT_TRAINER.items()}
+
+
 class UncheckedCheckpointLoad(InFunctionRule):
     code = "MSA506"
     about_the_run = True
@@ -514,7 +547,9 @@ class UncheckedCheckpointLoad(InFunctionRule):
     severity = Severity.WARNING
     message = "the parameters that were not loaded are never checked"
     uses_facts = True
-    what = ("Reports, in a file that trains (a hand-written training step or `Model.train`), "
+    what = ("Reports, in a file that trains (a hand-written training step or `Model.train`) or in a class or "
+            "function that a file of the project which trains extends or calls (a trainer base class whose "
+            "subclass in another file holds the training step), "
             "`load_param_into_net(net, params)` whose result is discarded (a bare statement, `_`, or "
             "names never read again in the function), and `load_checkpoint(path, net)` with a network, which "
             "loads into it and drops those lists itself. `strict_load=True` does not make either safe. "
@@ -549,6 +584,11 @@ class UncheckedCheckpointLoad(InFunctionRule):
     fix_safety = "No automatic fix: what to do with unloaded parameters depends on the script."
     versions = "2.x returns (param_not_load, ckpt_not_load); verified on 2.10."
     VALID = (
+        Valid(files=_split_trainer("missing, _ = ms.load_param_into_net(self.network, params)\nassert not missing"),
+              note="multi-file: the trainer base class checks what was not loaded"),
+        Valid(files=_split_trainer("ms.load_param_into_net(self.network, params)",
+                                   step="self.network.set_train(False)\nreturn self.evaluate(dataset)"),
+              note="multi-file look-alike: the only subclass evaluates; nothing in the project trains"),
         Valid("""
             import mindspore as ms
 
@@ -656,6 +696,10 @@ class UncheckedCheckpointLoad(InFunctionRule):
               note="an f-string of the same shape"),
     )
     INVALID = (
+        Invalid(files=_split_trainer("ms.load_param_into_net(self.network, params)  # MSA506"),
+                message_contains="extends BaseTrainer and trains",
+                note="multi-file: a loop split across files: the load sits in a trainer base class, the training "
+                     "step in its subclass of another file"),
         Invalid(_SAVE_AND_LOAD.format(saved_to="self.save_path", loaded_from="self.pretrained",
                                       mark="  # MSA506"),
                 note="the nearest look-alike: the class also saves checkpoints, but loads another file"),
@@ -881,9 +925,47 @@ class UncheckedCheckpointLoad(InFunctionRule):
         return isinstance(value, (cst.Dict, cst.DictComp)) or (
             isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict")
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._classes: List[cst.ClassDef] = []
+        #: id of a reported node -> the top-level class or function holding it
+        self._owners: Dict[int, str] = {}
+
     def finish(self) -> None:
-        if self.reports and not training(self.ctx).trains:
-            self.reports.clear()
+        if not self.reports or training(self.ctx).trains:
+            return
+        # a loop split across files: a load in a trainer base class or a helper that a file of
+        # the project which trains extends or calls (the training step lives there)
+        kept = []
+        for report in self.reports:
+            owner = self._owners.get(id(report.node))
+            used = self._trained_by(owner) if owner is not None else None
+            if used is not None:
+                report.message = report.message.rstrip() + (f" (this file trains nothing, but {owner} is used "
+                                                             f"for training: {used.what}, {used.where()})")
+                report.related = report.related + ((used.path, used.line, used.what),)
+                kept.append(report)
+        self.reports[:] = kept
+
+    def _trained_by(self, owner: str):
+        import os
+
+        if self.ctx.project is None:
+            return None
+        return self.ctx.project.trained_by(os.path.abspath(self.ctx.path), owner)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.append(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._classes.pop()
+
+    def report(self, node, message=None, fix=None, severity=None, related=()) -> None:
+        super().report(node, message, fix, severity, related)
+        top = self._classes[0].name.value if self._classes else (
+            self._functions[0].name.value if self._functions else None)
+        if top is not None:
+            self._owners[id(node)] = top
 
     def _report(self, call: cst.Call) -> None:
         self.report(call, "load_param_into_net never raises on missing or unexpected names (strict_load "
