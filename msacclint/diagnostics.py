@@ -88,6 +88,8 @@ class Related:
     path: str
     line: int
     message: str = ""
+    #: in a notebook: the 1-based number of the cell, ``line`` then counts within it
+    cell: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,11 @@ class Diagnostic:
             if fix.applicability is Applicability.SAFE:
                 return fix
         return None
+
+    @property
+    def place(self) -> str:
+        """``path:line`` (``path:cell N:line`` in a notebook): where a report names it."""
+        return f"{self.path}:{'' if self.cell is None else f'cell {self.cell}:'}{self.line}"
 
     def sort_key(self) -> Tuple[str, int, int, int, str]:
         return (self.path, self.cell or 0, self.line, self.column, self.code)

@@ -38,8 +38,8 @@ def _json_finding(d: Diagnostic) -> Dict[str, object]:
     """A finding's JSON object; ``related`` (evidence in other places) only when there is some."""
     data: Dict[str, object] = d.to_json()
     if d.related:
-        data["related"] = [{"path": r.path, "line": r.line, "message": r.message or "evidence"}
-                           for r in d.related]
+        data["related"] = [{"path": r.path, "line": r.line, "message": r.message or "evidence",
+                            **({"cell": r.cell} if r.cell is not None else {})} for r in d.related]
     return data
 
 
@@ -121,6 +121,7 @@ def sarif(diagnostics: Sequence[Diagnostic]) -> str:
                     "region": {"startLine": r.line},
                 },
                 "message": {"text": r.message or "evidence"},
+                **({"properties": {"cell": r.cell}} if r.cell is not None else {}),
             } for number, r in enumerate(d.related, 1)]
     log = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",

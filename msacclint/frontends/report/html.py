@@ -81,7 +81,7 @@ def html_page(report: Report) -> str:
         for item in items:
             if item.findings:
                 evidence = '<ul class="findings">' + "".join(
-                    f"<li><code>{escape(d.path)}:{d.line}</code> {escape(d.code)} {escape(d.message)}</li>"
+                    f"<li><code>{escape(d.place)}</code> {escape(d.code)} {escape(d.message)}</li>"
                     for d in item.findings) + "</ul>"
             else:
                 evidence = escape(item.detail)

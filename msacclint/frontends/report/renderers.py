@@ -20,7 +20,7 @@ def _cell(text: str) -> str:
 
 
 def finding_line(d: Diagnostic) -> str:
-    return f"{d.path}:{d.line}: {d.code} {d.message}"
+    return f"{d.place}: {d.code} {d.message}"
 
 
 def markdown(report: Report) -> str:
@@ -41,7 +41,7 @@ def markdown(report: Report) -> str:
         out += [f"## {title} ({area}.*)", "", "| Item | Conclusion | Evidence / what to do |", "|---|---|---|"]
         for item in items:
             if item.findings:
-                evidence = "<br>".join(f"`{_cell(d.path)}:{d.line}` {d.code} {_cell(d.message)}" for d in item.findings)
+                evidence = "<br>".join(f"`{_cell(d.place)}` {d.code} {_cell(d.message)}" for d in item.findings)
             else:
                 evidence = _cell(item.detail)
             if item.also_check:

@@ -13,6 +13,7 @@ from typing import List, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.cells import cells, self_attr
+from msacclint.analysis.displayed import displayed
 from msacclint.analysis.imports import dotted
 from msacclint.analysis.scopes import scopes
 from msacclint.diagnostics import Applicability, Severity
@@ -265,8 +266,8 @@ class OutOfPlaceResultDiscarded(Rule):
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
-        if not isinstance(call, cst.Call):
-            return
+        if not isinstance(call, cst.Call) or displayed(self.ctx, node):
+            return  # the last expression of a notebook cell: Jupyter shows its value
         func = call.func
         if isinstance(func, cst.Name) or self_attr(func) is not None:
             self._primitive_calls.append(call)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from msacclint.analysis.displayed import displayed
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 from msacclint.rules.table import TableRuleMixin, called
@@ -85,8 +86,8 @@ class ClipResultIgnored(TableRuleMixin, Rule):
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
-        if not isinstance(call, cst.Call) or called(self.ctx, call) not in _CLIPS:
-            return
+        if not isinstance(call, cst.Call) or called(self.ctx, call) not in _CLIPS or displayed(self.ctx, node):
+            return  # (the last expression of a notebook cell: Jupyter shows its value)
         short = called(self.ctx, call).replace("mindspore.", "", 1)
         fix = None
         first = call.args[0] if call.args else None

@@ -13,6 +13,7 @@ import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.cells import CellInfo, cells
+from msacclint.analysis.displayed import displayed
 from msacclint.analysis.flow import flow
 from msacclint.analysis.local_uses import local_uses
 from msacclint.analysis.residual import ends_residual
@@ -740,7 +741,8 @@ class UncheckedCheckpointLoad(InFunctionRule):
                         "check what ms.load_param_into_net(net, param_dict) returns")
 
     def visit_Expr(self, node: cst.Expr) -> None:
-        if self._is_load(node.value) and not self._in_evaluation():
+        # the last expression of a notebook cell is not dropped: Jupyter shows the list
+        if self._is_load(node.value) and not self._in_evaluation() and not displayed(self.ctx, node):
             self._report(node.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
