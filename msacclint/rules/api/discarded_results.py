@@ -66,6 +66,7 @@ _ROPE_HELPER = """
 
 class OutOfPlaceResultDiscarded(Rule):
     code = "MSA146"
+    reports_discarded_results = True
     name = "out-of-place-result-discarded"
     checklist = "api.01"
     severity = Severity.ERROR

@@ -16,6 +16,7 @@ _CLIPS = frozenset({"mindspore.ops.clip_by_global_norm", "mindspore.ops.clip_by_
 
 class ClipResultIgnored(TableRuleMixin, Rule):
     code = "MSA125"
+    reports_discarded_results = True
     name = "clip-result-ignored"
     checklist = "mp.03"
     severity = Severity.ERROR

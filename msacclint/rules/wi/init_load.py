@@ -509,6 +509,7 @@ stopper.restore(net)
 
 class UncheckedCheckpointLoad(InFunctionRule):
     code = "MSA506"
+    reports_discarded_results = True
     about_the_run = True
     name = "unchecked-checkpoint-load"
     checklist = "wi.02"
