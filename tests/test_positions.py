@@ -1,4 +1,4 @@
-"""Positions of reported nodes only (msacclint/engine/positions.py) against LibCST's
+"""Positions of reported nodes only (msacclint/analysis/positions.py) against LibCST's
 PositionProvider over the whole module, on real files: msacclint's own sources and the
 rule examples' sources (every node kind, alone, nested and in groups)."""
 import collections
@@ -8,7 +8,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from msacclint.engine.positions import node_positions
+from msacclint.analysis.positions import node_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = sorted((ROOT / "msacclint").rglob("*.py"))[::15] + [

@@ -235,3 +235,50 @@ def test_every_front_end_grades_the_same(tmp_path, front):
         lines = done.stdout.splitlines()
         dormant = [line for line in lines if f":{BOTTLENECK_BN}:" in line]
         assert len(lines) == 2 and dormant and "dormant" in dormant[0]
+
+
+HEAD = """\
+    import mindspore.nn as nn
+
+
+    class Head(nn.Cell):
+        def __init__(self, channels, has_dropout=False):
+            super().__init__()
+            self.fc = nn.Dense(channels, 10)
+            if has_dropout:
+                self.drop = nn.Dropout(0.2)
+    """
+
+
+def test_a_switch_only_code_nothing_runs_turns_on_stays_off(tmp_path):
+    # the only call that turns has_dropout on is in a function no entry point reaches
+    files = {"pkg/__init__.py": "", "pkg/head.py": HEAD,
+             "pkg/old.py": "from pkg.head import Head\n\n\ndef legacy():\n    return Head(8, has_dropout=True)\n",
+             "train.py": "from pkg.head import Head\n\nif __name__ == '__main__':\n    Head(64)\n"}
+    write(tmp_path, files)
+    dropout = run(tmp_path)[("pkg/head.py", 9, "MSA101")]
+    assert dropout.severity.value == "warning" and "built only when `has_dropout` turns it on" in dropout.message
+    # once an entry point calls legacy(), the switch is on
+    write(tmp_path, {"train.py": "from pkg.head import Head\nfrom pkg.old import legacy\n\n"
+                                 "if __name__ == '__main__':\n    Head(64)\n    legacy()\n"})
+    assert run(tmp_path)[("pkg/head.py", 9, "MSA101")].severity.value == "error"
+
+
+def test_code_behind_an_import_of_a_missing_project_module_cannot_run(tmp_path):
+    # src/resnet.py imports src.layers, which the repository does not have: its import
+    # raises, so nothing in it runs, and train.py stops at that import too
+    broken = RESNET.replace("import mindspore.nn as nn\n", "import mindspore.nn as nn\n    from src.layers import Block\n", 1)
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": broken, "train.py": TRAIN})
+    found = run(tmp_path)
+    basic = found[("src/resnet.py", BASIC_BN + 1, "MSA107")]
+    assert basic.severity.value == "info" and basic.reach is Reach.CANNOT_RUN
+    assert "cannot run: src/resnet.py:2 raises first" in basic.message and "no module src.layers" in basic.message
+    # the look-alike: the same import guarded by try/except ImportError keeps the finding
+    guarded = RESNET.replace("import mindspore.nn as nn\n", "import mindspore.nn as nn\n    try:\n"
+                             "        from src.layers import Block\n    except ImportError:\n        Block = None\n", 1)
+    write(tmp_path, {"src/resnet.py": guarded})
+    assert run(tmp_path)[("src/resnet.py", BASIC_BN + 4, "MSA107")].severity.value == "error"
+    # and a third-party package that is not installed is not the project's to judge
+    third = RESNET.replace("import mindspore.nn as nn\n", "import mindspore.nn as nn\n    from timm.layers import Block\n", 1)
+    write(tmp_path, {"src/resnet.py": third})
+    assert run(tmp_path)[("src/resnet.py", BASIC_BN + 1, "MSA107")].severity.value == "error"

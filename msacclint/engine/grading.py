@@ -41,9 +41,14 @@ def grade(ctx: FileContext, line: int, severity: Severity, message: str) -> Grad
     answer = project.reached(ctx.path, line)
     if answer.runs is None:
         return Graded(severity, message, None)
+    trail = tuple(Related(project.display(path), hop_line, what) for path, hop_line, what in answer.trail)
     if answer.runs:
-        trail = tuple(Related(project.display(path), hop_line, what) for path, hop_line, what in answer.trail)
         return Graded(severity, message, Reach.RUNS, trail)
+    if answer.failure is not None:
+        path, at, what = answer.failure
+        note = (f" (info: this code cannot run: {project.display(path)}:{at} raises first: {what}; "
+                "it matters once that is fixed)")
+        return Graded(Severity.INFO, message.rstrip() + note, Reach.CANNOT_RUN, trail)
     note = dormant_note(project, ctx.path, answer)
     if severity is Severity.INFO:
         return Graded(severity, message.rstrip() + note, Reach.DORMANT)

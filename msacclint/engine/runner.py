@@ -22,13 +22,13 @@ from msacclint.analysis.facts import FileFacts
 from msacclint.analysis.imports import ImportTable
 from msacclint.analysis.inert_runs import set_up_cannot_matter
 from msacclint.analysis.port import torch_weights
+from msacclint.analysis.positions import node_positions
 from msacclint.analysis.source import MAX_SOURCE_BYTES, TOO_DEEP, decode
 from msacclint.analysis.source import parse as _parse
 from msacclint.analysis.uses import NameUses
 from msacclint.analysis.walk import Collector, NodeCallback, Traversal
 from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Reach, Related, Severity
 from msacclint.engine import dormant, grading, noqa
-from msacclint.engine.positions import node_positions
 from msacclint.engine.registry import rules_by_code
 from msacclint.project.index import ProjectIndex
 from msacclint.rules.base import FixSpec, Report, Rule, visitor_names

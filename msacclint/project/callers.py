@@ -134,11 +134,17 @@ class CallerQueries:
         are followed. None when any call passes a value that cannot be resolved or unpacks
         ``*args`` or a dict that is not a caller's own ``**kwargs``, when nothing calls it, or
         when the name is used otherwise than by those calls, its definition, its imports and
-        its partial aliases (passed as a value, a registry): callers then cannot all be seen."""
+        its partial aliases (passed as a value, a registry): callers then cannot all be seen.
+        Only the calls the repository runs count (msacclint.project.reach): a call in code
+        nothing reaches switches nothing on; when no call that runs is left, None."""
         path = os.path.normpath(os.path.abspath(path))
         sites = self._calls_of(path, target)
         if sites is None:
             return None
+        running = [site for site in sites if self.runs_at(site[0], site[1].line) is not False]
+        if not running:
+            return None
+        sites = running
         out: List[Value] = []
         for other, call, cls, func, preset in sites:
             if "*" in call.kwargs:

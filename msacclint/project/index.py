@@ -135,8 +135,10 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         if path not in self._used:
             digest = self._digests.get(path)
             if digest is None:
-                data = self._bytes(path)
-                digest = self._digests[path] = hashlib.sha256(data).hexdigest() if data is not None else ""
+                data = self._bytes(path)  # (a notebook's digest, of its file, is set there)
+                digest = self._digests.get(path)
+                if digest is None:
+                    digest = self._digests[path] = hashlib.sha256(data).hexdigest() if data is not None else ""
             self._used[path] = digest
 
     def display(self, path: str) -> str:
@@ -179,6 +181,8 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
             except OSError:
                 data = None
             if data is not None and path.endswith(NOTEBOOK):
+                # a cached result's dependency is the file as it is on disk (engine/cache.py)
+                self._digests.setdefault(path, hashlib.sha256(data).hexdigest())
                 data = _notebook_python(data)
             self._texts[path] = data
         return self._texts[path]
@@ -275,6 +279,7 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         """The bytes of ``path`` as the engine read them to check it (not read again)."""
         path = os.path.normpath(os.path.abspath(path))
         if path.endswith(NOTEBOOK):
+            self._digests.setdefault(path, hashlib.sha256(data).hexdigest())
             data = _notebook_python(data) or b""
         self._texts.setdefault(path, data)
 

@@ -72,6 +72,8 @@ class Answer:
     #: the definition holding the place, as the search started from it
     scope: str = ""
     entries: Tuple[str, ...] = ()
+    #: what stops the code from running (runs is False): where it raises, and what
+    failure: Optional[Hop] = None
 
 
 @dataclass
@@ -85,6 +87,10 @@ class _State:
     dynamic_all: Optional[bool] = None
     prefixes: Optional[List[Tuple[str, str, str, int]]] = None
     lookups: Optional[Set[str]] = None
+    #: memo of the search that lets a path pass code that cannot run
+    loose: Dict[Node, Optional[Tuple[Hop, ...]]] = field(default_factory=dict)
+    module_failures: Dict[str, Optional[Hop]] = field(default_factory=dict)
+    raising: Dict[str, List[Tuple[str, int, str]]] = field(default_factory=dict)
 
 
 class ReachQueries:
@@ -298,13 +304,24 @@ class ReachQueries:
         if found is None or found.broken:
             return Answer(None)
         scope = found.enclosing(line)
+        failure = self._stops_before(path, scope, line)
+        if failure is not None:
+            return Answer(False, (), scope, (), failure)
         trail = self._search((path, scope))
         if trail is None:
-            entries = self._some_entries()
-            return Answer(False, (), scope, entries)
+            blocked = self._search((path, scope), strict=False)
+            if blocked is not None and blocked != ("?",):
+                stop = self._first_failure(blocked)
+                if stop is not None:
+                    return Answer(False, blocked, scope, (), stop)
+            return Answer(False, (), scope, self._some_entries())
         if trail == ("?",):
             return Answer(None, (), scope)
         return Answer(True, trail, scope)
+
+    def runs_at(self, path: str, line: int) -> Optional[bool]:
+        """Whether the code at ``line`` of ``path`` runs: True, False, or None (not decided)."""
+        return self.reached(path, line).runs
 
     def trail_to(self, path: str, scope: str) -> Optional[Tuple[Hop, ...]]:
         """How an entry point reaches the scope ``scope`` of ``path`` (``""``: its module code),
@@ -320,45 +337,157 @@ class ReachQueries:
                  if _MAIN_BLOCK.search(self._bytes(p) or b"") is not None][:3]
         return tuple(mains)
 
-    def _search(self, start: Node):
+    def _search(self, start: Node, strict: bool = True):
         """The trail from an entry point to ``start`` (entry first), None when nothing
-        reaches it, ``("?",)`` when the search gave up."""
+        reaches it, ``("?",)`` when the search gave up. ``strict``: a hop from code that
+        cannot get there (its module's import raises first, its function raises before the
+        line) does not count; without it such hops count and the trail shows them."""
         state = self._reach_state()
-        if start in state.memo:
-            return state.memo[start]
+        memo = state.memo if strict else state.loose
+        if start in memo:
+            return memo[start]
         parents: Dict[Node, Optional[Tuple[Node, Hop]]] = {start: None}
         queue = deque([start])
         while queue:
             node = queue.popleft()
-            if node in state.memo:
-                known = state.memo[node]
+            if node in memo:
+                known = memo[node]
                 if known is None:
                     continue  # nothing reaches it (a search from it found no entry)
-                return self._trail(node, known, parents)
+                return self._trail(node, known, parents, memo)
             why = self._root(node)
+            if why is not None and strict and node[1] in ("", "__main__"):
+                stop = self._module_failure(node[0])
+                if stop is not None and node[1] == "__main__":
+                    why = None  # the script stops before its main block
             if why is not None:
-                return self._trail(node, ((node[0], self._line_of(node), why),), parents)
+                return self._trail(node, ((node[0], self._line_of(node), why),), parents, memo)
             for pred, hop in self._predecessors(node):
-                if pred not in parents:
-                    parents[pred] = (node, hop)
-                    queue.append(pred)
+                if pred in parents:
+                    continue
+                if strict and self._stops_before(hop[0], pred[1], hop[1]) is not None:
+                    continue
+                parents[pred] = (node, hop)
+                queue.append(pred)
             if len(parents) > MAX_NODES:
                 return ("?",)
         for node in parents:
-            state.memo[node] = None
+            memo[node] = None
         return None
 
-    def _trail(self, found: Node, root: Tuple[Hop, ...], parents) -> Tuple[Hop, ...]:
-        state = self._reach_state()
+    def _trail(self, found: Node, root: Tuple[Hop, ...], parents, memo) -> Tuple[Hop, ...]:
         trail = list(root)
         node = found
-        state.memo[node] = tuple(trail)
+        memo[node] = tuple(trail)
         while parents[node] is not None:
             child, hop = parents[node]
             trail.append(hop)
-            state.memo[child] = tuple(trail)
+            memo[child] = tuple(trail)
             node = child
         return tuple(trail)
+
+    # -- code that cannot run ------------------------------------------------------------------
+    def _first_failure(self, trail: Tuple[Hop, ...]) -> Optional[Hop]:
+        """The first hop of a loose trail that cannot run: what stops it."""
+        for path, line, _what in trail:
+            found = self.outline(path)
+            if found is None:
+                continue
+            stop = self._stops_before(path, found.enclosing(line), line)
+            if stop is not None:
+                return stop
+        return None
+
+    def _stops_before(self, path: str, scope: str, line: int) -> Optional[Hop]:
+        """What stops the code at ``line`` of the scope ``scope`` of ``path`` from running: its
+        module's import raises (module code before the raising line still runs), the class
+        holding it cannot be built (its ``__init__`` raises), or its own body raises before
+        the line. None when nothing does (as far as is known)."""
+        stop = self._module_failure(path)
+        if stop is not None and not (scope in ("", "__main__") and line <= stop[1] and stop[0] == path):
+            return stop
+        found = self.outline(path)
+        if found is None:
+            return None
+        raising = self._raising(path)
+        for where, at, what in raising:
+            if where == scope and at < line:
+                return (path, at, what)
+        # a method (or anything inside a class) of a class whose constructor raises
+        parts = scope.split(".")
+        for cut in range(len(parts), 0, -1):
+            owner = ".".join(parts[:cut])
+            d = found.defs.get(owner)
+            if d is None or d.kind != "class":
+                continue
+            for where, at, what in raising:
+                if where == owner + ".__init__" and not (scope == where and line <= at):
+                    return (path, at, f"{what}, so `{owner}` cannot be built")
+        return None
+
+    def _module_failure(self, path: str) -> Optional[Hop]:
+        """Why importing ``path`` raises: a statement of its module code that raises on every
+        supported release, or an import (not guarded by ``try``/``if``) of a module of the
+        project that is missing or whose own import raises."""
+        state = self._reach_state()
+        if path in state.module_failures:
+            return state.module_failures[path]
+        state.module_failures[path] = None  # a cycle reads "no failure known"
+        found = self.outline(path)
+        stop: Optional[Hop] = None
+        if found is not None and not found.broken:
+            module_code = found.scopes.get("")
+            candidates: List[Hop] = [(path, at, what) for where, at, what in self._raising(path) if where == ""]
+            for imported, line, guarded in (module_code.imports if module_code is not None else ()):
+                if guarded:
+                    continue
+                missing = self._missing_module(imported, path)
+                if missing is not None:
+                    candidates.append((path, line, missing))
+                    continue
+                target = self.find_module(imported, path)
+                if target is not None and target != path:
+                    inner = self._module_failure(target)
+                    if inner is not None:
+                        candidates.append((path, line, f"it imports {self.display(target)}, whose import raises "
+                                                       f"({self.display(inner[0])}:{inner[1]}: {inner[2]})"))
+            if candidates:
+                stop = min(candidates, key=lambda hop: hop[1])
+        state.module_failures[path] = stop
+        return stop
+
+    def _missing_module(self, imported: str, importer: str) -> Optional[str]:
+        """``import a.b.c`` of a module of the project that is not there: the top package is
+        a folder of the project, and neither ``a.b.c`` nor (for ``from a.b import c``) ``a.b``
+        exists. None for anything else (a third-party package, a name a module defines)."""
+        parts = imported.split(".")
+        if len(parts) < 2 or self.find_module(imported, importer) is not None:
+            return None
+        if self.find_module(".".join(parts[:-1]), importer) is not None:
+            return None  # ``from pkg.mod import name``: a name, checked by the module itself
+        top = self.find_module(parts[0], importer)
+        if top is None or not top.endswith("__init__.py"):
+            return None
+        for cut in range(len(parts) - 1, 0, -1):
+            if self.find_module(".".join(parts[:cut]), importer) is not None:
+                missing = ".".join(parts[:cut + 1])
+                return f"ModuleNotFoundError: the project has no module {missing}"
+        return None
+
+    def _raising(self, path: str) -> List[Tuple[str, int, str]]:
+        """(scope, line, what) of the statements of ``path`` that raise whenever their scope
+        runs (set by ``note_raising`` for the files the engine checks)."""
+        return self._reach_state().raising.get(path, [])
+
+    def note_raising(self, path: str, found: List[Tuple[str, int, str]]) -> None:
+        """The raising statements of a checked file: (scope as an outline names it, line, what)."""
+        path = os.path.normpath(os.path.abspath(path))
+        state = self._reach_state()
+        if state.raising.get(path) != found:
+            state.raising[path] = found
+            state.module_failures.clear()
+            state.memo.clear()
+            state.loose.clear()
 
     def _line_of(self, node: Node) -> int:
         found = self.outline(node[0])
