@@ -103,13 +103,18 @@ def test_cli_fix_writes_the_notebook_atomically(tmp_path, msacclint):
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != ".msacclint_cache") == ["tutorial.ipynb"]
 
 
-def test_a_cell_that_does_not_parse_is_reported_and_never_written(tmp_path):
+def test_a_cell_that_does_not_parse_is_reported_the_others_checked_and_never_written(tmp_path):
+    """Jupyter runs the other cells of a notebook whose cell does not parse: they are checked."""
     cells = [_code(["import mindspore.nn as nn\n", "pool = nn.MaxPool2d(2)\n"]), _markdown("x"),
-             _code(["def broken(:\n", "    pass\n"])]
+             _code(["def broken(:\n", "    pass\n"]),
+             _code(["git clone https://example.org/repo.git\n", "pip install -e .\n"]),
+             _code(["drop = nn.Dropout(0.8)\n"])]
     path = _write(tmp_path, cells)
     before = path.read_bytes()
-    [d] = check_files([str(path)], settings(), jobs=1, use_cache=False)
-    assert (d.code, d.cell, d.line) == ("MSA001", 3, 1), d
+    found = check_files([str(path)], settings(), jobs=1, use_cache=False)
+    assert [(d.code, d.cell, d.line) for d in found] == [
+        ("MSA104", 1, 2), ("MSA001", 3, 1), ("MSA001", 4, 1), ("MSA102", 5, 1)], found
+    assert "cell not checked" in found[1].message and "invalid syntax" in found[2].message
     assert fix_file(str(path), settings(), unsafe=True) is None
     assert path.read_bytes() == before
 

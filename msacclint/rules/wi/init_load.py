@@ -22,6 +22,7 @@ from msacclint.analysis.training import training
 from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
+from msacclint.rules.examples import notebook
 from msacclint.rules.function_rule import InFunctionRule
 
 ZERO_INIT = "mindspore.common.initializer.Zero"
@@ -527,7 +528,9 @@ class UncheckedCheckpointLoad(InFunctionRule):
             "evaluation after training; the names match by construction), and loads of a path the file itself writes with "
             "`save_checkpoint` (the same `self.<attr>`, a literal, or an f-string of the same shape: an early "
             "stopper's best weights), are left alone: the checklist item is about the pretrained "
-            "weights a training run starts from, and there an incomplete load costs a whole run.")
+            "weights a training run starts from, and there an incomplete load costs a whole run. In a notebook, "
+            "a bare `load_param_into_net(...)` that is a code cell's last statement is not discarded: Jupyter "
+            "shows the lists under the cell.")
     why = ("In MindSpore 2.10 `load_param_into_net` never raises on missing or unexpected names, whatever "
            "`strict_load` says (verified; MS-CKPT-01): it returns `(param_not_load, ckpt_not_load)` and logs a "
            "warning. A checkpoint converted from PyTorch with a wrong name mapping (gamma/beta vs weight/bias, "
@@ -577,6 +580,18 @@ class UncheckedCheckpointLoad(InFunctionRule):
 
             param_dict = ms.load_checkpoint('resnet50.ckpt')
         """, note="no network given"),
+        Valid(files={"finetune.ipynb": notebook(
+            """
+            import mindspore as ms
+            param_dict = ms.load_checkpoint('resnet50.ckpt')
+            """,
+            "md: The parameters that did not load are listed under the next cell.",
+            "ms.load_param_into_net(net, param_dict)",
+            """
+            model = ms.Model(net, loss_fn, optimizer)
+            model.train(90, train_dataset)
+            """,
+        )}, note="a notebook cell's last expression: Jupyter shows the list of parameters that were not loaded"),
         Valid("""
             import mindspore as ms
 
@@ -681,6 +696,15 @@ class UncheckedCheckpointLoad(InFunctionRule):
             model = ms.Model(net, loss_fn, optimizer)
             model.train(90, train_dataset)
         """),
+        Invalid(files={"finetune.ipynb": notebook(
+            """
+            import mindspore as ms
+            param_dict = ms.load_checkpoint('resnet50.ckpt')
+            ms.load_param_into_net(net, param_dict)  # MSA506
+            model = ms.Model(net, loss_fn, optimizer)
+            """,
+            "model.train(90, train_dataset)",
+        )}, note="in a notebook, the load is not the cell's last statement: the list is thrown away"),
         Invalid("""
             import mindspore as ms
 
