@@ -113,9 +113,9 @@ def test_a_cell_that_does_not_parse_is_reported_the_others_checked_and_never_wri
     path = _write(tmp_path, cells)
     before = path.read_bytes()
     found = check_files([str(path)], settings(), jobs=1, use_cache=False)
-    assert [(d.code, d.cell, d.line) for d in found] == [
-        ("MSA104", 1, 2), ("MSA001", 3, 1), ("MSA001", 4, 1), ("MSA102", 5, 1)], found
-    assert "cell not checked" in found[1].message and "invalid syntax" in found[2].message
+    assert [(d.code, d.cell, d.line, d.severity.value) for d in found] == [
+        ("MSA104", 1, 2, "error"), ("MSA001", 3, 1, "warning"), ("MSA102", 5, 1, "warning")], found
+    assert "cell not checked" in found[1].message and "so is cell 4" in found[1].message, found[1].message
     assert fix_file(str(path), settings(), unsafe=True) is None
     assert path.read_bytes() == before
 
@@ -252,7 +252,7 @@ def test_a_notebook_gets_what_its_module_gets(tmp_path):
         expected.append((name, cell, line, code, severity, message))
     # (a cell magic's body and a cell that is not Python are not read; the latter is MSA001)
     extra = [f for f in as_notebook if f[3] == "MSA001"]
-    assert [(f[1], f[2]) for f in extra] == [(10, 1)]
+    assert [(f[1], f[2], f[4]) for f in extra] == [(10, 1, "warning")]
     assert sorted(f for f in as_notebook if f[3] != "MSA001") == sorted(expected)
 
 

@@ -11,8 +11,9 @@ a shell line (``!pip install x``), an assignment from either (``files = !ls``) a
 line (``?np.mean``, ``np.mean?``) become ``pass`` at the same indentation for the analysis
 and are put back verbatim when the notebook is written. A cell that starts with a cell
 magic (``%%bash``, ``%%writefile``, ``%%time``) is not Python as a whole and is left out; a
-code cell that is not Python on its own is left out too and reported as MSA001 (Jupyter runs
-the other cells; such a notebook is never fixed).
+code cell that is not Python on its own is left out too and reported as one MSA001 warning
+per notebook (Jupyter runs the other cells, and they are checked; such a notebook is never
+fixed).
 
 A notebook is checked as the module its code cells make (``analyse_notebook``): the same
 engine call as a ``.py`` file, with the project index, so it gets every analysis a module
@@ -48,7 +49,7 @@ from msacclint.analysis.notebook_text import (
     is_notebook,
     load,
 )
-from msacclint.diagnostics import Diagnostic, FileFix, FileResult, Related
+from msacclint.diagnostics import Diagnostic, FileFix, FileResult, Related, Severity
 from msacclint.engine.atomic import replace_file
 from msacclint.engine.fixes import configured_line_length, fix_file, fix_source
 from msacclint.engine.runner import _bad_input, analyse_source, check_source
@@ -85,9 +86,7 @@ def analyse_notebook(data: bytes, path: str, settings: Settings,
         nb = load(data)
     except NotebookError as exc:
         return FileResult(_bad_input(path, f"{exc}; not checked", settings.codes_for(path)), nothing)
-    broken = [dataclasses.replace(d, cell=index + 1) for index, line, column, message in nb.broken
-              for d in _bad_input(path, f"syntax error, cell not checked (the other cells are): {message}",
-                                  settings.codes_for(path), line, column)]
+    broken = _broken_cells(nb, path, settings)
     if not nb.python:
         return FileResult(broken, nothing)
     found = analyse_source(nb.python, path, settings, project=project)
@@ -97,6 +96,21 @@ def analyse_notebook(data: bytes, path: str, settings: Settings,
         weights = (line, f"{weights[1]}, cell {cell}")
     return FileResult(sorted(to_cells(nb, found.diagnostics, path) + broken, key=Diagnostic.sort_key), found.uses,
                       weights)
+
+
+def _broken_cells(nb: Notebook, path: str, settings: Settings) -> List[Diagnostic]:
+    """One MSA001 for the code cells that are not Python on their own, at the first of them: a
+    warning, since Jupyter runs the other cells and msacclint checks them (a module with a
+    syntax error runs nothing and is an error)."""
+    if not nb.broken:
+        return []
+    index, line, column, message = nb.broken[0]
+    others = [str(i + 1) for i, *_ in nb.broken[1:]]
+    also = f"; so are cell{'s' if len(others) > 1 else ''} {', '.join(others)}" if others else ""
+    text = (f"syntax error, cell not checked: {message} (the cell fails when Jupyter runs it{also}); the other "
+            f"cells are checked")
+    return [dataclasses.replace(d, cell=index + 1, severity=Severity.WARNING)
+            for d in _bad_input(path, text, settings.codes_for(path), line, column)]
 
 
 def check_notebook(data: bytes, path: str, settings: Settings,
