@@ -106,7 +106,8 @@ def _broken_cells(nb: Notebook, path: str, settings: Settings) -> List[Diagnosti
         return []
     index, line, column, message = nb.broken[0]
     others = [str(i + 1) for i, *_ in nb.broken[1:]]
-    also = (f"; so is cell {others[0]}" if len(others) == 1 else f"; so are cells {', '.join(others)}") if others else ""
+    also = "" if not others else f"; so is cell {others[0]}" if len(others) == 1 else \
+        f"; so are cells {', '.join(others)}"
     text = (f"syntax error, cell not checked: {message} (the cell fails when Jupyter runs it{also}); the other "
             f"cells are checked")
     return [dataclasses.replace(d, cell=index + 1, severity=Severity.WARNING)
