@@ -275,3 +275,25 @@ def test_a_notebook_result_is_cached_with_what_it_depends_on(tmp_path):
     assert codes() == ["MSA201"]  # from the cache
     (tmp_path / "src/model.py").write_text(MODEL.replace("rate=0.2", "rate=0.0"), encoding="utf-8")
     assert codes() == []
+
+
+def test_the_report_reads_a_notebook_as_it_reads_a_module(tmp_path, monkeypatch):
+    """The checklist report learns from a notebook what it learns from a module: the names it
+    uses (a dataset pipeline makes the data-order item apply) and its findings, shown at their
+    cell."""
+    from msacclint import api
+    from msacclint.frontends.report.renderers import markdown
+    from msacclint.report import NOT_APPLICABLE
+
+    (tmp_path / "pyproject.toml").write_text("")
+    cells = [_code(["import mindspore.dataset as ds\n", "import mindspore.nn as nn\n"]),
+             _markdown("data"),
+             _code(["data = ds.ImageFolderDataset('/data/train', shuffle=True)\n", "pool = nn.MaxPool2d(2)\n"])]
+    (tmp_path / "demo.ipynb").write_text(_notebook(cells), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report = api.build_report(["demo.ipynb"], api.ReportOptions(use_cache=False))
+    (dp,) = [i for i in report.items if i.id == "dp.03"]
+    assert dp.conclusion != NOT_APPLICABLE
+    (api01,) = [i for i in report.items if i.id == "api.01"]
+    assert [(d.code, d.cell, d.line) for d in api01.findings] == [("MSA104", 3, 2)]
+    assert "demo.ipynb:cell 3:2" in markdown(report)
