@@ -230,8 +230,11 @@ def test_a_notebook_gets_what_its_module_gets(tmp_path):
     cells, where = _mixed_notebook()
     (notebook_root / "train.ipynb").write_text(_notebook(cells), encoding="utf-8")
 
+    related = {}
+
     def findings(root, name):
         found = check_files([str(root / name), str(root / "src/trainer.py")], settings(), jobs=1, use_cache=False)
+        related[name] = [(os.path.basename(r.path), r.cell, r.line) for d in found for r in d.related]
         return [(os.path.basename(d.path), d.cell, d.line, d.code, d.severity.value,
                  d.message.replace(str(root) + os.sep, "")) for d in found]
 
@@ -254,6 +257,9 @@ def test_a_notebook_gets_what_its_module_gets(tmp_path):
     extra = [f for f in as_notebook if f[3] == "MSA001"]
     assert [(f[1], f[2], f[4]) for f in extra] == [(10, 1, "warning")]
     assert sorted(f for f in as_notebook if f[3] != "MSA001") == sorted(expected)
+    # the related locations too: the place in the notebook where the Trainer is handed the network
+    assert ("train.py", None, 15) in related["train.py"]
+    assert ("train.ipynb", 11, 1) in related["train.ipynb"], related
 
 
 def test_a_notebook_result_is_cached_with_what_it_depends_on(tmp_path):
@@ -297,3 +303,20 @@ def test_the_report_reads_a_notebook_as_it_reads_a_module(tmp_path, monkeypatch)
     (api01,) = [i for i in report.items if i.id == "api.01"]
     assert [(d.code, d.cell, d.line) for d in api01.findings] == [("MSA104", 3, 2)]
     assert "demo.ipynb:cell 3:2" in markdown(report)
+
+
+def test_a_related_location_in_a_notebook_carries_its_cell_in_json_and_sarif():
+    from msacclint.diagnostics import Diagnostic, Related, Severity
+    from msacclint.frontends import output
+
+    d = Diagnostic("MSA201", "api.02", Severity.ERROR, "src/trainer.py", 18, 21, 18, 30, "trained in inference mode",
+                   related=(Related("train.ipynb", 1, "Net(...) handed to Trainer", cell=11),
+                            Related("src/model.py", 8, "Dropout")))
+    [finding] = json.loads(output.json_format([d]))
+    assert finding["related"] == [
+        {"path": "train.ipynb", "line": 1, "message": "Net(...) handed to Trainer", "cell": 11},
+        {"path": "src/model.py", "line": 8, "message": "Dropout"}]
+    [result] = json.loads(output.sarif([d]))["runs"][0]["results"]
+    first, second = result["relatedLocations"]
+    assert first["properties"] == {"cell": 11} and first["physicalLocation"]["region"] == {"startLine": 1}
+    assert "properties" not in second
