@@ -80,7 +80,8 @@ class OutOfPlaceResultDiscarded(Rule):
             "or the functions "
             "`ops.masked_fill`, `ops.clamp`, `ops.clip`, `ops.clip_by_value`, `ops.floor`, `ops.ceil`, "
             "`ops.bernoulli`, their `mint` twins, `numpy.clip`/`floor`/`ceil`, and discards the result. Not "
-            "reported: the trailing-underscore in-place forms, methods called on `self`/`cls`, and a method name "
+            "reported: the trailing-underscore in-place forms, a function given numpy's `out=` array (it writes "
+            "there), methods called on `self`/`cls`, and a method name "
             "that a class of the same file defines. Also a statement that calls a primitive instance and drops "
             "its result: `self.add(x, 1)` with `self.add = P.Add()` set once in `__init__`, or a name assigned "
             "`ops.AllReduce()` in the function (arithmetic, shape and collective primitives; `Assign`, "
@@ -124,6 +125,16 @@ class OutOfPlaceResultDiscarded(Rule):
                 mask = mask.masked_fill(cond, 0)
                 return mask
         """, note="the result assigned"),
+        Valid("""
+            import numpy as np
+
+            def mix(images, weights):
+                mixed = np.zeros(images[0].shape, dtype=np.float32)
+                for w, image in zip(weights, images):
+                    mixed += w * image
+                np.clip(mixed, 0, 255.0, out=mixed)
+                return mixed.astype(np.uint8)
+        """, note="numpy's out=: clipped in place (an AugMix port)"),
         Valid(files={"scratch.ipynb": notebook(
             """
             import mindspore as ms
@@ -395,6 +406,8 @@ class OutOfPlaceResultDiscarded(Rule):
         callee = self.ctx.callee(call)
         if callee not in PURE_FUNCTIONS:
             return None
+        if any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args):
+            return None  # numpy's out=: the result is written into that array
         return f"`{callee.replace('mindspore.', '', 1)}(...)`"
 
 
