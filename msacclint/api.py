@@ -35,9 +35,17 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Type, U
 
 from msacclint import __version__, coverage
 from msacclint.analysis.versions import parse as parse_version
-from msacclint.config import ConfigError, Options, find_pyproject, plain_settings, resolve
+from msacclint.config import (
+    ConfigError,
+    Options,
+    Resolved,
+    find_pyproject,
+    plain_grades,
+    plain_settings,
+    resolve_run,
+)
 from msacclint.data import checklist
-from msacclint.diagnostics import Diagnostic, FileFix, FileResult
+from msacclint.diagnostics import Diagnostic, FileFix, FileResult, Grades, Severity
 from msacclint.engine import registry
 from msacclint.engine.batch import Progress, analyse_files, diagnostics_of
 from msacclint.engine.cache import Cache, settings_key
@@ -50,9 +58,10 @@ if TYPE_CHECKING:
     from msacclint.rules.base import Rule
 
 __all__ = [
-    "ConfigError", "FileFix", "FixOptions", "FixRun", "LintOptions", "LintRun", "Options", "Progress", "Report",
-    "ReportOptions", "Settings", "build_report", "config_file_for", "fix_paths", "fix_text", "is_version",
-    "lint_notebook", "lint_paths", "lint_text", "rule", "rules", "settings_for_file", "settings_without_config",
+    "ConfigError", "FileFix", "FixOptions", "FixRun", "Graded", "Grades", "LintOptions", "LintRun", "Options",
+    "Progress", "Report", "ReportOptions", "Settings", "build_report", "config_file_for", "configuration_for_file",
+    "fix_paths", "fix_text", "graded", "grades_without_config", "is_version", "lint_notebook", "lint_paths",
+    "lint_text", "rule", "rules", "settings_for_file", "settings_without_config",
 ]
 
 
@@ -103,10 +112,16 @@ class LintRun:
     diagnostics: Tuple[Diagnostic, ...]
     #: each file's result (with the names it uses when the run collected them)
     results: Dict[str, FileResult]
+    #: what is shown and what fails (``show``/``fail-on``); ``diagnostics`` holds every grade
+    grades: Grades = Grades()
 
     @property
     def fixable(self) -> int:
         return sum(1 for d in self.diagnostics if d.fix is not None)
+
+    @property
+    def graded(self) -> Graded:
+        return graded(self.diagnostics, self.grades)
 
 
 @dataclass(frozen=True)
@@ -121,10 +136,44 @@ class FixRun:
     remaining: Tuple[Diagnostic, ...]
     unsafe: bool
     written: bool
+    grades: Grades = Grades()
 
     @property
     def applied(self) -> int:
         return sum(f.applied for f in self.fixes)
+
+    @property
+    def graded(self) -> Graded:
+        """What is left, as shown."""
+        return graded(self.remaining, self.grades)
+
+
+# -- grades: what is shown, what fails ------------------------------------------------------------
+@dataclass(frozen=True)
+class Graded:
+    """A run's findings seen through its grades: the one answer every front end prints,
+    publishes and exits by."""
+
+    #: the findings to show, in their order
+    shown: Tuple[Diagnostic, ...]
+    #: how many findings of each grade are not shown (grades with none are left out)
+    hidden: Dict[Severity, int]
+    #: whether a finding shown is at or above ``fail-on``: the exit status is 1
+    failed: bool
+
+    def counts(self) -> Dict[Severity, int]:
+        """How many findings of each grade are shown, most severe first (only grades with some)."""
+        found = Counter(d.severity for d in self.shown)
+        return {g: found[g] for g in Severity if found[g]}
+
+
+def graded(diagnostics: Sequence[Diagnostic], grades: Grades) -> Graded:
+    """Which findings ``grades`` shows, how many of each grade it hides, and whether the run
+    fails (docs/grades.md). The CLI, the pre-commit hooks, the flake8 plugin, the editor
+    server and the report all filter through this."""
+    shown = tuple(d for d in diagnostics if grades.shows(d))
+    hidden = Counter(d.severity for d in diagnostics if not grades.shows(d))
+    return Graded(shown, {g: hidden[g] for g in Severity if hidden[g]}, any(grades.fails(d) for d in shown))
 
 
 # -- the project layer ---------------------------------------------------------------------------
@@ -140,6 +189,7 @@ class _Prepared:
     settings: Settings
     config_file: Optional[Path]
     files: Tuple[str, ...]
+    grades: Grades
 
 
 def _prepare(paths: Sequence[str], options: LintOptions, collect_uses: bool = False) -> _Prepared:
@@ -147,14 +197,15 @@ def _prepare(paths: Sequence[str], options: LintOptions, collect_uses: bool = Fa
     if options.jobs is not None and options.jobs < 1:
         raise ConfigError("--jobs must be at least 1")
     paths = list(paths) or ["."]
-    settings, pyproject = resolve(paths, options)
+    resolved = resolve_run(paths, options)
+    settings, pyproject = resolved.settings, resolved.pyproject
     if collect_uses:
         settings = replace(settings, collect_uses=True)
     try:
         files = discover(paths, settings.exclude, settings.root)
     except MissingPath as exc:
         raise ConfigError(f"path does not exist: {exc}") from None
-    return _Prepared(settings, pyproject, tuple(files))
+    return _Prepared(settings, pyproject, tuple(files), resolved.grades)
 
 
 def _analyse(prepared: _Prepared, options: LintOptions) -> Dict[str, FileResult]:
@@ -167,7 +218,7 @@ def lint_paths(paths: Sequence[str], options: LintOptions = LintOptions()) -> Li
     prepared = _prepare(paths, options)
     results = _analyse(prepared, options)
     return LintRun(prepared.settings, prepared.config_file, prepared.files,
-                   tuple(diagnostics_of(results.values())), results)
+                   tuple(diagnostics_of(results.values())), results, prepared.grades)
 
 
 def fix_paths(paths: Sequence[str], options: FixOptions = FixOptions()) -> FixRun:
@@ -195,7 +246,7 @@ def fix_paths(paths: Sequence[str], options: FixOptions = FixOptions()) -> FixRu
         remaining.extend(fixes[path].remaining if path in fixes else result.diagnostics)
     remaining.sort(key=Diagnostic.sort_key)
     return FixRun(prepared.settings, prepared.files, tuple(fixes.values()), tuple(remaining), options.unsafe,
-                  options.write)
+                  options.write, prepared.grades)
 
 
 def build_report(paths: Sequence[str], options: ReportOptions = ReportOptions()) -> Report:
@@ -208,13 +259,16 @@ def build_report(paths: Sequence[str], options: ReportOptions = ReportOptions())
     for rule_class in registry.all_rules():
         rules_by_item.setdefault(rule_class.checklist, []).append(rule_class.code)
     data = checklist()
-    diagnostics = diagnostics_of(results.values())
+    everything = diagnostics_of(results.values())
+    # the report lists the findings the run's grades show, and counts the others by grade
+    diagnostics = list(graded(everything, prepared.grades).shown)
+    hidden = [d for d in everything if not prepared.grades.shows(d)]
     enabled = prepared.settings.enabled
     # each item's wording is the coverage verdict (docs/coverage.md's words), for this run
     found = Counter(d.checklist for d in diagnostics)
     verdicts = {c.id: (c.decidable, c.not_covered, coverage.verdict(c, found[c.id], enabled))
                 for c in coverage.coverage()}
-    items = conclude(data["item"], diagnostics, uses, enabled, rules_by_item, verdicts)
+    items = conclude(data["item"], diagnostics, uses, enabled, rules_by_item, verdicts, hidden)
     ported = port_files(results, enabled)
     for item in items:
         if item.id == "tool.03" and ported and not item.findings:
@@ -242,14 +296,33 @@ def config_file_for(path: str) -> Optional[Path]:
 def settings_for_file(path: str, config_file: Optional[Path] = None) -> Tuple[Settings, Optional[Path]]:
     """The settings that apply to one file (the editor server asks this per file):
     ``config_file``, else the one ``config_file_for(path)`` finds."""
+    resolved = _resolve_file(path, config_file)
+    return resolved.settings, resolved.pyproject
+
+
+def configuration_for_file(path: str, config_file: Optional[Path] = None) -> Tuple[Settings, Grades]:
+    """The settings and the grades (``show``/``fail-on``) that apply to one file:
+    ``config_file``, else the one ``config_file_for(path)`` finds."""
+    resolved = _resolve_file(path, config_file)
+    return resolved.settings, resolved.grades
+
+
+def _resolve_file(path: str, config_file: Optional[Path]) -> Resolved:
     pyproject = config_file or config_file_for(path)
-    return resolve([path], Options(config=str(pyproject) if pyproject else None))
+    return resolve_run([path], Options(config=str(pyproject) if pyproject else None))
 
 
 def settings_without_config(mindspore_version: Optional[str] = None, defaults: Optional[str] = None,
                             enabled: Optional[Sequence[str]] = None, honour_noqa: bool = True) -> Settings:
     """Settings that read no configuration file (the flake8 plugin: flake8 has its own)."""
     return plain_settings(mindspore_version, defaults, enabled, honour_noqa)
+
+
+def grades_without_config(show: Optional[Sequence[str]] = None, opted_in: Sequence[str] = (),
+                          where: str = "show") -> Grades:
+    """The grades shown without a configuration file (the flake8 plugin's option): the
+    grades named (else error and warning) and the off-by-default rules switched on."""
+    return plain_grades(show, opted_in, where)
 
 
 def is_version(text: str) -> bool:

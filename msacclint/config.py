@@ -12,12 +12,13 @@ import os
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from msacclint.analysis.snapshot import SnapshotError, shipped
 from msacclint.analysis.snapshot import load as load_snapshot
 from msacclint.analysis.versions import parse as parse_version
 from msacclint.data import tomllib
+from msacclint.diagnostics import Grades, Severity
 from msacclint.engine import registry
 from msacclint.settings import Settings
 
@@ -30,7 +31,12 @@ KNOWN_KEYS = {
     "mindspore-version": "the MindSpore version the code targets, e.g. \"2.10.0\"",
     "defaults": "path of a probe snapshot (msacclint probe --write) whose observed defaults the messages quote",
     "line-length": "the line length fixes keep to (default: [tool.ruff]/[tool.black] line-length, else detected)",
+    "show": "the grades of findings shown: a list of \"error\", \"warning\", \"info\" (default: error and warning)",
+    "fail-on": "the least severe grade that makes the exit status 1: \"error\", \"warning\" (default) or \"info\"",
 }
+
+#: the grades by name, most severe first
+GRADE_NAMES = tuple(s.value for s in Severity)
 
 
 class ConfigError(Exception):
@@ -56,9 +62,15 @@ class Options:
     defaults: Optional[str] = None
     #: this pyproject.toml instead of the nearest one with [tool.msacclint]
     config: Optional[str] = None
+    #: the grades shown ("error", "warning", "info"), instead of the configured ones
+    show: Optional[Sequence[str]] = None
+    #: also show info findings (``--show-info``), on top of the configured or given grades
+    show_info: bool = False
+    #: the least severe grade that fails the run, instead of the configured one
+    fail_on: Optional[str] = None
 
     def __post_init__(self) -> None:
-        for name in ("select", "extend_select", "ignore", "exclude"):
+        for name in ("select", "extend_select", "ignore", "exclude", "show"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, tuple):
                 object.__setattr__(self, name, tuple(value))
@@ -106,6 +118,10 @@ def load_table(path: Path) -> Dict[str, Any]:
     for key in ("mindspore-version", "defaults"):
         if key in table and not isinstance(table[key], str):
             raise ConfigError(f"{path}: [tool.msacclint] {key} must be a string")
+    if "show" in table and not _string_list(table["show"]):
+        raise ConfigError(f"{path}: [tool.msacclint] show must be a list of grades, e.g. [\"error\", \"warning\"]")
+    if "fail-on" in table and not isinstance(table["fail-on"], str):
+        raise ConfigError(f"{path}: [tool.msacclint] fail-on must be a string: \"error\", \"warning\" or \"info\"")
     length = table.get("line-length", 1)
     if isinstance(length, bool) or not isinstance(length, int) or length < 1:
         raise ConfigError(f"{path}: [tool.msacclint] line-length must be a positive integer")
@@ -134,8 +150,24 @@ def expand(selectors: Iterable[str], where: str) -> List[str]:
     return codes
 
 
+@dataclass(frozen=True)
+class Resolved:
+    """A run's configuration: what runs (``settings``), what is shown and what fails
+    (``grades``), and the pyproject.toml they came from."""
+
+    settings: Settings
+    grades: Grades
+    pyproject: Optional[Path]
+
+
 def resolve(paths: Sequence[str], options: Options) -> Tuple[Settings, Optional[Path]]:
     """Settings for a run: configuration file first, then the command line on top."""
+    resolved = resolve_run(paths, options)
+    return resolved.settings, resolved.pyproject
+
+
+def resolve_run(paths: Sequence[str], options: Options) -> Resolved:
+    """Settings and grades for a run: configuration file first, then the command line on top."""
     pyproject = Path(options.config) if options.config else find_pyproject(paths)
     table: Dict[str, Any] = {}
     if pyproject is not None:
@@ -187,7 +219,61 @@ def resolve(paths: Sequence[str], options: Options) -> Tuple[Settings, Optional[
         defaults=defaults,
         root=str(root),
     )
-    return settings, pyproject
+    opted_in = frozenset(enabled) - registry.default_codes()
+    grades = resolve_grades(table, options, where, opted_in)
+    return Resolved(settings, grades, pyproject)
+
+
+def parse_grades(values: Iterable[str], where: str) -> FrozenSet[Severity]:
+    """Grade names ("error", "warning", "info"; any case) as severities; an unknown name
+    or none at all is a ConfigError naming ``where``."""
+    grades = set()
+    for value in values:
+        name = value.strip().lower()
+        if not name:
+            continue
+        if name not in GRADE_NAMES:
+            raise ConfigError(f"{where}: unknown grade {value!r}; the grades are {', '.join(GRADE_NAMES)}")
+        grades.add(Severity(name))
+    if not grades:
+        raise ConfigError(f"{where}: name at least one grade of {', '.join(GRADE_NAMES)}")
+    return frozenset(grades)
+
+
+def parse_grade(value: str, where: str) -> Severity:
+    """One grade name as a severity (``fail-on``)."""
+    name = value.strip().lower()
+    if name not in GRADE_NAMES:
+        raise ConfigError(f"{where}: unknown grade {value!r}; the grades are {', '.join(GRADE_NAMES)}")
+    return Severity(name)
+
+
+def resolve_grades(table: Dict[str, Any], options: Options, where: str,
+                   opted_in: FrozenSet[str] = frozenset()) -> Grades:
+    """``show`` and ``fail-on``: the configuration file, then the options on top
+    (``--show`` replaces the configured grades, ``--show-info`` adds info to them).
+    A finding that is not shown never fails the run, so naming a ``fail-on`` grade that is
+    not shown is a ConfigError (it could never fail on that grade)."""
+    show = Grades().show
+    if "show" in table:
+        show = parse_grades(table["show"], f"{where}: show")
+    if options.show is not None:
+        show = parse_grades(options.show, "--show")
+    if options.show_info:
+        show = show | {Severity.INFO}
+    fail_on = Grades().fail_on
+    named = None
+    if "fail-on" in table:
+        fail_on, named = parse_grade(table["fail-on"], f"{where}: fail-on"), f"{where}: fail-on"
+    if options.fail_on is not None:
+        fail_on, named = parse_grade(options.fail_on, "--fail-on"), "--fail-on"
+    if named is not None and fail_on not in show:
+        hint = "--show-info or show = [..., \"info\"]" if fail_on is Severity.INFO else \
+            f"add \"{fail_on.value}\" to show"
+        raise ConfigError(f"{named}: {fail_on.value} findings are not shown (show: "
+                          f"{', '.join(g.value for g in Severity if g in show)}), so they could never fail the "
+                          f"run: {hint}")
+    return Grades(show=show, fail_on=fail_on, opted_in=opted_in)
 
 
 def plain_settings(mindspore_version: Optional[str] = None, defaults: Optional[str] = None,
@@ -206,6 +292,15 @@ def plain_settings(mindspore_version: Optional[str] = None, defaults: Optional[s
     codes = registry.default_codes() if enabled is None else frozenset(enabled)
     return Settings(enabled=frozenset(codes), mindspore_version=version, defaults=defaults,
                     honour_noqa=honour_noqa)
+
+
+def plain_grades(show: Optional[Sequence[str]] = None, opted_in: Iterable[str] = (),
+                 where: str = "show") -> Grades:
+    """Grades without a configuration file (the flake8 plugin's ``msacclint-show``): the
+    grades named, else error and warning. Every finding shown fails (flake8 fails on any
+    line it reports), so ``fail_on`` is the least severe grade shown."""
+    shown = parse_grades(show, where) if show else Grades().show
+    return Grades(show=shown, fail_on=max(shown, key=lambda g: g.rank), opted_in=frozenset(opted_in))
 
 
 @functools.lru_cache(maxsize=1)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 
 class _Ranked(str, enum.Enum):
@@ -90,6 +90,15 @@ class Related:
     message: str = ""
     #: in a notebook: the 1-based number of the cell, ``line`` then counts within it
     cell: Optional[int] = None
+
+    def in_cell(self) -> Dict[str, int]:
+        """``{"cell": N}`` for a place in a notebook (JSON), else nothing."""
+        return {"cell": self.cell} if self.cell is not None else {}
+
+    @property
+    def place(self) -> str:
+        """``path:line`` (``path:cell N:line`` in a notebook)."""
+        return f"{self.path}:{'' if self.cell is None else f'cell {self.cell}:'}{self.line}"
 
 
 @dataclass(frozen=True)
@@ -174,6 +183,12 @@ class Diagnostic:
         }
         if self.cell is not None:  # notebooks only: .py findings keep the documented keys
             data["cell"] = self.cell
+        data["reach"] = self.reach.value if self.reach is not None else None
+        if self.related:  # evidence in other places, only when there is some
+            data["related"] = [{"path": r.path, "line": r.line, "message": r.message or "evidence", **r.in_cell()}
+                               for r in self.related]
+        if self.trail:  # how an entry point reaches the finding (or what stops it), only when known
+            data["trail"] = [{"path": r.path, "line": r.line, "message": r.message, **r.in_cell()} for r in self.trail]
         return data
 
     def to_cache(self) -> Dict[str, Any]:
@@ -196,6 +211,43 @@ class Diagnostic:
         reach = Reach(data["reach"]) if data.get("reach") else None
         return cls(**{**data, "severity": Severity(data["severity"]), "fixes": fixes, "related": related,
                       "reach": reach, "trail": trail})
+
+
+#: what a grade is called in a count: "2 errors, 1 warning, 3 notes" (an info finding is a note)
+GRADE_NOUN = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def grade_counts(counts: Mapping[Severity, int]) -> str:
+    """``{ERROR: 3, WARNING: 1, INFO: 2}`` as "3 errors, 1 warning, 2 notes" (most severe
+    first; grades with none are left out; "" when there is none)."""
+    return ", ".join(plural(counts[g], GRADE_NOUN[g]) for g in Severity if counts.get(g))
+
+
+@dataclass(frozen=True)
+class Grades:
+    """Which findings a run shows and which make it fail (docs/grades.md).
+
+    The engine computes and caches every finding whatever these say: they decide what a
+    front end prints or publishes (``show``) and the exit status (``fail_on``). A finding
+    is shown when its grade is in ``show`` or its rule is one the user switched on that is
+    off by default (``opted_in``: asking for such a rule, most are info-level review notes,
+    is asking to see its findings). A shown finding whose grade is ``fail_on`` or more
+    severe fails the run; a finding that is not shown never does."""
+
+    show: FrozenSet[Severity] = frozenset({Severity.ERROR, Severity.WARNING})
+    fail_on: Severity = Severity.WARNING
+    #: codes shown at every grade: rules that are off by default and were switched on
+    opted_in: FrozenSet[str] = frozenset()
+
+    def shows(self, d: Diagnostic) -> bool:
+        return d.severity in self.show or d.code in self.opted_in
+
+    def fails(self, d: Diagnostic) -> bool:
+        return self.shows(d) and d.severity.rank <= self.fail_on.rank
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from msacclint.config import installed_mindspore
-from msacclint.diagnostics import Diagnostic, FileResult
+from msacclint.diagnostics import Diagnostic, FileResult, Severity, grade_counts
 from msacclint.rules.profiles import PROFILES
 from msacclint.settings import Settings
 
@@ -121,11 +121,19 @@ class ItemResult:
     findings: List[Diagnostic] = field(default_factory=list)
     #: for an item the rules only partly decide: what else to look at by hand
     also_check: str = ""
+    #: how many findings of the item are not shown, by grade (the run's ``show``)
+    hidden: Dict[Severity, int] = field(default_factory=dict)
+
+    def grades(self) -> Dict[Severity, int]:
+        """How many findings of each grade the item shows (every grade, most severe first)."""
+        return {g: sum(1 for d in self.findings if d.severity is g) for g in Severity}
 
     def to_json(self) -> dict:
         return {"id": self.id, "area": self.area, "title": self.title, "conclusion": self.conclusion,
                 "detail": self.detail, "rules": self.rules, "also_check": self.also_check,
-                "findings": [d.to_json() for d in self.findings]}
+                "findings": [d.to_json() for d in self.findings],
+                "grades": {g.value: n for g, n in self.grades().items()},
+                "not_shown": {g.value: self.hidden.get(g, 0) for g in Severity}}
 
 
 @dataclass
@@ -146,9 +154,24 @@ class Report:
     def counts(self) -> Dict[str, int]:
         return {c: sum(1 for i in self.items if i.conclusion == c) for c in CONCLUSIONS}
 
+    def grades(self) -> Dict[Severity, int]:
+        """How many findings of each grade the report shows, over every item."""
+        return {g: sum(i.grades()[g] for i in self.items) for g in Severity}
+
+    def hidden(self) -> Dict[Severity, int]:
+        """How many findings of each grade the run's ``show`` leaves out, over every item."""
+        return {g: sum(i.hidden.get(g, 0) for i in self.items) for g in Severity}
+
+    def grade_line(self) -> str:
+        """"3 errors, 1 warning (2 notes not shown)": the findings of the report by grade."""
+        shown, hidden = grade_counts(self.grades()) or "no finding", grade_counts(self.hidden())
+        return shown + (f" ({hidden} not shown)" if hidden else "")
+
     def to_json(self) -> dict:
         return {"msacclint_version": self.msacclint_version, "mindspore_version": self.mindspore_version,
                 "generated": self.generated, "files": self.files, "summary": self.counts(),
+                "grades": {g.value: n for g, n in self.grades().items()},
+                "not_shown": {g.value: n for g, n in self.hidden().items()},
                 "port_profile": {"suggested": bool(self.port_files), "message": self.suggestion,
                                  "files": [{"path": f.path, "line": f.line, "what": f.what} for f in self.port_files]},
                 "items": [i.to_json() for i in self.items]}
@@ -156,12 +179,19 @@ class Report:
 
 def conclude(items: Sequence[dict], diagnostics: Sequence[Diagnostic], uses: FrozenSet[str],
              enabled: FrozenSet[str], rules_by_item: Dict[str, List[str]],
-             verdicts: Optional[Mapping[str, Verdict]] = None) -> List[ItemResult]:
-    """One ItemResult per checklist item. ``verdicts``: item id -> (decidable, not_covered,
-    the coverage verdict for this run); without it, ``decidable`` is read from the items."""
+             verdicts: Optional[Mapping[str, Verdict]] = None,
+             hidden: Sequence[Diagnostic] = ()) -> List[ItemResult]:
+    """One ItemResult per checklist item. ``diagnostics``: the findings shown; ``hidden``:
+    the ones the run's ``show`` leaves out (counted by grade, never listed). ``verdicts``:
+    item id -> (decidable, not_covered, the coverage verdict for this run); without it,
+    ``decidable`` is read from the items."""
     by_item: Dict[str, List[Diagnostic]] = {}
     for d in diagnostics:
         by_item.setdefault(d.checklist, []).append(d)
+    hidden_by_item: Dict[str, Dict[Severity, int]] = {}
+    for d in hidden:
+        counts = hidden_by_item.setdefault(d.checklist, {})
+        counts[d.severity] = counts.get(d.severity, 0) + 1
     results = []
     for item in items:
         item_id = item["id"]
@@ -173,10 +203,11 @@ def conclude(items: Sequence[dict], diagnostics: Sequence[Diagnostic], uses: Fro
             item_id, (item.get("decidable", "no"), item.get("not_covered", ""), ""))
         result = ItemResult(item_id, area, item["title"], BY_HAND, rules=ran)
         applies = applicability(item_id)
+        result.hidden = hidden_by_item.get(item_id, {})
         if by_item.get(item_id):
             result.conclusion = PROBLEM
             result.findings = sorted(by_item[item_id], key=Diagnostic.sort_key)
-            result.detail = f"{len(result.findings)} finding{'s' if len(result.findings) != 1 else ''}"
+            result.detail = grade_counts(result.grades())
             if decidable == "partial":
                 result.also_check = f"not checked by the rules: {not_covered}. {manual}".strip()
         elif not uses or (applies is not None and not applies[0](uses)):
@@ -197,6 +228,8 @@ def conclude(items: Sequence[dict], diagnostics: Sequence[Diagnostic], uses: Fro
             off = [c for c in covering if c not in enabled]
             if not said and off and decidable != "no":
                 result.detail += f" (the rules {', '.join(off)} are switched off in this run)"
+        if result.hidden:
+            result.detail = f"{result.detail.rstrip('.')} ({grade_counts(result.hidden)} not shown)"
         results.append(result)
     return results
 

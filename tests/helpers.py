@@ -1,5 +1,7 @@
 """Small helpers the tests share."""
 
+import re
+
 from msacclint.engine import registry
 from msacclint.engine.fixes import fix_source
 from msacclint.engine.runner import check_source
@@ -80,10 +82,43 @@ class Net(nn.Cell):
 '''
 
 
-def triples(text_output):
-    """(path, line, column, code) of each line of text-format output."""
+#: a line of text output: ``path:line:col: grade: CODE [item] message`` (msacclint check), or
+#: ``path:line:col: CODE [grade] [item] message`` (flake8)
+FINDING_LINE = re.compile(r"^(?P<path>.+?):(?:cell (?P<cell>\d+):)?(?P<line>\d+):(?P<col>\d+): (?:(?P<grade>error|warning|info): )?"
+                          r"(?P<code>MSA\d{3}) (?:\[(?P<flake8_grade>error|warning|info)\] )?\[(?P<item>[\w.]+)\] "
+                          r"(?P<message>.*)$")
+
+
+def finding_lines(text_output):
+    """The match of every line of text-format output (an AssertionError names a line that
+    is not a finding)."""
     found = []
     for line in text_output.splitlines():
-        path, lineno, col, rest = line.split(":", 3)
-        found.append((path, int(lineno), int(col), rest.split()[0]))
+        match = FINDING_LINE.match(line)
+        assert match, f"not a finding line: {line!r}"
+        found.append(match)
     return found
+
+
+def triples(text_output):
+    """(path, line, column, code) of each line of text-format output."""
+    return [(m["path"], int(m["line"]), int(m["col"]), m["code"]) for m in finding_lines(text_output)]
+
+
+def graded(text_output):
+    """(path, line, grade, code) of each line of text-format output, the grade as printed."""
+    return [(m["path"], int(m["line"]), m["grade"] or m["flake8_grade"], m["code"]) for m in finding_lines(text_output)]
+
+
+#: the project layer's objects the cache keeps beside the results (engine/cache.py store_object)
+OBJECT_KINDS = frozenset({"summary", "outline", "raising"})
+
+
+def result_entries(folder):
+    """The result entries under a cache folder (``.msacclint_cache``), not the project
+    layer's cached objects (file summaries, outlines)."""
+    from pathlib import Path
+
+    return sorted(p for p in Path(folder).rglob("*")
+                  if p.is_file() and p.name != ".gitignore" and p.parent.parent.name not in OBJECT_KINDS
+                  and not p.name.startswith(".tmp-"))

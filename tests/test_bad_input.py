@@ -21,7 +21,7 @@ from msacclint.rules.base import Rule
 from msacclint.settings import Settings
 
 GOOD = "import mindspore.nn as nn\n\ndrop = nn.Dropout(0.1)\n"
-GOOD_FINDING = "good.py:3:8: MSA101"
+GOOD_FINDING = "good.py:3:8: error: MSA101"
 
 
 def _tree(tmp_path, name: str, content) -> None:
@@ -75,7 +75,7 @@ def test_a_coding_line_is_honoured(tmp_path, run_cli):
     _tree(tmp_path, "latin.py", source.encode("latin-1"))
     result = _check(run_cli, ".")
     assert result.returncode == 1
-    assert "latin.py:4:8: MSA101" in result.stdout
+    assert "latin.py:4:8: error: MSA101" in result.stdout
     assert "MSA001" not in result.stdout
 
 
@@ -84,7 +84,7 @@ def test_utf8_bom_is_read_like_any_file(tmp_path, run_cli):
     result = _check(run_cli, "bom.py")
     assert result.returncode == 1
     # same line and column as without the BOM: the BOM is not a character of line 1
-    assert "bom.py:3:8: MSA101" in result.stdout
+    assert "bom.py:3:8: error: MSA101" in result.stdout
     assert "MSA001" not in result.stdout
 
 
@@ -131,7 +131,7 @@ def test_symlink_loop_in_the_tree(tmp_path, run_cli):
     (tmp_path / "b.py").symlink_to(tmp_path / "a.py")
     result = _check(run_cli, ".")
     assert result.returncode == 1
-    assert GOOD_FINDING in result.stdout and "pkg/model.py:3:8: MSA101" in result.stdout
+    assert GOOD_FINDING in result.stdout and "pkg/model.py:3:8: error: MSA101" in result.stdout
     assert "symbolic links" in _msa001(result.stdout, "a.py")
     assert "again" not in result.stdout
 
@@ -191,10 +191,10 @@ def test_directory_named_like_a_python_file(tmp_path, run_cli):
     (tmp_path / "link.py").symlink_to(tmp_path / "models.py")  # a link to it, not followed
     result = _check(run_cli, ".")
     assert result.returncode == 1
-    assert "models.py/inner.py:3:8: MSA101" in result.stdout and GOOD_FINDING in result.stdout
+    assert "models.py/inner.py:3:8: error: MSA101" in result.stdout and GOOD_FINDING in result.stdout
     assert "directory" in _msa001(result.stdout, "link.py")
     named = _check(run_cli, "models.py")  # named on the command line: walked as a folder
-    assert named.returncode == 1 and "models.py/inner.py:3:8: MSA101" in named.stdout
+    assert named.returncode == 1 and "models.py/inner.py:3:8: error: MSA101" in named.stdout
 
 
 def test_nonexistent_path_is_a_usage_error(tmp_path, run_cli):

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers import result_entries
 
 from msacclint.engine import cache as cache_module
 from msacclint.engine import registry
@@ -33,7 +34,7 @@ def _files(tmp_path, count=3):
 
 
 def _entries(root: Path):
-    return sorted(p for p in (root / FOLDER).rglob("*") if p.is_file() and p.name != ".gitignore")
+    return result_entries(root / FOLDER)
 
 
 def _codes(found):

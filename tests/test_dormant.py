@@ -55,6 +55,8 @@ def test_unused_class_is_dormant_and_a_used_one_is_not(tmp_path):
     assert unused["severity"] == "warning"
     assert "dormant" in unused["message"] and "`Mlp`" in unused["message"]
     assert used["severity"] == "error" and "dormant" not in used["message"]
+    # the lowered finding says so in its reach too (editors fade it: tests/test_lsp.py)
+    assert unused["reach"] == "dormant" and used["reach"] is None
 
 
 def test_without_the_project_layer_nothing_is_called_dormant(tmp_path):
@@ -62,6 +64,7 @@ def test_without_the_project_layer_nothing_is_called_dormant(tmp_path):
     found = _check(tmp_path, "--no-project")
     assert {d["severity"] for d in found.values()} == {"error"}
     assert not any("dormant" in d["message"] for d in found.values())
+    assert {d["reach"] for d in found.values()} == {None}
 
 
 def test_a_name_in_a_config_file_or_a_string_counts_as_a_use(tmp_path):

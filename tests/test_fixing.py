@@ -6,7 +6,7 @@ import stat
 
 import libcst as cst
 import pytest
-from helpers import check, fixed, settings
+from helpers import check, fixed, settings, triples
 
 from msacclint.analysis.edits import append_keywords
 from msacclint.engine import registry
@@ -69,10 +69,15 @@ def test_fix_applies_safe_fixes_and_reports_what_remains(tmp_path, run_cli):
     result = run_cli("check", "--fix", "--no-cache", "net.py")
     assert path.read_text(encoding="utf-8") == AFTER_SAFE
     assert result.returncode == 1, result.stderr
-    codes = sorted(line.split()[1] for line in result.stdout.splitlines())
-    assert codes == ["MSA101", "MSA104", "MSA105", "MSA106", "MSA107"], result.stdout
-    assert "(1 fixed in 1 file, 5 remaining)" in result.stderr
-    assert "5 more fixes available with --unsafe-fixes" in result.stderr
+    # what remains is shown as a check shows it: errors and warnings, the notes counted
+    assert sorted(code for *_, code in triples(result.stdout)) == ["MSA104", "MSA106", "MSA107"], result.stdout
+    assert "(1 fixed in 1 file; 3 errors remaining)" in result.stderr
+    assert "3 more fixes available with --unsafe-fixes. 2 notes not shown (--show-info)." in result.stderr
+    path.write_bytes(BEFORE.encode("utf-8"))
+    shown = run_cli("check", "--fix", "--show-info", "--no-cache", "net.py")
+    assert sorted(code for *_, code in triples(shown.stdout)) == ["MSA101", "MSA104", "MSA105", "MSA106", "MSA107"]
+    assert "(1 fixed in 1 file; 3 errors, 2 notes remaining)" in shown.stderr
+    assert "5 more fixes available with --unsafe-fixes" in shown.stderr
 
 
 def test_keep_edits_are_never_fixes():
@@ -104,7 +109,7 @@ def test_unsafe_fixes_prefer_the_unsafe_alternative(tmp_path, msacclint):
     assert path.read_text(encoding="utf-8") == AFTER_UNSAFE
     assert result.returncode == 0, (result.stdout, result.stderr)
     assert result.stdout == ""
-    assert "(6 fixed in 1 file, 0 remaining)" in result.stderr
+    assert "(6 fixed in 1 file; none remaining)" in result.stderr
 
 
 @pytest.mark.parametrize("unsafe", [False, True])

@@ -1,10 +1,11 @@
 """The flake8 plugin, run by the real flake8 in a subprocess."""
 
+import re
 import subprocess
 import sys
 
 import pytest
-from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, triples
+from helpers import CLEAN, FAULTY, FAULTY_FINDINGS, FAULTY_OPT_IN, graded, result_entries, triples
 
 
 @pytest.fixture
@@ -32,8 +33,12 @@ def test_same_lines_and_columns_as_the_cli(flake8, run_cli, write):
     assert result.returncode == 1, result.stderr
     assert positions(result.stdout) == FAULTY_FINDINGS
     cli = run_cli("check", "--no-cache", "faulty.py")
-    # not only the positions: every line is the same text, `path:line:col: MSA104 [api.01] message`
-    assert result.stdout == cli.stdout
+    # not only the positions: every line says the same, the grade where flake8's format has room for
+    # it: `path:line:col: MSA104 [error] [api.01] message` for `path:line:col: error: MSA104 [api.01] message`
+    assert result.stdout == re.sub(r"^(\S+:\d+:\d+): (error|warning|info): (MSA\d+) ", r"\1: \3 [\2] ", cli.stdout,
+                                   flags=re.MULTILINE)
+    assert graded(result.stdout) == graded(cli.stdout) == [("faulty.py", line, "error", code)
+                                                           for line, _, code in FAULTY_FINDINGS]
 
 
 def test_off_by_default_codes_need_extend_select(flake8, write):
@@ -104,7 +109,7 @@ def test_a_second_run_over_unchanged_files_reads_the_cache(flake8, write, tmp_pa
     write("faulty.py", FAULTY)
     first = flake8("--select", "MSA", "faulty.py")
     assert positions(first.stdout) == FAULTY_FINDINGS
-    entries = [p for p in (tmp_path / ".msacclint_cache").rglob("*") if p.is_file() and p.name != ".gitignore"]
+    entries = result_entries(tmp_path / ".msacclint_cache")
     assert entries, "the first run wrote no cache entry"
     for entry in entries:
         data = json.loads(entry.read_text())
@@ -118,3 +123,57 @@ def test_a_second_run_over_unchanged_files_reads_the_cache(flake8, write, tmp_pa
     write("faulty.py", FAULTY + "\n")
     third = flake8("--select", "MSA", "faulty.py")
     assert "READ FROM THE CACHE" not in third.stdout and positions(third.stdout) == FAULTY_FINDINGS
+
+
+# -- grades ---------------------------------------------------------------------------------
+GRADED = """\
+import mindspore.dataset as ds
+import mindspore.nn as nn
+
+
+def build_loader(path):
+    return ds.ImageFolderDataset(path, shuffle=False)
+
+
+def main():
+    pool = nn.MaxPool2d(2)
+    data = ds.ImageFolderDataset("data", shuffle=False)
+    return pool, data
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_the_grade_is_in_the_message_and_msacclint_show_picks_what_is_reported(flake8, write):
+    """flake8 fails on any line it prints: the grades reported are the grades that fail.
+    build_loader is never called, so its MSA301 is lowered to info (dormant)."""
+    write("setup.py", "")
+    write("train.py", GRADED)
+    default = flake8("--select", "MSA", "train.py")
+    assert default.returncode == 1
+    assert graded(default.stdout) == [("train.py", 10, "error", "MSA104"), ("train.py", 11, "warning", "MSA301")]
+    assert "train.py:10:12: MSA104 [error] [api.01] nn.MaxPool2d without stride" in default.stdout
+
+    notes = flake8("--select", "MSA", "--msacclint-show", "error,warning,info", "train.py")
+    assert graded(notes.stdout) == [("train.py", 6, "info", "MSA301"), ("train.py", 10, "error", "MSA104"),
+                                    ("train.py", 11, "warning", "MSA301")]
+    assert "dormant" in notes.stdout.splitlines()[0]
+
+    # errors only, from flake8's own configuration: a commit with warnings alone passes
+    write(".flake8", "[flake8]\nmsacclint-show = error\n")
+    errors = flake8("--select", "MSA", "train.py")
+    assert graded(errors.stdout) == [("train.py", 10, "error", "MSA104")]
+    write("train.py", GRADED.replace("nn.MaxPool2d(2)", "nn.MaxPool2d(2, stride=2)"))
+    passed = flake8("--select", "MSA", "train.py")
+    assert (passed.returncode, passed.stdout) == (0, "")
+
+
+def test_an_opt_in_rule_is_reported_at_every_grade_and_a_bad_grade_is_refused(flake8, write):
+    write("net.py", "import mindspore.nn as nn\nln = nn.LayerNorm((8,))\n")
+    opted = flake8("--select", "MSA", "--extend-select", "MSA111", "net.py")
+    assert graded(opted.stdout) == [("net.py", 2, "info", "MSA111")] and opted.returncode == 1
+    refused = flake8("--select", "MSA", "--msacclint-show", "error,fatal", "net.py")
+    assert refused.returncode != 0
+    assert "msacclint-show: unknown grade 'fatal'" in refused.stdout + refused.stderr

@@ -15,7 +15,7 @@ from msacclint.diagnostics import Applicability, Diagnostic, Fix, Severity
 from msacclint.frontends import output as formats
 
 JSON_KEYS = ["code", "checklist", "severity", "path", "line", "column", "end_line", "end_column",
-             "message", "fix"]
+             "message", "fix", "reach"]
 
 
 @pytest.fixture
@@ -30,15 +30,15 @@ def run_format(run_cli, name, *paths):
     return result.stdout
 
 
-def test_text_lines_are_path_line_col_code_checklist_message(run_cli, faulty):
+def test_text_lines_are_path_line_col_grade_code_checklist_message(run_cli, faulty):
     out = run_format(run_cli, "text", faulty)
     as_json = json.loads(run_format(run_cli, "json", faulty))
-    expected = [f"{d['path']}:{d['line']}:{d['column']}: {d['code']} [{d['checklist']}] {d['message']}"
+    expected = [f"{d['path']}:{d['line']}:{d['column']}: {d['severity']}: {d['code']} [{d['checklist']}] {d['message']}"
                 for d in as_json]
     assert out.splitlines() == expected
-    assert [tuple(int(x) for x in line.split(":")[1:3]) + (line.split()[1],) for line in expected] == FAULTY_FINDINGS
+    assert [tuple(int(x) for x in line.split(":")[1:3]) + (line.split()[2],) for line in expected] == FAULTY_FINDINGS
     first = out.splitlines()[0]
-    assert re.fullmatch(r"src/faulty\.py:7:21: MSA104 \[api\.01\] nn\.MaxPool2d without stride: .+", first)
+    assert re.fullmatch(r"src/faulty\.py:7:21: error: MSA104 \[api\.01\] nn\.MaxPool2d without stride: .+", first)
 
 
 def test_json_contract(run_cli, faulty):
@@ -197,7 +197,7 @@ def notebook_on_disk(write):
 def test_notebook_positions_in_text(run_cli, notebook_on_disk):
     result = run_cli("check", "--no-cache", notebook_on_disk)
     assert result.returncode == 1, result.stderr
-    assert result.stdout.startswith("tutorial.ipynb:cell 2:3:8: MSA104 [api.01] "), result.stdout
+    assert result.stdout.startswith("tutorial.ipynb:cell 2:3:8: error: MSA104 [api.01] "), result.stdout
 
 
 def test_notebook_positions_in_sarif_and_json(run_cli, notebook_on_disk, sarif_schema):

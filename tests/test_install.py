@@ -150,4 +150,4 @@ def test_a_config_pinning_a_real_commit_runs_the_hook(clone, tmp_path):
                             capture_output=True, text=True, timeout=900)
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
-    assert "net.py:3:8: MSA104 [api.01]" in output, output
+    assert "net.py:3:8: error: MSA104 [api.01]" in output, output

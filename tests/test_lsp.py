@@ -164,7 +164,9 @@ async def test_hover_shows_the_rule_page(client: LanguageClient, workspace):
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=3, character=12)))
     assert hover.contents.kind == types.MarkupKind.Markdown
-    assert hover.contents.value.startswith("# MSA101: dropout-wrong-probability")
+    # what the hover says about reach comes first (a lone file: its code is reachable), then the page
+    assert hover.contents.value.startswith("**MSA101 (error)**: this code runs:")
+    assert "\n# MSA101: dropout-wrong-probability" in hover.contents.value
     assert "## Why is this bad?" in hover.contents.value
     nothing = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=3)))
@@ -231,6 +233,114 @@ async def test_the_editor_sees_the_project(client: LanguageClient, workspace):
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     (found,) = client.diagnostics[uri]
     assert found.code == "MSA201" and "src/model.py:6" in found.message, found.message
+
+
+GRADED = """\
+import mindspore.dataset as ds
+import mindspore.nn as nn
+
+
+def build_head():
+    return nn.Dropout(0.2)
+
+
+def build_loader(path):
+    return ds.ImageFolderDataset(path, shuffle=False)
+
+
+def main():
+    pool = nn.MaxPool2d(2)
+    data = ds.ImageFolderDataset("data", shuffle=False)
+    return pool, data
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_grades_become_severities_and_dormant_findings_are_faded(client: LanguageClient, workspace):
+    """error/warning/info -> Error/Warning/Information; a finding in code nothing calls
+    (build_head, build_loader: dormant, lowered one grade) carries the Unnecessary tag; the
+    grades shown are the project's `show`, as for `msacclint check`."""
+    project = workspace / "graded"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[tool.msacclint]\nshow = ["error", "warning", "info"]\n')
+    uri = await _open(client, project / "train.py", GRADED)
+    found = {(d.range.start.line + 1, d.code): d for d in client.diagnostics[uri]}
+    S, Tag = types.DiagnosticSeverity, types.DiagnosticTag
+    assert {key: (d.severity, list(d.tags or [])) for key, d in found.items()} == {
+        (6, "MSA101"): (S.Warning, [Tag.Unnecessary]),      # an error, lowered: dormant
+        (10, "MSA301"): (S.Information, [Tag.Unnecessary]),  # a warning, lowered: dormant
+        (14, "MSA104"): (S.Error, []),
+        (15, "MSA301"): (S.Warning, []),
+    }
+    assert "dormant" in found[(10, "MSA301")].message
+    # the default grades leave the note out, as the command line does
+    (project / "pyproject.toml").write_text("[tool.msacclint]\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert sorted((d.range.start.line + 1, d.code) for d in client.diagnostics[uri]) == [
+        (6, "MSA101"), (14, "MSA104"), (15, "MSA301")]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_per_file_ignores_match_from_the_configuration_folder(client: LanguageClient, workspace):
+    """The server's own folder is not the project's: the engine still sees the file where it
+    is (per-file-ignores relative to the configuration, project answers from its files)."""
+    project = workspace / "ignoring"
+    (project / "scripts").mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[tool.msacclint.per-file-ignores]\n"scripts/*" = ["MSA104"]\n')
+    ignored = await _open(client, project / "scripts" / "pool.py", SOURCE)
+    assert [d.code for d in client.diagnostics[ignored]] == ["MSA101"]
+    kept = await _open(client, project / "pool.py", SOURCE)
+    assert sorted(d.code for d in client.diagnostics[kept]) == ["MSA101", "MSA104"]
+
+
+RESNET_BLOCKS = """\
+import mindspore.nn as nn
+
+
+class BasicBlock(nn.Cell):
+    def __init__(self, c):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(c, momentum=0.1)
+
+
+class Bottleneck(nn.Cell):
+    def __init__(self, c):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(c, momentum=0.1)
+
+
+def resnet18():
+    return BasicBlock(64)
+"""
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_hover_shows_how_an_entry_point_reaches_the_finding(client: LanguageClient, workspace):
+    """The reach graph in the editor: the finding train.py reaches shows its trail on hover;
+    the block nothing builds is a faded warning whose hover says it is dormant."""
+    project = workspace / "reaching"
+    (project / "src").mkdir(parents=True)
+    (project / ".git").mkdir()
+    (project / "src" / "__init__.py").write_text("")
+    (project / "train.py").write_text("from src.blocks import resnet18\n\nif __name__ == '__main__':\n    resnet18()\n")
+    uri = await _open(client, project / "src" / "blocks.py", RESNET_BLOCKS)
+    found = {d.range.start.line + 1: d for d in client.diagnostics[uri]}
+    assert found[7].severity == types.DiagnosticSeverity.Error and not found[7].tags
+    assert found[13].severity == types.DiagnosticSeverity.Warning
+    assert list(found[13].tags) == [types.DiagnosticTag.Unnecessary]
+    reached = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=6, character=20)))
+    text = reached.contents.value
+    assert "this code runs:" in text and "train.py:3`" in text and "resnet18" in text
+    assert "# MSA107" in text  # the rule's page follows
+    dormant = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=12, character=20)))
+    assert "nothing the repository runs reaches this code (dormant)" in dormant.contents.value
 
 
 # -- notebooks: synchronised as notebook documents, each code cell gets its findings --------------

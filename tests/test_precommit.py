@@ -50,12 +50,12 @@ def test_hook_fails_on_the_faulty_file_and_passes_on_the_clean_one(target, tmp_p
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
     assert "- hook id: msacclint" in output and "Failed" in output
-    assert "models/faulty.py:7:21: MSA104 [api.01]" in output
-    assert "models/faulty.py:11:22: MSA101 [api.01]" in output
+    assert "models/faulty.py:7:21: error: MSA104 [api.01]" in output
+    assert "models/faulty.py:11:22: error: MSA101 [api.01]" in output
     assert "clean.py:" not in output.replace("models/faulty.py", "")
     # one process for all the files (require_serial): the summary is printed once, counting both
     summaries = [line for line in output.splitlines() if line.startswith(("Found ", "All checks passed"))]
-    assert summaries == ["Found 3 problems in 1 of 2 files checked (3 with a fix: --fix, or --fix --unsafe-fixes)."], output
+    assert summaries == ["Found 3 errors in 1 of 2 files checked (3 with a fix: --fix, or --fix --unsafe-fixes)."], output
 
     git(target, "rm", "-q", "-f", "models/faulty.py")
     clean = try_repo(target, home)
@@ -75,3 +75,75 @@ def test_hooks_are_declared():
     for hook in hooks.values():
         assert hook["language"] == "python" and hook["types"] == ["python"]
     assert hooks["msacclint-fix"]["require_serial"] is True  # two fixers must not write one file
+
+
+#: errors in nothing that runs: an MSA301 warning in main(); build_head's MSA101 error and
+#: build_loader's MSA301 warning lowered one grade each (nothing calls them: dormant)
+WARNINGS_ONLY = """\
+import mindspore.dataset as ds
+import mindspore.nn as nn
+
+
+def build_head():
+    return nn.Dropout(0.2)
+
+
+def build_loader(path):
+    return ds.ImageFolderDataset(path, shuffle=False)
+
+
+def main():
+    pool = nn.MaxPool2d(2, stride=2)
+    data = ds.ImageFolderDataset("data", shuffle=False)
+    return pool, data
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.slow
+def test_the_hook_fails_on_the_grade_the_project_configures(target, tmp_path):
+    """docs/grades.md: the hook runs `msacclint check`, so `fail-on` in the repository's
+    [tool.msacclint] applies to it; `args: [--fail-on=error]` does the same for the hook alone
+    (that config pins this checkout's HEAD commit, as a user's pins a commit they have)."""
+    home = tmp_path / "pre-commit-home"
+    (target / "train.py").write_text(WARNINGS_ONLY)
+    git(target, "add", ".")
+    default = try_repo(target, home)
+    assert default.returncode == 1, default.stdout + default.stderr  # warnings fail by default
+    assert "train.py:15:12: warning: MSA301 [dp.03]" in default.stdout
+    assert "train.py:10:" not in default.stdout and "1 note not shown (--show-info)" in default.stdout
+
+    (target / "pyproject.toml").write_text('[tool.msacclint]\nfail-on = "error"\n')
+    git(target, "add", ".")
+    errors_only = try_repo(target, home)
+    output = errors_only.stdout + errors_only.stderr
+    assert errors_only.returncode == 0 and "Passed" in output, output
+    # the warnings are still printed (--verbose shows a passing hook's output)
+    assert "train.py:6:12: warning: MSA101 [api.01]" in output and "train.py:15:12: warning: MSA301" in output
+    assert "Found 2 warnings in 1 of 1 file checked" in output
+    assert "None fails the run (fail-on = error)." in output
+
+    (target / "models").mkdir()
+    (target / "models" / "faulty.py").write_text(FAULTY)
+    git(target, "add", ".")
+    failed = try_repo(target, home)
+    assert failed.returncode == 1 and "models/faulty.py:7:21: error: MSA104" in failed.stdout, failed.stdout
+
+    # the hook's own arguments, in a config pinned to a commit this repository has
+    git(target, "rm", "-q", "-f", "pyproject.toml")
+    commit = git(ROOT, "rev-parse", "HEAD").strip()
+    (target / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {ROOT}\n    rev: {commit}\n    hooks:\n      - id: msacclint\n"
+        "        args: [--fail-on=error]\n")
+    git(target, "rm", "-q", "-f", "models/faulty.py")
+    git(target, "add", ".")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    env.pop("VIRTUAL_ENV", None)
+    pinned = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files", "--verbose"], cwd=target,
+                            env=env, capture_output=True, text=True, timeout=900)
+    output = pinned.stdout + pinned.stderr
+    assert pinned.returncode == 0 and "Passed" in output, output
+    assert "train.py:15:12: warning: MSA301" in output and "None fails the run (fail-on = error)." in output

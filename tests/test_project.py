@@ -403,7 +403,35 @@ def test_config_naming_a_missing_file(tmp_path, msacclint):
     result, found = _run(msacclint)
     (problem,) = [d for d in found if d["code"] == "MSA001"]
     assert problem["path"] == "src/model_utils/config.py"
-    assert "default_config.yaml" in problem["message"] and "not in the project" in problem["message"]
+    # a missing input is a note (an earlier step may make it), naming the file and where it is read
+    assert (problem["severity"], problem["line"]) == ("info", 6)
+    assert problem["message"].startswith("the config file '../../default_config.yaml' that line 6 reads is not in "
+                                         "the project")
+    text = msacclint("check", "--no-cache", ".")
+    assert (text.returncode, text.stdout) == (0, "") and "1 note not shown (--show-info)" in text.stderr
+
+
+def test_a_config_file_the_code_writes_is_not_looked_up(tmp_path, msacclint):
+    """A training script that saves its settings (``open(os.path.join(d, "hyp.yaml"), "w")``,
+    ``yaml.dump``, a path held in a name and opened for writing) names files that do not exist
+    yet: outputs, never reported; the file it reads still gives the values."""
+    files = dict(CASES["msa101-bug-yaml"])
+    files["src/model_utils/config.py"] = _CONFIG_PY.replace("    config = get_config()\n", """\
+    def save(cfg, save_dir):
+        with open(os.path.join(save_dir, "hyp.yaml"), "w") as out:
+            yaml.safe_dump(cfg, out)
+        yaml.dump(cfg, open(os.path.join(save_dir, "opt.yaml"), "w"))
+        results = os.path.join(save_dir, "results.json")
+        with open(results, "w") as out:
+            out.write("{}")
+
+    config = get_config()
+    """)
+    _write(tmp_path, files)
+    result, found = _run(msacclint)
+    assert [d["code"] for d in found if d["code"] == "MSA001"] == [], found
+    assert [(d["path"], d["code"]) for d in found] == [("src/model.py", "MSA101")]
+    assert "default_config.yaml:2" in found[0]["message"]
 
 
 def test_circular_imports(tmp_path, msacclint):

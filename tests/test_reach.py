@@ -191,11 +191,24 @@ def test_registries_dicts_getattr_and_computed_imports_reach_what_they_name(tmp_
     assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN + 1, "MSA107")].severity.value == "error"
 
 
-def test_exec_of_computed_text_makes_everything_reachable(tmp_path):
+def test_eval_of_computed_text_reaches_what_its_file_binds(tmp_path):
+    # eval(name) in a script may build any builder the script imports (a star import too)
     write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET, "train.py": TRAIN,
                      "tools/run.py": "import sys\nfrom src.resnet import *\n\nif __name__ == '__main__':\n"
-                                     "    eval(sys.argv[1])\n"})
+                                     "    eval(sys.argv[1])()\n"})
     assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+    # ... but not what another file binds: one eval somewhere does not make the repository reachable
+    write(tmp_path, {"tools/run.py": "import sys\nfrom src.resnet import resnet18\n\nif __name__ == '__main__':\n"
+                                     "    eval(sys.argv[1])()\n"})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "warning"
+    # a module whose name is computed whole may be any module of the folder the script runs
+    # from (its sys.path): a script at the top reaches everything; one in tools/ only tools/
+    write(tmp_path, {"tools/run.py": "import importlib, sys\n\nif __name__ == '__main__':\n"
+                                     "    importlib.import_module(sys.argv[1]).main()\n"})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "warning"
+    os.rename(tmp_path / "tools" / "run.py", tmp_path / "run.py")
+    found = run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")]
+    assert found.severity.value == "error" and "run.py:4 imports a module whose name it computes" in found.trail[0].message
 
 
 def test_a_notebook_is_an_entry_point(tmp_path):
@@ -282,3 +295,33 @@ def test_code_behind_an_import_of_a_missing_project_module_cannot_run(tmp_path):
     third = RESNET.replace("import mindspore.nn as nn\n", "import mindspore.nn as nn\n    from timm.layers import Block\n", 1)
     write(tmp_path, {"src/resnet.py": third})
     assert run(tmp_path)[("src/resnet.py", BASIC_BN + 1, "MSA107")].severity.value == "error"
+
+
+def test_a_builder_imported_under_another_name_is_reached(tmp_path):
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET,
+                     "train.py": "from src.resnet import resnet50 as build\n\nif __name__ == '__main__':\n    build()\n"})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+
+
+def test_five_thousand_entry_scripts_are_met_without_searching_them_all(tmp_path):
+    files = {"src/__init__.py": "", "src/resnet.py": RESNET}
+    for i in range(5000):
+        files[f"runs/run_{i}.py"] = "from src.resnet import resnet18\n\nif __name__ == '__main__':\n    resnet18()\n"
+    write(tmp_path, files)
+    found = run(tmp_path, "src/resnet.py")
+    assert found[("src/resnet.py", BASIC_BN, "MSA107")].severity.value == "error"
+    bottleneck = found[("src/resnet.py", BOTTLENECK_BN, "MSA107")]
+    assert bottleneck.severity.value == "warning" and "reaches `BasicBlock`, `ResNet`, `resnet18` of src/resnet.py" in bottleneck.message
+
+
+def test_shadowed_modules_conditional_imports_and_a_config_naming_nothing(tmp_path):
+    # two utils.py (the script's own folder wins), an import under `if`, a config naming a
+    # class the project does not define: no crash, and the findings keep their grades
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET,
+                     "utils.py": "def helper():\n    return 1\n",
+                     "tools/utils.py": "from src.resnet import resnet50\n\n\ndef helper():\n    return resnet50()\n",
+                     "tools/train.py": "import sys\nif sys.platform == 'linux':\n    from utils import helper\n"
+                                       "\nif __name__ == '__main__':\n    helper()\n",
+                     "configs/net.yaml": "model: ResNet999\n"})
+    found = run(tmp_path)
+    assert found[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 from conftest import ROOT
+from helpers import result_entries
 
 from msacclint import __version__, coverage
 from msacclint.data import checklist
@@ -49,11 +50,14 @@ def test_markdown_report_on_examples_reads_as_a_filled_checklist(example_markdow
     assert "- MindSpore: " in md and "- Files read: 1" in md and "`examples/train.py`" in md
     for item_id in ITEM_IDS:  # every item, once, with a conclusion
         row = _row(md, item_id)
-        assert any(f"| {c} |" in row or f"| **{c}** |" in row
+        # a conclusion, and after "Problem found" its findings counted by grade
+        assert any(f"| {c} |" in row or f"| **{c}** |" in row or re.search(rf"\| \*\*{c}\*\* \(\d+ \w+.*?\) \|", row)
                    for c in CONCLUSIONS), row
     api = _row(md, "api.01")
-    assert "**Problem found**" in api
-    assert "`examples/train.py:15` MSA104" in api and "`examples/train.py:20` MSA101" in api
+    assert "| **Problem found** (3 errors, 1 warning) |" in api
+    assert "`examples/train.py:15` error MSA104" in api and "`examples/train.py:20` error MSA101" in api
+    assert "`examples/train.py:18` warning MSA108" in api
+    assert "| **Problem found** (1 warning) |" in _row(md, "dp.03")
     assert "**Check by hand**" in _row(md, "ds.04") and "checksums" in _row(md, "ds.04")
     assert "**Check by hand**" in _row(md, "hp.03")  # no rule decides it
     # partly decidable: the rule that ran is named, and what is left is still asked for
@@ -82,6 +86,58 @@ def test_json_report(tmp_path, msacclint):
     assert sum(data["summary"].values()) == len(ITEM_IDS)
     api = next(i for i in data["items"] if i["id"] == "api.01")
     assert api["conclusion"] == PROBLEM and api["findings"][0]["code"] == "MSA104"
+
+
+GRADED = """\
+import mindspore.dataset as ds
+import mindspore.nn as nn
+
+
+def build_loader(path):
+    return ds.ImageFolderDataset(path, shuffle=False)
+
+
+def main():
+    pool = nn.MaxPool2d(2)
+    data = ds.ImageFolderDataset("data", shuffle=False)
+    return pool, data
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_each_item_counts_its_findings_by_grade(tmp_path, msacclint):
+    """build_loader is never called: its MSA301 is dormant, a note, which the default grades
+    leave out of the report (counted, not listed) and --show-info puts in."""
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "train.py").write_text(GRADED)
+    md = msacclint("report", ".", "--no-cache").stdout
+    assert "- Findings: 1 error, 1 warning (1 note not shown)" in md
+    dp03 = _row(md, "dp.03")
+    assert "| **Problem found** (1 warning) |" in dp03 and "`train.py:11` warning MSA301" in dp03
+    assert "train.py:6" not in dp03
+    assert "| **Problem found** (1 error) |" in _row(md, "api.01")
+    with_notes = msacclint("report", ".", "--show-info", "--no-cache").stdout
+    assert "- Findings: 1 error, 1 warning, 1 note" in with_notes
+    dp03 = _row(with_notes, "dp.03")
+    assert "| **Problem found** (1 warning, 1 note) |" in dp03 and "`train.py:6` info MSA301" in dp03
+
+    data = json.loads(msacclint("report", ".", "--format", "json", "--no-cache").stdout)
+    assert data["grades"] == {"error": 1, "warning": 1, "info": 0}
+    assert data["not_shown"] == {"error": 0, "warning": 0, "info": 1}
+    dp03 = next(i for i in data["items"] if i["id"] == "dp.03")
+    assert dp03["grades"] == {"error": 0, "warning": 1, "info": 0}
+    assert dp03["not_shown"] == {"error": 0, "warning": 0, "info": 1}
+    assert [(f["line"], f["severity"], f["reach"]) for f in dp03["findings"]] == [(11, "warning", None)]
+    # the configured grades apply too
+    (tmp_path / "pyproject.toml").write_text('[tool.msacclint]\nshow = ["error"]\n')
+    only_errors = json.loads(msacclint("report", ".", "--format", "json", "--no-cache").stdout)
+    assert only_errors["grades"] == {"error": 1, "warning": 0, "info": 0}
+    assert only_errors["not_shown"] == {"error": 0, "warning": 1, "info": 1}
+    dp03 = next(i for i in only_errors["items"] if i["id"] == "dp.03")
+    assert dp03["findings"] == [] and "1 warning, 1 note not shown" in dp03["detail"]
 
 
 def test_switched_off_rules_leave_the_item_to_a_person(tmp_path, msacclint):
@@ -168,6 +224,11 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
         assert conclusion in text
     assert "examples/train.py:15" in text and "MSA104" in text
     assert re.search(r"ds\.04\s*the dataset in the training environment", text)
+    # each finding with its grade, each item with its count by grade, the page with its total
+    assert re.search(r"error\s*examples/train\.py:15\s*MSA104", text)
+    assert re.search(r"warning\s*examples/train\.py:18\s*MSA108", text)
+    assert re.search(r"Problem found\s*3 errors, 1 warning", text)
+    assert re.search(r"Findings\s*4 errors, 3 warnings", text)
 
     shot = tmp_path / "report.png"
     render = _chromium(tmp_path / "profile-shot", "--window-size=1200,2000", "--hide-scrollbars",
@@ -210,7 +271,7 @@ def test_report_reads_the_engine_cache(tmp_path):
     (tmp_path / "train.py").write_text("import mindspore.nn as nn\npool = nn.MaxPool2d(2)\n")
     first = _report(tmp_path, "train.py").stdout
     assert "MSA104 nn.MaxPool2d" in first
-    entries = [p for p in (tmp_path / ".msacclint_cache").rglob("*") if p.is_file() and p.name != ".gitignore"]
+    entries = result_entries(tmp_path / ".msacclint_cache")
     assert entries
     for entry in entries:
         data = json.loads(entry.read_text())
@@ -232,13 +293,13 @@ def test_long_markdown_becomes_a_summary_with_the_full_report_beside_it(tmp_path
     full = (tmp_path / "report.full.md").read_text(encoding="utf-8")
     assert len(full) > 65_536 and len(summary) <= 65_536
     assert "report.full.md" in summary and "report.full.md" in result.stderr
-    assert "| api.01 " in summary and "| 560 |" in summary  # every finding counted in the summary
+    assert "| api.01 " in summary and "| 560 errors |" in summary  # every finding counted in the summary
     assert full.count("MSA104") >= 560  # and each one placed in the full report
     # a small report stays whole unless --summary is asked for
     (tmp_path / "small").mkdir()
     (tmp_path / "small" / "t.py").write_text("import mindspore.nn as nn\npool = nn.MaxPool2d(2)\n")
     whole = _report(tmp_path / "small", ".", "--no-cache").stdout
-    assert "`./t.py:2` MSA104" in whole or "`t.py:2` MSA104" in whole
+    assert "`./t.py:2` error MSA104" in whole or "`t.py:2` error MSA104" in whole
     asked = _report(tmp_path / "small", ".", "--summary", "--no-cache")
     assert asked.stdout.startswith("# MindSpore accuracy checklist, filled in by msacclint (summary)")
     assert (tmp_path / "small" / "msacclint-report.full.md").is_file()

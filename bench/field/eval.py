@@ -1,8 +1,8 @@
 """Field evaluation: msacclint over real repositories, per rule, with triage and history.
 
     python bench/field/eval.py \
-        --source mindspore-lab/mindcv=/work/.mirror/mindspore-lab+mindcv/repo \
-        --source mindspore-ai/models=/work/.mirror/mindspore-ai+models/repo@HEAD:official \
+        --source mindspore-lab/mindcv=$MIRROR/mindspore-lab+mindcv/repo \
+        --source mindspore-ai/models=$MIRROR/mindspore-ai+models/repo@HEAD:official \
         --history bench/field/history_cases.toml --triage bench/field/triage.toml \
         --json field.json --markdown field.md
 

@@ -1,7 +1,7 @@
 """Where the evaluated Python files come from: a git directory at a commit, or a checkout.
 
 A source is named ``OWNER/NAME=PATH[@REV][:SUBDIR]``:
-- PATH is a git directory (bare, as ``fetch`` leaves it under /work/.mirror/…/repo, or a
+- PATH is a git directory (bare, as ``fetch`` leaves it under $MIRROR/…/repo, or a
   checkout's ``.git``) or a plain folder (a checkout or an unpacked archive);
 - REV is the commit to read from a git directory (default HEAD); for a folder it is the
   commit the folder holds, recorded as given (default: ``git rev-parse HEAD`` in the

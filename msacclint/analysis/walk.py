@@ -179,6 +179,12 @@ def _reversed_children(node: cst.CSTNode) -> List[cst.CSTNode]:
     return out
 
 
+def reversed_children(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """The non-trivia child nodes of ``node``, last first: what a walk with its own stack
+    pushes to pop them in lexical order (analysis/raising.py)."""
+    return _reversed_children(node)
+
+
 def iter_children(node: cst.CSTNode, trivia: bool = False) -> Iterator[cst.CSTNode]:
     """The child nodes of ``node`` in lexical order, without rebuilding anything."""
     if not trivia:

@@ -28,12 +28,14 @@ FORMAT = 3
 
 @functools.lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """The msacclint version plus the size and mtime of every module and data file, so
-    that an edited rule or table (a development install, a patched site-packages) never
-    reuses results computed by the old code. About a hundred stat calls, once a run."""
+    """The msacclint version plus the size and mtime of every module and data file (the
+    tables and the API surface), so that an edited rule, table or surface (a development
+    install, a patched site-packages) never reuses results computed by the old code. About a
+    hundred stat calls, once a run."""
     digest = hashlib.sha256(__version__.encode())
     package = Path(__file__).resolve().parents[1]
-    for folder, suffix in ((package, "*.py"), (data_dir(), "*.toml")):
+    # the API surface (MSA004's names and signatures) is data a finding depends on, too
+    for folder, suffix in ((package, "*.py"), (data_dir(), "*.toml"), (data_dir() / "api_surface", "*.json")):
         for path in sorted(folder.rglob(suffix)):
             try:
                 stat = path.stat()

@@ -28,6 +28,11 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the MindSpore version the code targets (default: configured, else installed)")
     parser.add_argument("--defaults", default=None, metavar="SNAPSHOT",
                         help="a probe snapshot (msacclint probe --write) to quote in messages")
+    parser.add_argument("--show", type=_codes, default=None, metavar="GRADES",
+                        help="comma-separated grades of the findings shown: error, warning, info "
+                             "(default: configured, else error,warning)")
+    parser.add_argument("--show-info", action="store_true",
+                        help="also show info findings (review notes), on top of the configured grades")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print the findings (or the report) and errors only: no progress indicator, "
                              "no summary line")
@@ -38,6 +43,7 @@ def options_from(args: argparse.Namespace, progress: Optional[api.Progress] = No
     indicator's callback, msacclint.frontends.progress)."""
     return api.LintOptions(select=args.select, extend_select=args.extend_select, ignore=args.ignore,
                            exclude=args.exclude, mindspore_version=args.mindspore_version,
-                           defaults=args.defaults, config=args.config,
+                           defaults=args.defaults, config=args.config, show=args.show,
+                           show_info=args.show_info, fail_on=getattr(args, "fail_on", None),
                            jobs=getattr(args, "jobs", None), use_cache=not args.no_cache,
                            use_project=not getattr(args, "no_project", False), progress=progress)

@@ -4,7 +4,8 @@ Sub-commands: ``check`` (the linter), ``rules`` (the catalogue), ``rule CODE`` (
 page). Further sub-commands come from modules listed in EXTRA_COMMANDS, each with
 ``configure(parser)`` and ``run(args) -> int``; a module that is not there is skipped.
 
-Exit status: 0 nothing found, 1 findings, 2 usage or configuration error.
+Exit status: 0 nothing shown at or above the ``fail-on`` grade, 1 something is, 2 usage or
+configuration error.
 
 Every sub-command turns its arguments into typed options and calls msacclint.api; what
 it prints comes from msacclint.frontends.output.
@@ -63,6 +64,9 @@ def build_parser(extras: bool = True) -> argparse.ArgumentParser:
     check.add_argument("--format", choices=list(output.FORMATS), default="text")
     check.add_argument("-o", "--output-file", default=None, metavar="FILE", help="write the report here")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when something was found")
+    check.add_argument("--fail-on", choices=["error", "warning", "info"], default=None, metavar="GRADE",
+                       help="the least severe grade that makes the exit status 1: error, warning or info "
+                            "(default: configured, else warning)")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write .msacclint_cache")
     check.add_argument("--no-project", action="store_true",
                        help="check each file on its own, without the project index (faster, fewer findings)")
@@ -133,13 +137,13 @@ def run_check(args: argparse.Namespace) -> int:
             run = api.lint_paths(args.paths or ["."], options)
     if fixing:
         return run_fix(args, fix_options, fixed)
-    output.emit(run.diagnostics, args.format, args.output_file, args.statistics)
-    with_findings = len({d.path for d in run.diagnostics})
-    _note(args, output.check_summary(len(run.diagnostics), with_findings, len(run.files), run.fixable))
+    graded = run.graded
+    output.emit(graded, run.diagnostics, args.format, args.output_file, args.statistics)
+    _note(args, output.check_summary(graded, len(run.files), run.grades.fail_on))
     suggestion = api.port_suggestion_for(run)
     if suggestion:
         _note(args, f"Suggested: {suggestion}.")
-    if run.diagnostics and not args.exit_zero:
+    if graded.failed and not args.exit_zero:
         return EXIT_FOUND
     return EXIT_CLEAN
 
@@ -164,9 +168,10 @@ def run_fix(args: argparse.Namespace, options: api.FixOptions, run: api.FixRun) 
             sys.stdout.write(output.unified_diff(fixed))
         _note(args, output.diff_summary(run.applied, len(run.fixes)))
         return EXIT_FOUND if run.fixes else EXIT_CLEAN
-    output.emit(run.remaining, args.format, args.output_file, args.statistics)
-    _note(args, output.fix_summary(run.applied, len(run.fixes), run.remaining, run.unsafe))
-    if run.remaining and not args.exit_zero:
+    graded = run.graded
+    output.emit(graded, run.remaining, args.format, args.output_file, args.statistics)
+    _note(args, output.fix_summary(run.applied, len(run.fixes), graded, run.unsafe))
+    if graded.failed and not args.exit_zero:
         return EXIT_FOUND
     return EXIT_CLEAN
 

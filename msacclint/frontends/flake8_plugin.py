@@ -5,11 +5,18 @@ reports the same codes at the same line and column. flake8 does the selection an
 ``# noqa`` itself; codes that are off by default are added to flake8's default ignore
 list (as flake8-bugbear does for B9xx) and switched on with ``--extend-select``.
 
+Each line carries the finding's grade: ``MSA104 [error] [api.01] message``. flake8 fails on
+any line it reports, so the grades reported are the grades that fail: ``msacclint-show``
+(default ``error,warning``; ``error`` fails on errors only, ``error,warning,info`` adds the
+review notes). Codes that are off by default and switched on are reported at every grade,
+as in ``msacclint check`` (docs/grades.md).
+
 flake8 never reads pyproject.toml: in flake8 mode the options below come from flake8's
 own configuration (setup.cfg, tox.ini or .flake8), e.g.::
 
     [flake8]
     msacclint-mindspore-version = 2.10.0
+    msacclint-show = error
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ class Flake8Plugin:
     _mindspore_version: Optional[str] = None
     _defaults: Optional[str] = None
     _opted_in: frozenset = frozenset()
+    _grades: Optional[api.Grades] = None
 
     def __init__(self, tree: Any, filename: str, lines: List[str]) -> None:
         self.filename = filename
@@ -40,6 +48,9 @@ class Flake8Plugin:
                           help="MindSpore version the code targets (msacclint)")
         parser.add_option("--msacclint-defaults", default=None, parse_from_config=True, normalize_paths=True,
                           help="probe snapshot whose observed defaults msacclint quotes")
+        parser.add_option("--msacclint-show", default=None, parse_from_config=True, comma_separated_list=True,
+                          help="grades of the findings reported (and so failing): error, warning, info "
+                               "(default: error,warning)")
         off = [rule.code for rule in api.rules() if not rule.enabled_by_default()]
         parser.extend_default_ignore(off)
 
@@ -62,6 +73,11 @@ class Flake8Plugin:
         specific = [s for s in selectors if s.startswith("MSA") and len(s) > 3]
         cls._opted_in = frozenset(rule.code for rule in api.rules()
                                   if not rule.enabled_by_default() and any(rule.code.startswith(s) for s in specific))
+        try:
+            cls._grades = api.grades_without_config(getattr(options, "msacclint_show", None) or None, cls._opted_in,
+                                                    where="msacclint-show")
+        except api.ConfigError as exc:
+            raise ExecutionError(str(exc)) from None
 
     #: the settings of this flake8 process, built on the first file (per-file work is the
     #: check alone, from the cache when the file is unchanged)
@@ -80,6 +96,7 @@ class Flake8Plugin:
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         use_cache = not os.environ.get("MSACCLINT_NO_CACHE")
-        for d in api.lint_text("".join(self.lines), self.filename, self._settings(), use_cache=use_cache,
-                               project=True, run=True, cache_summaries=use_cache):
-            yield d.line, d.column - 1, f"{d.code} [{d.checklist}] {d.message}", type(self)
+        found = api.lint_text("".join(self.lines), self.filename, self._settings(), use_cache=use_cache,
+                              project=True, run=True, cache_summaries=use_cache)
+        for d in api.graded(found, self._grades or api.grades_without_config()).shown:
+            yield d.line, d.column - 1, f"{d.code} [{d.severity.value}] [{d.checklist}] {d.message}", type(self)

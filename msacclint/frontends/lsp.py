@@ -1,7 +1,9 @@
 """Run the editor server (Language Server Protocol over stdin/stdout).
 
-``msacclint lsp`` publishes the same diagnostics as ``msacclint check`` when a Python
-file is opened, changed or saved (changes arrive incrementally and are analysed once
+``msacclint lsp`` publishes the same diagnostics as ``msacclint check`` (the grades its
+``show`` names; error, warning and info become the editor's Error, Warning and Information,
+and a finding in code that does not run is tagged Unnecessary, which editors fade) when a
+Python file is opened, changed or saved (changes arrive incrementally and are analysed once
 the typing pauses for DEBOUNCE seconds: twenty quick keystrokes cost one analysis),
 offers every fix as a code action (and all safe ones
 at once as ``source.fixAll``), and shows a rule's page on hover over its finding. Jupyter
@@ -60,12 +62,12 @@ def run(args: argparse.Namespace) -> int:
 
 # -- what does not depend on pygls: settings per file, positions ----------------------------
 class SettingsCache:
-    """Settings per configuration file, re-read when that file changes."""
+    """Settings and grades per configuration file, re-read when that file changes."""
 
     def __init__(self) -> None:
         self._by_config: Dict[Tuple[Optional[str], float], Any] = {}
 
-    def for_path(self, path: str) -> Tuple[api.Settings, Any]:
+    def for_path(self, path: str) -> Tuple[api.Settings, api.Grades]:
         pyproject = api.config_file_for(path)
         try:
             stamp = os.stat(pyproject).st_mtime if pyproject else 0.0
@@ -74,13 +76,29 @@ class SettingsCache:
         key = (str(pyproject) if pyproject else None, stamp)
         if key not in self._by_config:
             self._by_config.clear()
-            self._by_config[key] = api.settings_for_file(path, pyproject)
+            self._by_config[key] = api.configuration_for_file(path, pyproject)
         return self._by_config[key]
 
 
+def reach_section(d: Diagnostic) -> str:
+    """What the hover says about whether the finding's code runs: the trail from the entry
+    point (file:line of each hop), or why it does not run."""
+    if d.reach is None:
+        return ""
+    lines = [f"**{d.code} ({d.severity.value})**: "]
+    if d.reach.value == "runs":
+        lines[0] += "this code runs:"
+    elif d.reach.value == "dormant":
+        lines[0] += "nothing the repository runs reaches this code (dormant); the message says what runs instead."
+    else:
+        lines[0] += "this code cannot run:"
+    lines.extend(f"{n}. `{hop.place}` {hop.message}" for n, hop in enumerate(d.trail, 1))
+    return "\n".join(lines) + "\n\n---\n\n"
+
+
 def relative_path(path: str, root: str) -> str:
-    """The path the engine sees: relative to the configuration's folder when inside it,
-    so that per-file-ignores and exclude patterns match as on the command line."""
+    """``path`` relative to the configuration's folder when inside it, as exclude patterns
+    are matched on the command line."""
     try:
         return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
     except ValueError:
@@ -131,7 +149,7 @@ def build_server():
             return doc, cached
         path = doc.path or "untitled.py"
         try:
-            settings, _ = settings_cache.for_path(path)
+            settings, grades = settings_cache.for_path(path)
         except api.ConfigError as exc:
             if str(exc) not in shown_errors:  # once per problem, not on every keystroke
                 shown_errors.add(str(exc))
@@ -139,10 +157,14 @@ def build_server():
                                                                    message=f"msacclint: {exc}"))
             results[uri] = (doc.version, text, path, None, [])
             return doc, results[uri]
-        engine_path = relative_path(path, settings.root)
+        # the engine is given the file's own path, as the command line gives it a path that
+        # opens from the current folder: the project layer looks files up by it, and
+        # per-file-ignores match it relative to the configuration's folder (Settings.codes_for)
+        engine_path = path
         found = [] if is_excluded(path, settings) else api.lint_text(text, engine_path, settings, project=True,
                                                                      disk_path=doc.path)
-        results[uri] = (doc.version, text, engine_path, settings, found)
+        # the editor shows what `msacclint check` shows: the grades of the file's `show`
+        results[uri] = (doc.version, text, engine_path, settings, list(api.graded(found, grades).shown))
         return doc, results[uri]
 
     def analyse_notebook(notebook_uri: str) -> Dict[str, List[Diagnostic]]:
@@ -164,17 +186,19 @@ def build_server():
                 by_cell[cell.document] = []
                 texts[cell.document] = (doc.version, doc.source)
         try:
-            settings, _ = settings_cache.for_path(path)
+            settings, grades = settings_cache.for_path(path)
         except api.ConfigError as exc:
             if str(exc) not in shown_errors:
                 shown_errors.add(str(exc))
                 server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error,
                                                                    message=f"msacclint: {exc}"))
-            settings = None
+            settings = grades = None
         if settings is not None and not is_excluded(path, settings):
             data = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
-            for d in api.lint_notebook(data, relative_path(path, settings.root), settings, project=True,
-                                       disk_path=path if os.path.exists(path) else None):
+            found = api.lint_notebook(data, path, settings, project=True,
+                                      disk_path=path if os.path.exists(path) else None)
+            # as for a file: what `msacclint check` shows, by the grades of the notebook's `show`
+            for d in api.graded(found, grades).shown:
                 if d.cell is not None and 0 < d.cell <= len(notebook.cells):
                     by_cell.setdefault(notebook.cells[d.cell - 1].document, []).append(d)
         for uri, found in by_cell.items():
@@ -200,6 +224,8 @@ def build_server():
             range=lsp_range(doc, d.line, d.column, d.end_line, d.end_column),
             message=f"{d.message} [{d.checklist}]",
             severity=severity[d.severity],
+            # dormant or cannot run: the editor fades the range
+            tags=[types.DiagnosticTag.Unnecessary] if d.unnecessary else None,
             code=d.code,
             source=SOURCE,
             data={"fixes": [f.applicability.value for f in d.fixes]},
@@ -358,7 +384,7 @@ def build_server():
             if rule is None or d.code in shown or not overlaps(doc, d, at):
                 continue
             shown.add(d.code)
-            pages.append(render(rule))
+            pages.append(reach_section(d) + render(rule))
         if not pages:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,

@@ -19,9 +19,20 @@ def _lowered(rule) -> str:
     """What the engine does to this rule's findings in code that does not run or cannot cost
     accuracy (msacclint/engine/runner.py)."""
     out = []
+    # the reach graph applies to every rule (msacclint/project/reach.py, engine/grading.py)
+    lower = {"error": "a warning", "warning": "info", "info": "info"}[rule.severity.value]
+    out.append("- In code no entry point of the repository reaches (a class no script builds, a function nothing "
+               f"calls, a module nothing imports), a finding is {lower} and says it is dormant, naming what the "
+               "repository runs instead. The finding keeps the trail from the entry point that reaches it "
+               "otherwise (JSON `trail`, SARIF code flow, the editor's hover). A repository without entry points, "
+               "and an installable package's public names, count as reached.")
+    out.append("- In code that cannot run (its module's import raises first, its class's constructor raises, "
+               "a statement before it raises on every supported MindSpore release), a finding is info and names "
+               "the statement that raises.")
     if rule.severity.value == "error":
-        out.append("- In a top-level class or function that nothing in the project refers to, or in a branch that "
-                   "every call in the project switches off, an error is kept as a warning that says it is dormant.")
+        out.append("- In a branch that every call the repository runs switches off (`if has_dropout:` with every "
+                   "caller passing False), or a method of a Cell that nothing calls, an error is a warning that "
+                   "says it is dormant.")
     if rule.code != "MSA503":
         out.append("- On a layer that a Cell builds in `__init__` and never uses, a finding is info and says so.")
     if getattr(rule, "about_the_run", False):
@@ -38,6 +49,12 @@ def _lowered(rule) -> str:
     return "\n".join(out) if out else "- Never."
 
 
+#: every page says where the grades, and what to show or fail on, are explained
+GRADES_NOTE = ("The grade a finding ends with is on its line (`error:`, `warning:`, `info:`). What makes an error, "
+               "what lowers one, which grades are shown and which fail a run or a commit: "
+               "[docs/grades.md](../grades.md).")
+
+
 def _checklist_title(item_id: str) -> str:
     for item in checklist()["item"]:
         if item["id"] == item_id:
@@ -50,7 +67,7 @@ def render(rule: Type[Rule]) -> str:
     parts: List[str] = [
         f"# {rule.code}: {rule.name}\n",
         f"Checklist **{rule.checklist}** ({_checklist_title(rule.checklist)}) · "
-        f"severity **{rule.severity.value}** · {on}\n",
+        f"severity **{rule.severity.value}** ([grades](../grades.md)) · {on}\n",
     ]
     entry_id = getattr(rule, "entry_id", "")
     if entry_id:
@@ -64,7 +81,7 @@ def render(rule: Type[Rule]) -> str:
     if rule.evidence:
         title = "What makes it an error" if rule.severity.value == "error" else "Evidence"
         parts.append(f"## {title}\n\n" + rule.evidence.strip() + "\n")
-    parts.append("## When it is lowered\n\n" + _lowered(rule) + "\n")
+    parts.append("## When it is lowered\n\n" + _lowered(rule) + "\n\n" + GRADES_NOTE + "\n")
     if rule.fix_safety:
         parts.append("## Fix safety\n\n" + rule.fix_safety.strip() + "\n")
     versions = rule.versions.strip()

@@ -1,6 +1,7 @@
 """check the table's API defaults against the installed MindSpore (needs msacclint[probe])
 
 ``msacclint probe [--backend CPU|GPU|Ascend] [--format text|json] [--write PATH] [--table PATH]``
+``msacclint probe --api-surface PATH``: write this release's API surface (msacclint.probe.surface)
 
 Exit status: 0 every check agrees (or is skipped), 1 some check differs or errors,
 2 MindSpore missing, backend unavailable, or a usage error.
@@ -32,10 +33,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="save a snapshot of the observed defaults for `check --defaults PATH`")
     parser.add_argument("--table", default=None, metavar="PATH",
                         help="a probe table to use instead of the shipped rules/probe.toml")
+    parser.add_argument("--api-surface", default=None, metavar="PATH",
+                        help="write the public names, submodules and signatures of the installed MindSpore (and "
+                             "which argument combinations of rules/api_surface/rejected.toml raise) to PATH, "
+                             "instead of checking the defaults")
 
 
 def run(args: argparse.Namespace) -> int:
     from msacclint.probe import runner
+
+    if args.api_surface:
+        return _api_surface(args.api_surface)
 
     if args.table is not None:
         try:
@@ -74,6 +82,28 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text_report(head, rows))
     failed = any(r.status in ("differs", "error") for r in rows)
     return EXIT_DIFFERS if failed else EXIT_OK
+
+
+def _api_surface(path: str) -> int:
+    from msacclint.probe import surface
+
+    try:
+        data = surface.collect()
+    except ImportError as exc:
+        print(f"msacclint: error: the probe needs MindSpore, which cannot be imported here ({exc}).\n"
+              f"Install it with: {install_hint()}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        surface.write(data, path)
+    except OSError as exc:
+        print(f"msacclint: error: cannot write the API surface {path}: {exc.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    names = sum(len(table) for table in data["members"].values())
+    raising = sum(1 for apis in data["rejected"].values() for outcome in apis.values() if outcome == "raises")
+    tried = sum(len(apis) for apis in data["rejected"].values())
+    print(f"MindSpore {data['mindspore']}: {len(data['members'])} modules walked, {names} names, "
+          f"{len(data['modules'])} modules; {raising} of {tried} rejected combinations raise; wrote {path}")
+    return EXIT_OK
 
 
 def text_report(head: Dict[str, Any], rows: List[Any]) -> str:

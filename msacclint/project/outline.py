@@ -17,7 +17,8 @@ a method, ``"build.inner"`` a nested function. What a scope names:
   quietly);
 - ``dynamic``: the literal prefix of a module name it loads at run time
   (``importlib.import_module("models." + name)`` gives ``"models."``), ``""`` when nothing
-  of the name is known (``exec``, ``__import__(name)``).
+  of the name is known (``__import__(name)``); ``EVAL`` for ``eval``/``exec`` of computed
+  text, which may name anything the file binds.
 
 Decorators and default values are evaluated where the definition is, so they belong to the
 enclosing scope; a class's bases belong to the class itself (a base matters when the class
@@ -34,7 +35,9 @@ from typing import Any, Dict, List, Optional, Tuple
 from msacclint.project.summary import resolve_relative
 
 #: bump when the shape of an outline changes: cached outlines of another format are ignored
-FORMAT = 1
+FORMAT = 2
+#: the ``dynamic`` entry of ``eval``/``exec`` of computed text
+EVAL = "\x01eval"
 
 #: module-level calls that set a module up rather than make it a script
 _SET_UP = re.compile(r"^(?:sys\.path\.\w+|warnings\.\w+|logging\.\w+|os\.environ\.\w+|\w*logger\.\w+|"
@@ -234,7 +237,7 @@ class _Reader(ast.NodeVisitor):
         if callee in ("importlib.import_module", "import_module", "__import__") and node.args:
             self.scope().dynamic.append((_literal_prefix(node.args[0]), node.lineno))
         elif callee in ("exec", "eval") and node.args and not isinstance(node.args[0], ast.Constant):
-            self.scope().dynamic.append(("", node.lineno))
+            self.scope().dynamic.append((EVAL, node.lineno))
         elif callee == "getattr" and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant):
             owner = _dotted(node.args[0])
             if owner is not None:  # any name of it may be looked up

@@ -36,7 +36,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from msacclint.project import outline as outline_mod
 from msacclint.project.listing import LISTING, paths_digest
-from msacclint.project.outline import PLAIN_DECORATORS, Outline
+from msacclint.project.outline import EVAL, PLAIN_DECORATORS, Outline
 
 #: a node of the reach graph: (file, scope) with scope "" (module code), "__main__" or a
 #: definition's qualified name
@@ -84,9 +84,10 @@ class _State:
     installable: Optional[List[str]] = None
     any_entry: Optional[bool] = None
     resolved: Dict[Tuple[str, str], Optional[Node]] = field(default_factory=dict)
-    dynamic_all: Optional[bool] = None
+    dynamic_all: Optional[List[Tuple[str, str]]] = None
     prefixes: Optional[List[Tuple[str, str, str, int]]] = None
     lookups: Optional[Set[str]] = None
+    entry_folders: Optional[Set[str]] = None
     #: memo of the search that lets a path pass code that cannot run
     loose: Dict[Node, Optional[Tuple[Hop, ...]]] = field(default_factory=dict)
     module_failures: Dict[str, Optional[Hop]] = field(default_factory=dict)
@@ -314,7 +315,7 @@ class ReachQueries:
                 stop = self._first_failure(blocked)
                 if stop is not None:
                     return Answer(False, blocked, scope, (), stop)
-            return Answer(False, (), scope, self._some_entries())
+            return Answer(False, (), scope, self._some_entries(path))
         if trail == ("?",):
             return Answer(None, (), scope)
         return Answer(True, trail, scope)
@@ -329,13 +330,16 @@ class ReachQueries:
         trail = self._search((os.path.normpath(os.path.abspath(path)), scope))
         return trail if trail is not None and trail != ("?",) else ()
 
-    def _some_entries(self) -> Tuple[str, ...]:
-        named = sorted(self.display(p) for p in self.named_scripts())[:3]
-        if named:
-            return tuple(named)
-        mains = [self.display(p) for p in sorted(self.files)
-                 if _MAIN_BLOCK.search(self._bytes(p) or b"") is not None][:3]
-        return tuple(mains)
+    def _some_entries(self, path: str) -> Tuple[str, ...]:
+        """A few entry points of the repository, the nearest to ``path`` first."""
+        candidates = set(self.named_scripts())
+        candidates.update(p for p in self.files if _MAIN_BLOCK.search(self._bytes(p) or b"") is not None)
+
+        def distance(other: str) -> Tuple[int, str]:
+            common = os.path.commonpath([path, other])
+            return (path.count(os.sep) - common.count(os.sep), other)
+
+        return tuple(self.display(p) for p in sorted(candidates, key=distance)[:3])
 
     def _search(self, start: Node, strict: bool = True):
         """The trail from an entry point to ``start`` (entry first), None when nothing
@@ -368,9 +372,12 @@ class ReachQueries:
                 if strict and self._stops_before(hop[0], pred[1], hop[1]) is not None:
                     continue
                 parents[pred] = (node, hop)
+                if pred not in memo and self._root(pred) is not None:
+                    queue.appendleft(pred)  # an entry point: taken next, before the rest
+                    break
                 queue.append(pred)
-            if len(parents) > MAX_NODES:
-                return ("?",)
+                if len(parents) > MAX_NODES:
+                    return ("?",)
         for node in parents:
             memo[node] = None
         return None
@@ -520,8 +527,10 @@ class ReachQueries:
                 return "pytest collects it"
             if not scope.startswith("_") and self._public_module(path):
                 return f"a public name of the installable package `{os.path.basename(self._package_of(path))}`"
-        if self._dynamic_everything():
-            return "the repository runs code it builds at run time (exec or a computed import), so any of it may run"
+        for folder, where in self._computed_imports():
+            if path.startswith(folder.rstrip(os.sep) + os.sep) or path == folder:
+                return (f"{where} imports a module whose name it computes at run time, so any code of "
+                        f"{self.display(folder) if folder != self.root else 'the repository'} may run")
         return None
 
     def _package_of(self, path: str) -> str:
@@ -544,10 +553,11 @@ class ReachQueries:
             state.lookups = set()
             for path in sorted(self.files):
                 data = self._bytes(path) or b""
-                if b"getattr" not in data:
+                if b"getattr" not in data and b"eval(" not in data and b"exec(" not in data:
                     continue
                 found = self.outline(path)
-                if found is not None and any(ref.endswith(".*") for s in found.scopes.values() for ref, _ in s.refs):
+                if found is not None and (any(ref.endswith(".*") for s in found.scopes.values() for ref, _ in s.refs)
+                                          or any(p == EVAL for s in found.scopes.values() for p, _ in s.dynamic)):
                     state.lookups.add(path)
         return state.lookups
 
@@ -575,22 +585,44 @@ class ReachQueries:
                 return path, line, scope
         return None
 
-    def _dynamic_everything(self) -> bool:
+    def _computed_imports(self) -> List[Tuple[str, str]]:
+        """(folder, where) for each import whose module name is computed whole
+        (``importlib.import_module(name)``): any module of that folder may be loaded. The
+        folder is the nearest one above the importing file that holds an entry point of its
+        own (the folder ``python train.py`` puts on ``sys.path``), else the repository."""
         state = self._reach_state()
         if state.dynamic_all is None:
-            state.dynamic_all = False
+            state.dynamic_all = []
             for path in sorted(self.files):
                 data = self._bytes(path) or b""
-                if b"exec(" not in data and b"eval(" not in data and b"import_module" not in data and \
-                        b"__import__" not in data:
+                if b"import_module" not in data and b"__import__" not in data:
                     continue
                 found = self.outline(path)
                 if found is None:
                     continue
-                if any(prefix == "" for s in found.scopes.values() for prefix, _ in s.dynamic):
-                    state.dynamic_all = True
-                    break
+                lines = [line for s in found.scopes.values() for prefix, line in s.dynamic if prefix == ""]
+                if lines:
+                    where = f"{self.display(path)}:{lines[0]}"
+                    state.dynamic_all.append((self._entry_folder(path), where))
         return state.dynamic_all
+
+    def _entry_folder(self, path: str) -> str:
+        """The nearest folder above ``path`` holding a file with a main block or a file the
+        scripts run, else the repository root."""
+        state = self._reach_state()
+        if state.entry_folders is None:
+            state.entry_folders = {os.path.dirname(p) for p in self.named_scripts()}
+            for other in self.files:
+                folder = os.path.dirname(other)
+                if folder not in state.entry_folders and _MAIN_BLOCK.search(self._bytes(other) or b""):
+                    state.entry_folders.add(folder)
+            self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
+        folder = os.path.dirname(path)
+        while len(folder) > len(self.root):
+            if folder in state.entry_folders:
+                return folder
+            folder = os.path.dirname(folder)
+        return self.root
 
     # -- the edges, backwards -----------------------------------------------------------------
     def _predecessors(self, node: Node) -> Iterator[Tuple[Node, Hop]]:
@@ -632,8 +664,12 @@ class ReachQueries:
                 continue
             self._depend(other)
             if not other.endswith((".py", ".ipynb")):
-                # a config file naming it: the code that reads the config may build it
-                yield (other, "#config"), (other, 1, f"{self.display(other)} names `{name}`")
+                # a config file naming it: the code that reads the config may build it (a
+                # config of the same project only: another model's config of a model zoo
+                # names its own classes)
+                unit = self._unit(path)
+                if other.startswith(unit.rstrip(os.sep) + os.sep):
+                    yield (other, "#config"), (other, 1, f"{self.display(other)} names `{name}`")
                 continue
             out = self.outline(other)
             if out is None or out.broken:
@@ -655,16 +691,52 @@ class ReachQueries:
                     return line, f"`{_scope_label(scope_name)}` looks a name of {ref[:-2]} up at run time (getattr)"
                 continue
             parts = ref.split(".")
-            if name not in parts or parts[0] in _SKIP_HEADS:
+            if parts[0] in _SKIP_HEADS:
                 continue
+            if name not in parts and name not in out.bindings.get(parts[0], "").split("."):
+                continue  # (``from m import build as make``: ``make`` names ``build``)
             target = self._resolve(other, out, ref)
             if target is not None and target == (path, name):
                 what = f"{ref}" if ref == name else f"{ref} ({name})"
                 return line, f"`{_scope_label(scope_name)}` uses {what}"
         for text, line in scope.strings:
-            if text == name or text.rsplit(".", 1)[-1] == name:
+            if (text == name or text.rsplit(".", 1)[-1] == name) and self._may_name(other, path):
                 return line, f"`{_scope_label(scope_name)}` names '{text}'"
+        for prefix, line in scope.dynamic:
+            if prefix == EVAL and self._binds(other, out, path, name):
+                return line, f"`{_scope_label(scope_name)}` evaluates text built at run time, which may name `{name}`"
         return None
+
+    def _unit(self, path: str) -> str:
+        """The project a file belongs to inside the repository: the nearest folder above it
+        that holds an entry point of its own (a model folder of a model zoo), else the
+        repository."""
+        return self._entry_folder(path)
+
+    def _may_name(self, other: str, path: str) -> bool:
+        """Whether a string written in ``other`` may name a definition of ``path`` (a registry
+        key, a ``getattr`` name): both are of one project of the repository, or ``other``
+        imports ``path``'s module (or a package above it)."""
+        if other == path or self._unit(other) == self._unit(path):
+            return True
+        out = self.outline(other)
+        if out is None:
+            return False
+        for scope in out.scopes.values():
+            for imported, _line, _guarded in scope.imports:
+                target = self.find_module(imported, other) or self.find_module(imported.rsplit(".", 1)[0], other)
+                if target == path or (target is not None and target.endswith("__init__.py")
+                                      and path.startswith(os.path.dirname(target) + os.sep)):
+                    return True
+        return False
+
+    def _binds(self, other: str, out: Outline, path: str, name: str) -> bool:
+        """Whether a name ``other`` binds (a definition, an import, a star import) is ``name``
+        of ``path``: what ``eval`` of computed text in ``other`` may reach."""
+        if self._resolve(other, out, name) == (path, name):
+            return True
+        return any(self._resolve(other, out, bound) == (path, name) for bound in out.bindings
+                   if not bound.startswith("*") and out.bindings[bound].rsplit(".", 1)[-1] == name)
 
     def _looks_up_in(self, other: str, out: Outline, owner: str, path: str) -> bool:
         """Whether ``getattr(owner, <computed>)`` written in ``other`` may find a top-level

@@ -20,16 +20,16 @@ Expressions are kept as small tuples (``Expr``), never as CST nodes:
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, literal
 from msacclint.analysis.imports import canonical, dotted
-from msacclint.analysis.walk import Traversal, visitor_names
+from msacclint.analysis.walk import Traversal, iter_children, visitor_names
 
 #: bump when the shape of a summary changes: cached summaries of another format are ignored
-FORMAT = 8
+FORMAT = 9
 
 Expr = Tuple[Any, ...]
 UNKNOWN_EXPR: Expr = ("?",)
@@ -42,6 +42,53 @@ CONFIG_FACTORIES = frozenset({"dict", "EasyDict", "edict", "Namespace", "SimpleN
                               "AttrDict", "Config"})
 #: selector values that choose evaluation (``training=False``, ``split="test"``)
 EVAL_SELECTIONS = ("eval", "val", "valid", "test")
+
+# -- files a call writes or only mentions, which are not config files the code reads ---------------
+#: calls that write the file their arguments name (``open(..., "w")`` is decided by its mode)
+WRITERS = frozenset({"dump", "safe_dump", "dump_all", "safe_dump_all", "to_yaml", "to_json", "to_csv", "to_file",
+                     "to_pickle", "makedirs", "mkdir", "touch", "savefig", "export"})
+#: calls that read their first argument and write the others (``shutil.copy(src, dst)``)
+COPIERS = frozenset({"copy", "copy2", "copyfile", "copytree", "move", "rename", "replace", "symlink"})
+#: modules whose ``open(path, mode)`` takes the mode second, as the built-in does
+OPENERS = frozenset({"io", "codecs", "gzip", "bz2", "lzma", "tarfile"})
+#: calls whose string arguments are messages, not files (``logger.info("saved hyp.yaml")``)
+MESSAGES = frozenset({"print", "info", "warning", "warn", "debug", "error", "critical", "exception", "log",
+                      "echo", "write_summary"})
+
+
+def writes(node: cst.Call) -> Optional[Tuple[cst.BaseExpression, ...]]:
+    """The parts of a call that name files it writes (its arguments, or, for a method such as
+    ``Path(d, "hyp.yaml").write_text(...)``, also its receiver); None when it writes none:
+    ``open(..., "w"/"a"/"x")``, ``save*``, ``write*``, ``yaml.dump``, ``makedirs``, the
+    destination of ``shutil.copy``..."""
+    func = node.func
+    tail = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    receiver = (func.value,) if isinstance(func, cst.Attribute) else ()
+    values = tuple(a.value for a in node.args)
+    if tail == "open":
+        mode = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "mode"), None)
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        if mode is None:  # open(path, mode), io.open, gzip.open...; a path's method: Path(...).open(mode)
+            module = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
+                func.value.value in OPENERS
+            index = 0 if receiver and not module else 1
+            mode = positional[index] if len(positional) > index else None
+        text = _literal(mode) if mode is not None else None
+        return values + receiver if isinstance(text, str) and any(c in text for c in "wax") else None
+    if tail in COPIERS:
+        return values[1:]
+    if tail in WRITERS or tail.startswith(("save", "write", "dump_")):
+        return values + receiver
+    return None
+
+
+def _subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every node under it (read-only: analysis.walk.iter_children)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(iter_children(current))
 
 
 def selects_evaluation(keyword: Optional[str], value: Any) -> bool:
@@ -321,6 +368,16 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         self._names: set = set()
         self._positions = True
         self._seen: set = set()
+        #: calls whose string arguments are files written or messages, never config files read,
+        #: and the arguments (nodes) that name a file a call writes
+        self._not_read: set = set()
+        self._written_parts: set = set()
+        #: a call assigned to a name (``path = os.path.join(d, "x.yaml")``): id -> the name
+        self._assigned: Dict[int, str] = {}
+        #: per scope (module, then each function): name -> the config_files entries it holds,
+        #: and the names used as a file written ("w") or otherwise ("r")
+        self._file_names: List[Dict[str, List[Tuple[str, Any]]]] = [{}]
+        self._file_uses: List[Dict[str, set]] = [{}]
 
     # -- helpers ------------------------------------------------------------------
     def _line(self, node: cst.CSTNode) -> int:
@@ -450,6 +507,8 @@ class SummaryCollector(cst.BatchableCSTVisitor):
                 break
         self._functions.append(info)
         self._held.append({})
+        self._file_names.append({})
+        self._file_uses.append({})
         self._param_names.append(frozenset(p for p, _ in info.params))
         self._scope.append(node.name.value)
         self.summary.functions[qual] = info
@@ -462,6 +521,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         info = self._functions.pop()
         self._held.pop()
+        self._only_written(self._file_names.pop(), self._file_uses.pop())
         self._param_names.pop()
         self._scope.pop()
         if len(info.returns) == 1 and info.returns[0][0] == "name" and info.returns[0][1].startswith("self."):
@@ -500,6 +560,8 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         if len(node.targets) != 1:
             return
         target = node.targets[0].target
+        if isinstance(target, cst.Name) and isinstance(node.value, cst.Call):
+            self._assigned[id(node.value)] = target.value
         if isinstance(target, cst.Name) and (self._functions or not self._classes):
             alternatives = [node.value.body, node.value.orelse] if isinstance(node.value, cst.IfExp) else [node.value]
             self._held[-1].setdefault(target.value, []).extend(
@@ -560,7 +622,40 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         return None
 
     def visit_Call(self, node: cst.Call) -> None:
+        self._file_arguments(node)
         self._call(node)
+
+    def _file_arguments(self, node: cst.Call) -> None:
+        """Which string literals of this call and the calls inside it may name a config file
+        the code reads: not the ones a call writes (``open(os.path.join(d, "hyp.yaml"), "w")``)
+        or prints. A name holding a path counts as written when only calls that write use it."""
+        if id(node) in self._not_read:
+            return
+        written = writes(node)
+        func = node.func
+        tail = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        uses = self._file_uses[-1]
+        if tail in MESSAGES:
+            self._not_read.add(id(node))
+            return
+        if written is not None:
+            for part in written:
+                self._written_parts.add(id(part))
+                for inner in _subtree(part):
+                    if isinstance(inner, cst.Call):
+                        self._not_read.add(id(inner))
+                    elif isinstance(inner, cst.Name):
+                        uses.setdefault(inner.value, set()).add("w")
+            return
+        for part in [a.value for a in node.args] + ([func.value] if isinstance(func, cst.Attribute) else []):
+            if isinstance(part, cst.Name):
+                uses.setdefault(part.value, set()).add("r")
+
+    def _only_written(self, held: Dict[str, List[Tuple[str, Any]]], uses: Dict[str, set]) -> None:
+        """Drop the config file entries a name holds when every call that uses the name writes."""
+        dropped = [id(entry) for name, entries in held.items() if uses.get(name) == {"w"} for entry in entries]
+        if dropped:
+            self.summary.config_files = [e for e in self.summary.config_files if id(e) not in dropped]
 
     def _call(self, node: cst.Call, attr: Optional[str] = None) -> None:
         name = _dotted(node.func)
@@ -604,10 +699,18 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             self._functions[-1].builds_dataset = True
             if tail.startswith("Random"):
                 self._functions[-1].random_ops.append((tail, line))
-        if args:  # a config file named by a literal: open("x.yaml"), os.path.join(here, "../cfg.yaml")
-            for value in args:
-                if value[0] == "lit" and isinstance(value[1], str) and value[1].endswith((".yaml", ".yml", ".json")):
-                    self.summary.config_files.append((value[1], line))
+        if args and id(node) not in self._not_read:
+            # a config file named by a literal: open("x.yaml"), os.path.join(here, "../cfg.yaml");
+            # not one a call writes or a message mentions (_file_arguments)
+            positional = [a.value for a in node.args if a.keyword is None and not a.star]
+            for value, part in zip(args, positional):
+                if value[0] == "lit" and isinstance(value[1], str) and value[1].endswith((".yaml", ".yml", ".json")) \
+                        and id(part) not in self._written_parts:
+                    entry = (value[1], line)
+                    self.summary.config_files.append(entry)
+                    holder = self._assigned.get(id(node))
+                    if holder is not None:
+                        self._file_names[-1].setdefault(holder, []).append(entry)
 
     def _target_calls(self) -> List[Call]:
         if self._functions:
@@ -652,6 +755,9 @@ class SummaryCollector(cst.BatchableCSTVisitor):
 
     def finish(self) -> FileSummary:
         self.summary.names = frozenset(self._names)
+        if len(self._file_names) == 1:  # the module's own names (once: finish may be called again)
+            self._only_written(self._file_names[0], self._file_uses[0])
+            self._file_names[0] = {}
         # methods record their calls in the class too; a function's own calls stay on it
         return self.summary
 

@@ -171,7 +171,8 @@ class ValueQueries:
 
     def _config_files(self, path: str, summary: FileSummary) -> List[str]:
         """The YAML/JSON files a loader module reads: the ones it names (when they exist),
-        else the ``*config*.yaml`` files nearest to it, when it reads YAML at all."""
+        else the ``*config*.yaml`` files nearest to it, when it reads YAML at all. Files the
+        code writes are not named (summary.py); a named one that is missing is a note."""
         named = []
         for name, _line in summary.config_files:
             for base in (os.path.dirname(path), os.path.dirname(os.path.dirname(path)), self.root):
@@ -180,8 +181,10 @@ class ValueQueries:
                     named.append(candidate)
                     break
             else:
-                self._problem(path, f"the config file {name!r} named here is not in the project; the values "
-                                    "read from it are unknown", _line)
+                # an input that is missing (not written by the code: summary.py leaves those out)
+                # is a note, not bad input: the file may be made by a step before training
+                self._problem(path, f"the config file {name!r} that line {_line} reads is not in the project: "
+                                    "the values read from it are unknown", _line, note=True)
         if named:
             return named
         if any(v.split(".")[0] == "yaml" for v in summary.imports.values()):

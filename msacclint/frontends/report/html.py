@@ -7,6 +7,7 @@ import re
 from html import escape as _escape
 from typing import List
 
+from msacclint.diagnostics import grade_counts
 from msacclint.report import BY_HAND, NO_PROBLEM, NOT_APPLICABLE, PARTLY_CHECKED, PROBLEM, Report
 
 
@@ -40,6 +41,9 @@ td.id { white-space: nowrap; font-family: ui-monospace, SFMono-Regular, Menlo, m
 .na { background: #eaeef2; color: #57606a; }
 .manual { background: #fff8c5; color: #7d4e00; }
 .partial { background: #ddf4ff; color: #0a3069; }
+.grade { display: inline-block; min-width: 4.2rem; font-size: .8rem; font-weight: 600; text-transform: uppercase; }
+.grade.error { color: #a40e26; } .grade.warning { color: #7d4e00; } .grade.info { color: #57606a; }
+.counts { display: block; margin-top: .25rem; font-size: .85rem; color: #57606a; }
 .suggested { border-left: 4px solid #0969da; padding: .4rem .8rem; background: #f6f8fa; }
 ul.findings { margin: 0; padding-left: 1.1rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .85em;
@@ -64,6 +68,7 @@ def html_page(report: Report) -> str:
         f"<dt>MindSpore</dt><dd>{escape(report.mindspore_version)}</dd>",
         f"<dt>Generated</dt><dd>{escape(report.generated)}</dd>",
         f"<dt>Files read</dt><dd>{len(report.files)}</dd>",
+        f"<dt>Findings</dt><dd>{escape(report.grade_line())}</dd>",
         "</dl>",
         '<div class="summary">' + "".join(
             f'<span class="{_CLASS[c]}">{n} {escape(c)}</span>' for c, n in counts.items()) + "</div>",
@@ -81,15 +86,17 @@ def html_page(report: Report) -> str:
         for item in items:
             if item.findings:
                 evidence = '<ul class="findings">' + "".join(
-                    f"<li><code>{escape(d.place)}</code> {escape(d.code)} {escape(d.message)}</li>"
+                    f'<li><span class="grade {d.severity.value}">{d.severity.value}</span> '
+                    f"<code>{escape(d.place)}</code> {escape(d.code)} {escape(d.message)}</li>"
                     for d in item.findings) + "</ul>"
             else:
                 evidence = escape(item.detail)
             if item.also_check:
                 evidence += f'<div class="also">Also check by hand: {escape(item.also_check)}</div>'
+            counts = f'<span class="counts">{escape(grade_counts(item.grades()))}</span>' if item.findings else ""
             parts.append(
                 f'<tr id="{escape(item.id)}"><td class="id">{escape(item.id)}</td><td>{escape(item.title)}</td>'
-                f'<td><span class="badge {_CLASS[item.conclusion]}">{escape(item.conclusion)}</span></td>'
+                f'<td><span class="badge {_CLASS[item.conclusion]}">{escape(item.conclusion)}</span>{counts}</td>'
                 f"<td>{evidence}</td></tr>")
         parts.append("</tbody></table>")
     parts.append("<details><summary>Files read</summary><ul>")

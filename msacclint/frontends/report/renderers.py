@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Callable, Dict
 
-from msacclint.diagnostics import Diagnostic
+from msacclint.diagnostics import Diagnostic, grade_counts
 from msacclint.frontends.report.html import html_page
 from msacclint.report import BY_HAND, PARTLY_CHECKED, PROBLEM, Report
 
@@ -20,7 +20,7 @@ def _cell(text: str) -> str:
 
 
 def finding_line(d: Diagnostic) -> str:
-    return f"{d.place}: {d.code} {d.message}"
+    return f"{d.place}: {d.severity.value} {d.code} {d.message}"
 
 
 def markdown(report: Report) -> str:
@@ -31,6 +31,7 @@ def markdown(report: Report) -> str:
     out.append(f"- Generated: {report.generated}")
     out.append(f"- Files read: {len(report.files)}")
     out.append("- Summary: " + " · ".join(f"{n} {c}" for c, n in counts.items()))
+    out.append(f"- Findings: {report.grade_line()}")
     if report.suggestion:
         out.append(f"- Suggested: {report.suggestion}")
     out.append("")
@@ -41,12 +42,15 @@ def markdown(report: Report) -> str:
         out += [f"## {title} ({area}.*)", "", "| Item | Conclusion | Evidence / what to do |", "|---|---|---|"]
         for item in items:
             if item.findings:
-                evidence = "<br>".join(f"`{_cell(d.place)}` {d.code} {_cell(d.message)}" for d in item.findings)
+                evidence = "<br>".join(f"`{_cell(d.place)}` {d.severity.value} {d.code} {_cell(d.message)}"
+                                       for d in item.findings)
             else:
                 evidence = _cell(item.detail)
             if item.also_check:
                 evidence += "<br>Also check by hand: " + _cell(item.also_check)
             mark = "**" + item.conclusion + "**" if item.conclusion in NEEDS_A_PERSON else item.conclusion
+            if item.findings:  # the finding's count by grade: "**Problem found** (2 errors, 1 warning)"
+                mark += f" ({grade_counts(item.grades())})"
             out.append(f"| {item.id} {_cell(item.title)} | {mark} | {evidence} |")
         out.append("")
     out += ["<details><summary>Files read</summary>", ""]
@@ -64,6 +68,7 @@ def summary_markdown(report: Report, full_name: str, limit: int) -> str:
             f"- msacclint: {report.msacclint_version}", f"- MindSpore: {report.mindspore_version}",
             f"- Generated: {report.generated}", f"- Files read: {len(report.files)}",
             "- Summary: " + " · ".join(f"{n} {c}" for c, n in counts.items()),
+            f"- Findings: {report.grade_line()}",
             f"- Full report, every finding with its place: `{full_name}` (attached or linked)"]
     if report.suggestion:
         head.append(f"- Suggested: {report.suggestion}")
@@ -76,7 +81,7 @@ def summary_markdown(report: Report, full_name: str, limit: int) -> str:
         top = sorted(per_file.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
         files = ", ".join(f"`{_cell(p)}` ({n})" for p, n in top) + (" ..." if len(per_file) > 3 else "")
         mark = "**" + item.conclusion + "**" if item.conclusion in NEEDS_A_PERSON else item.conclusion
-        rows.append(f"| {item.id} {_cell(item.title)} | {mark} | {len(item.findings) or ''} | {files} |")
+        rows.append(f"| {item.id} {_cell(item.title)} | {mark} | {grade_counts(item.grades())} | {files} |")
     tail = ["", f"The evidence and what to do for each item are in `{full_name}`.", ""]
     text = "\n".join(head + rows + tail)
     while len(text) > limit and len(rows) > 2:  # a checklist this long does not exist; stay within the limit anyway
