@@ -45,7 +45,8 @@ def test_json_contract(run_cli, faulty):
     data = json.loads(run_format(run_cli, "json", faulty))
     assert isinstance(data, list) and len(data) == len(FAULTY_FINDINGS)
     for item, (line, column, code) in zip(data, FAULTY_FINDINGS):
-        assert list(item) == JSON_KEYS
+        # `trail` follows when the reach graph found how an entry point reaches the code
+        assert list(item) == JSON_KEYS + (["trail"] if item["reach"] == "runs" else [])
         assert (item["line"], item["column"], item["code"]) == (line, column, code)
         assert item["path"] == "src/faulty.py"
         assert item["checklist"] == "api.01" and item["severity"] == "error"

@@ -234,8 +234,9 @@ def test_json_keeps_every_grade_and_says_where_the_code_runs(project):
     assert {(line, d["severity"]) for (line, _), d in found.items()} == {
         (6, "warning"), (10, "info"), (14, "error"), (15, "warning")}
     assert found[(6, "MSA101")]["reach"] == "dormant" and found[(10, "MSA301")]["reach"] == "dormant"
-    assert found[(14, "MSA104")]["reach"] is None  # not decided
-    assert "trail" not in found[(14, "MSA104")]
+    # the code that runs carries its trail from the entry point (the main block)
+    assert found[(14, "MSA104")]["reach"] == "runs"
+    assert found[(14, "MSA104")]["trail"][0]["path"] == "train.py"
     # the summary counts what show shows; the exit status follows fail-on, as for text
     assert result.returncode == 1 and "1 note not shown" in result.stderr
 
@@ -248,7 +249,7 @@ def test_sarif_and_github_map_the_grades(project, sarif_schema):  # noqa: F811
     assert {key: r["level"] for key, r in results.items()} == {
         (6, "MSA101"): "warning", (10, "MSA301"): "note", (14, "MSA104"): "error", (15, "MSA301"): "warning"}
     assert results[(6, "MSA101")]["properties"]["reach"] == "dormant"
-    assert "reach" not in results[(14, "MSA104")]["properties"]
+    assert results[(14, "MSA104")]["properties"]["reach"] == "runs"
     default = json.loads(in_a_pipe(project, "--format", "sarif", ".").stdout)
     assert sorted(r["level"] for r in default["runs"][0]["results"]) == ["error", "warning", "warning"]
 

@@ -325,3 +325,69 @@ def test_shadowed_modules_conditional_imports_and_a_config_naming_nothing(tmp_pa
                      "configs/net.yaml": "model: ResNet999\n"})
     found = run(tmp_path)
     assert found[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+
+
+def test_a_half_ported_module_cannot_run_and_says_what_raises(tmp_path):
+    # `nn.Module` is not a MindSpore name: the class statement raises when the module is
+    # imported, so nothing in the module runs; the raising line itself keeps its MSA004
+    ported = """\
+        import mindspore.nn as nn
+
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.drop = nn.Dropout(0.1)
+
+
+        class Block(nn.Cell):
+            def __init__(self, c):
+                super().__init__()
+                self.bn = nn.BatchNorm2d(c, momentum=0.1)
+        """
+    write(tmp_path, {"src/__init__.py": "", "src/head.py": ported,
+                     "train.py": "from src.head import Block\n\nif __name__ == '__main__':\n    Block(8)\n"})
+    found = run(tmp_path)
+    raising = found[("src/head.py", 4, "MSA004")]
+    assert raising.severity.value == "warning" and "nn.Module" in raising.message
+    block_bn = found[("src/head.py", 13, "MSA107")]
+    assert block_bn.severity.value == "info" and block_bn.reach is Reach.CANNOT_RUN
+    assert "cannot run: src/head.py:4 raises first" in block_bn.message and "nn.Module" in block_bn.message
+
+
+def test_a_class_whose_constructor_raises_cannot_be_built_but_its_neighbours_can(tmp_path):
+    # nn.Conv1d has no `bias` keyword: Net1d's constructor raises, so its layers never run;
+    # Net2d in the same file is built and keeps its error
+    model = """\
+        import mindspore.nn as nn
+
+
+        class Net1d(nn.Cell):
+            def __init__(self, c):
+                super().__init__()
+                self.conv = nn.Conv1d(c, c, 3, bias=False)
+                self.bn = nn.BatchNorm1d(c, momentum=0.1)
+
+
+        class Net2d(nn.Cell):
+            def __init__(self, c):
+                super().__init__()
+                self.bn = nn.BatchNorm2d(c, momentum=0.1)
+        """
+    write(tmp_path, {"src/__init__.py": "", "src/net.py": model,
+                     "train.py": "from src.net import Net1d, Net2d\n\nif __name__ == '__main__':\n"
+                                 "    Net1d(4)\n    Net2d(4)\n"})
+    found = run(tmp_path)
+    assert found[("src/net.py", 7, "MSA004")].severity.value == "warning"
+    after = found[("src/net.py", 8, "MSA107")]
+    assert after.severity.value == "info" and after.reach is Reach.CANNOT_RUN and "src/net.py:7 raises first" in after.message
+    # a method of the class cannot run either: its constructor never finishes
+    with_method = ("import mindspore.nn as nn\n\n\nclass Net1d(nn.Cell):\n    def __init__(self, c):\n"
+                   "        super().__init__()\n        self.conv = nn.Conv1d(c, c, 3, bias=False)\n"
+                   "        self.bn = self.head()\n\n    def head(self):\n"
+                   "        return nn.BatchNorm1d(4, momentum=0.1)\n")
+    write(tmp_path, {"src/net.py": with_method, "train.py": "from src.net import Net1d\n\n"
+                                                            "if __name__ == '__main__':\n    Net1d(4)\n"})
+    method = run(tmp_path)[("src/net.py", 11, "MSA107")]
+    assert method.reach is Reach.CANNOT_RUN and "`Net1d` cannot be built" in method.message
+    assert found[("src/net.py", 14, "MSA107")].severity.value == "error"

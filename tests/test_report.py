@@ -130,7 +130,7 @@ def test_each_item_counts_its_findings_by_grade(tmp_path, msacclint):
     dp03 = next(i for i in data["items"] if i["id"] == "dp.03")
     assert dp03["grades"] == {"error": 0, "warning": 1, "info": 0}
     assert dp03["not_shown"] == {"error": 0, "warning": 0, "info": 1}
-    assert [(f["line"], f["severity"], f["reach"]) for f in dp03["findings"]] == [(11, "warning", None)]
+    assert [(f["line"], f["severity"], f["reach"]) for f in dp03["findings"]] == [(11, "warning", "runs")]
     # the configured grades apply too
     (tmp_path / "pyproject.toml").write_text('[tool.msacclint]\nshow = ["error"]\n')
     only_errors = json.loads(msacclint("report", ".", "--format", "json", "--no-cache").stdout)

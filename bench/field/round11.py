@@ -149,6 +149,10 @@ def score(args: argparse.Namespace) -> int:
     base = _rule_severity()
     rows: Dict[str, Counter] = defaultdict(Counter)
     lowering = Counter()
+    sampled = set()
+    if args.sheet:
+        with open(args.sheet, "rb") as handle:
+            sampled = {(e["at"], e["code"]) for e in tomllib.load(handle).get("verdict", []) if e.get("sampled")}
     for path in args.verdicts:
         with open(path, "rb") as handle:
             for v in tomllib.load(handle).get("verdict", []):
@@ -159,7 +163,7 @@ def score(args: argparse.Namespace) -> int:
                 tier = "notebook errors" if d["path"].endswith(".ipynb") and d["severity"] == "error" else (
                     "errors" if d["severity"] == "error" else
                     "lowered from error" if base.get(d["code"]) == "error" and d.get("reach") in ("dormant", "cannot-run")
-                    else "warnings (sample)" if v.get("sampled") else "other")
+                    else "warnings (sample)" if v.get("sampled") or (v["at"], v["code"]) in sampled else "other")
                 rows[tier][verdict] += 1
                 rows[tier]["read"] += 1
                 if verdict in ("dormant", "broken"):
@@ -207,6 +211,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     c = sub.add_parser("score")
     c.add_argument("report")
     c.add_argument("verdicts", nargs="+")
+    c.add_argument("--sheet", help="the sheet the verdicts answer (which warnings were drawn)")
     args = parser.parse_args(argv)
     return {"run": run, "sheet": sheet, "score": score}[args.command](args)
 

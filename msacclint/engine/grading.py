@@ -33,12 +33,17 @@ def lower(severity: Severity) -> Severity:
     return Severity.WARNING if severity is Severity.ERROR else Severity.INFO
 
 
-def grade(ctx: FileContext, line: int, severity: Severity, message: str) -> Graded:
+#: rules whose findings on a ``class``/``def`` line are about what the line evaluates where
+#: the definition is (a base class that does not exist), not about the body
+HEADER_RULES = frozenset({"MSA004"})
+
+
+def grade(ctx: FileContext, line: int, severity: Severity, message: str, code: str = "") -> Graded:
     """The grade of a finding at ``line`` of the checked file."""
     project = ctx.project
     if project is None:
         return Graded(severity, message, None)
-    answer = project.reached(ctx.path, line)
+    answer = project.reached(ctx.path, line, header_outside=code in HEADER_RULES)
     if answer.runs is None:
         return Graded(severity, message, None)
     trail = tuple(Related(project.display(path), hop_line, what) for path, hop_line, what in answer.trail)

@@ -283,6 +283,9 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
     reports = list(reports)
     if not reports:
         return []
+    if ctx.project is not None:
+        # what in this file raises on every supported release: code after it cannot run
+        ctx.project.note_raising(ctx)
     # where a finding is, is it run? (msacclint.project.reach; engine/grading.py lowers the
     # findings in code nothing reaches). Definitions' ranges are needed only for the finer
     # notes on errors and warnings (a switch no caller turns on, a method nobody calls).
@@ -304,7 +307,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
         reach: Optional[Reach] = None
         trail: Tuple[Related, ...] = ()
         if ctx.project is not None:
-            graded = grading.grade(ctx, where.start.line, severity, message)
+            graded = grading.grade(ctx, where.start.line, severity, message, rule.code)
             severity, message, reach, trail = graded.severity, graded.message, graded.reach, graded.trail
         if reach is Reach.RUNS and severity is not Severity.INFO and definitions:
             definition = dormant.enclosing(where.start.line, definitions, ranges)
@@ -315,7 +318,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
                 if note is not None:
                     severity, message = dormant.adjust(severity, message, note)
                     reach = Reach.DORMANT
-        if severity is not Severity.INFO and rule.code != "MSA503":
+        if severity is not Severity.INFO and rule.code not in ("MSA503", "MSA004"):
             unused = never_used(ctx, report.node)
             if unused is not None:
                 severity = Severity.INFO

@@ -14,7 +14,8 @@ live in modules named for them, mixed into the class:
 - ``callers``: who calls a class or function, and with what;
 - ``networks``: what a network contains and whether it depends on the mode;
 - ``mentions``: who names a definition (word and token counts);
-- ``reach``: the repository's entry points and what they reach.
+- ``entries``: what the repository runs (its entry points) and what is a library's API;
+- ``reach``: whether a place is reached from them; ``failures``: code that cannot run.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from msacclint.analysis.notebook_text import load as load_notebook
 from msacclint.analysis.source import MAX_SOURCE_BYTES, decode, parse
 from msacclint.project import configs as configs_mod
 from msacclint.project.callers import CallerQueries, all_calls, says_data_parallel
+from msacclint.project.entries import EntryQueries
+from msacclint.project.failures import FailureQueries
 from msacclint.project.graph import GraphQueries, checked_file_bindings
 from msacclint.project.listing import MAX_FILES, find_project_root, listing
 from msacclint.project.mentions import MentionQueries
@@ -60,7 +63,8 @@ def _notebook_python(data: bytes) -> Optional[bytes]:
         return None
 
 
-class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, MentionQueries, ReachQueries):
+class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, MentionQueries, EntryQueries,
+                   FailureQueries, ReachQueries):
     def __init__(self, root: str, py_files: Sequence[str], config_files: Sequence[str] = (), cache=None,
                  truncated: bool = False) -> None:
         self.root = os.path.abspath(root)

@@ -1,4 +1,4 @@
-"""What the repository runs: its entry points, and whether a place in a file is reached.
+"""Whether a place in a file is reached from what the repository runs.
 
 **Entry points** are what a repository runs (``entry``): a file with an ``if __name__ ==
 "__main__":`` block (its main block runs), a file whose own code does work when run (a
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Set, Tuple
@@ -48,17 +47,6 @@ Hop = Tuple[str, int, str]
 MAX_NODES = 4_000
 #: names that say nothing about which definition they mean (``self.x``, builtins)
 _SKIP_HEADS = frozenset({"self", "cls", "super"})
-_MAIN_BLOCK = re.compile(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.M)
-#: a top-level statement that calls something or loops (the cheap test for "a script")
-_TOP_LEVEL_WORK = re.compile(rb"^(?:for|while|with)\b|^[A-Za-z_][\w.]*\s*\(|^[A-Za-z_][\w.]*\s*=\s*[A-Za-z_][\w.]*\(",
-                             re.M)
-_RUN_LINE = re.compile(r"(?:^|[\s;&|`(])(?:python[\d.]*|python3|pypy3?|torchrun|msrun|mpirun[^\n]*?python[\d.]*)"
-                       r"(?:\s+-[A-Za-z]+(?:\s+\S+)?)*?\s+(-m\s+[\w.]+|[^\s;&|`)]+\.py)\b", re.M)
-_SCRIPT_TEXTS = (".sh", ".bash", ".md", ".rst", ".txt", ".cfg", ".toml", ".yaml", ".yml", ".ipynb")
-_SCRIPT_NAMES = ("Makefile", "makefile", "Dockerfile", "Procfile")
-#: folders whose code is not an installable package's public API
-_NOT_API = frozenset({"tests", "test", "examples", "example", "docs", "doc", "scripts", "script", "benchmarks",
-                      "benchmark", "tools", "demo", "demos", "tutorials", "samples"})
 
 
 @dataclass(frozen=True)
@@ -92,12 +80,13 @@ class _State:
     loose: Dict[Node, Optional[Tuple[Hop, ...]]] = field(default_factory=dict)
     module_failures: Dict[str, Optional[Hop]] = field(default_factory=dict)
     raising: Dict[str, List[Tuple[str, int, str]]] = field(default_factory=dict)
+    #: the run's settings (the MindSpore version decides what raises), from the engine
+    settings: object = None
 
 
 class ReachQueries:
     """A mixin of ProjectIndex: see the module's docstring."""
 
-    # -- outlines -----------------------------------------------------------------------------
     def _reach_state(self) -> _State:
         state = getattr(self, "_reach", None)
         if state is None:
@@ -134,177 +123,18 @@ class ReachQueries:
     def forget_reach(self) -> None:
         self._reach = _State()
 
-    # -- entry points -----------------------------------------------------------------------
-    def named_scripts(self) -> Dict[str, str]:
-        """Python files the repository's scripts, Makefiles, READMEs and packaging name as
-        run (``python train.py``, ``python -m pkg.tool``, console scripts): path -> where."""
-        state = self._reach_state()
-        if state.named is not None:
-            return state.named
-        found: Dict[str, str] = {}
-        by_tail: Dict[str, List[str]] = {}
-        for path in self.files:
-            by_tail.setdefault(os.path.basename(path), []).append(path)
-        for text_path in self._script_texts():
-            try:
-                with open(text_path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read(400_000)
-            except OSError:
-                continue
-            where = self.display(text_path)
-            for match in _RUN_LINE.finditer(text):
-                named = match.group(1)
-                line = text.count("\n", 0, match.start(1)) + 1
-                for target in self._script_targets(named, text_path, by_tail):
-                    found.setdefault(target, f"{where}:{line}")
-        for target, where in self._console_scripts().items():
-            found.setdefault(target, where)
-        state.named = found
-        return found
-
-    def _script_texts(self) -> Iterator[str]:
-        for folder, dirs, files in os.walk(self.root):
-            dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__", "build",
-                                                                                 "dist", "site-packages")]
-            depth = folder[len(self.root):].count(os.sep)
-            if depth > 8:
-                dirs[:] = []
-            for name in files:
-                if name.endswith(_SCRIPT_TEXTS[:2]) or name in _SCRIPT_NAMES or \
-                        (name.lower().startswith("readme") and name.endswith(_SCRIPT_TEXTS[2:5])):
-                    yield os.path.join(folder, name)
-
-    def _script_targets(self, named: str, text_path: str, by_tail: Dict[str, List[str]]) -> List[str]:
-        if named.startswith("-m"):
-            module = named[2:].strip()
-            parts = module.split(".")
-            out = []
-            for base in (os.path.dirname(text_path), os.path.dirname(os.path.dirname(text_path)), self.root):
-                for candidate in (os.path.join(base, *parts) + ".py", os.path.join(base, *parts, "__main__.py")):
-                    if os.path.normpath(candidate) in self.files:
-                        out.append(os.path.normpath(candidate))
-            return out[:1]
-        named = re.sub(r"^\$\{?\w+\}?/", "", named.strip("'\""))
-        tail = os.path.basename(named)
-        candidates = by_tail.get(tail, [])
-        if not candidates:
-            return []
-        rel = [p for p in named.replace("\\", "/").split("/") if p not in ("", ".", "..")]
-        folder = os.path.dirname(text_path)
-        # the file the relative path names from the script's folder or its parents; else every
-        # file of that name below the script's parent folder (scripts/run.sh naming train.py)
-        for base in (folder, os.path.dirname(folder), os.path.dirname(os.path.dirname(folder)), self.root):
-            direct = os.path.normpath(os.path.join(base, named))
-            if direct in self.files:
-                return [direct]
-        suffix = os.sep + os.path.join(*rel) if rel else ""
-        scope = os.path.dirname(folder) if os.path.basename(folder) in ("scripts", "script", "shell", "bin") \
-            else folder
-        near = [p for p in candidates if p.endswith(suffix) and p.startswith(scope.rstrip(os.sep) + os.sep)]
-        return near or [p for p in candidates if p.endswith(suffix)][:3]
-
-    def _console_scripts(self) -> Dict[str, str]:
-        """Modules ``[project.scripts]``/``entry_points`` name (``tool = pkg.cli:main``)."""
-        out: Dict[str, str] = {}
-        for name in ("pyproject.toml", "setup.py", "setup.cfg"):
-            path = os.path.join(self.root, name)
-            try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read(200_000)
-            except OSError:
-                continue
-            for match in re.finditer(r"=\s*['\"]?([A-Za-z_][\w.]*):([A-Za-z_]\w*)", text):
-                module = match.group(1)
-                target = self.find_module(module, os.path.join(self.root, "setup.py"))
-                if target is not None:
-                    out.setdefault(target, f"{name} (console script {match.group(1)}:{match.group(2)})")
-        return out
-
-    def entry(self, path: str) -> Optional[str]:
-        """Why the file ``path`` is an entry point of the repository, or None."""
-        path = os.path.normpath(os.path.abspath(path))
-        if path.endswith(".ipynb"):
-            return "a notebook"
-        named = self.named_scripts().get(path)
-        if named is not None:
-            return f"run by {named}"
-        found = self.outline(path)
-        if found is None or found.broken:
-            return None
-        if found.main:
-            return "its main block runs when it is run"
-        if self._pytest_module(path, found):
-            return "pytest collects it"
-        if found.script:
-            return f"a script: its code at line {found.script} runs when it is run"
-        for callee, line in found.top_calls:
-            target = self._resolve(path, found, callee)
-            if target is not None and target[0] != path or (target is not None and callee.split(".")[0] in found.defs):
-                return f"a script: its code at line {line} calls `{callee}` when it is run"
-        return None
-
-    @staticmethod
-    def _pytest_module(path: str, found: Outline) -> bool:
-        name = os.path.basename(path)
-        if not (name.startswith("test_") or name.endswith("_test.py")):
-            return False
-        return any(q.lower().startswith("test") and not d.parent for q, d in found.defs.items())
-
-    def has_entry_points(self) -> bool:
-        """Whether the repository runs anything itself (else it is a library)."""
-        state = self._reach_state()
-        if state.any_entry is None:
-            state.any_entry = bool(self.named_scripts()) or any(p.endswith(".ipynb") for p in self.files)
-            if not state.any_entry:
-                for path in sorted(self.files):
-                    data = self._bytes(path) or b""
-                    if _MAIN_BLOCK.search(data) or (_TOP_LEVEL_WORK.search(data) and self.entry(path)):
-                        state.any_entry = True
-                        break
-            self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
-        return state.any_entry
-
-    def installable_packages(self) -> List[str]:
-        """Folders of the packages the repository's packaging installs (their public names are
-        an API others call): the top-level packages, below the root or ``src/``, when
-        ``setup.py``/``setup.cfg``/``pyproject.toml`` declares a build."""
-        state = self._reach_state()
-        if state.installable is not None:
-            return state.installable
-        declared = False
-        for name, pattern in (("setup.py", r"\bsetup\s*\([^)]*?(?:packages|py_modules)\s*="),
-                              ("setup.cfg", r"^\s*packages\s*="),
-                              ("pyproject.toml", r"^\[(?:project|tool\.poetry)\]")):
-            try:
-                with open(os.path.join(self.root, name), encoding="utf-8", errors="replace") as handle:
-                    if re.search(pattern, handle.read(200_000), re.M | re.S):
-                        declared = True
-            except OSError:
-                continue
-        out: List[str] = []
-        if declared:
-            for base in (self.root, os.path.join(self.root, "src")):
-                try:
-                    names = sorted(os.listdir(base))
-                except OSError:
-                    continue
-                for name in names:
-                    folder = os.path.join(base, name)
-                    if name in _NOT_API or name.startswith((".", "_")):
-                        continue
-                    if os.path.join(folder, "__init__.py") in self.files:
-                        out.append(folder)
-        state.installable = out
-        return out
-
-    # -- reach ---------------------------------------------------------------------------------
-    def reached(self, path: str, line: int) -> Answer:
-        """Whether the code at ``line`` of ``path`` runs (see the module's docstring)."""
+    def reached(self, path: str, line: int, header_outside: bool = False) -> Answer:
+        """Whether the code at ``line`` of ``path`` runs (see the module's docstring).
+        ``header_outside``: a finding on a ``class``/``def`` line is about what that line
+        evaluates where the definition is (a base class, a decorator), not its body."""
         path = os.path.normpath(os.path.abspath(path))
         found = self.outline(path)
         if found is None or found.broken:
             return Answer(None)
         scope = found.enclosing(line)
+        d = found.defs.get(scope)
+        if header_outside and d is not None and d.line == line:
+            scope = d.parent
         failure = self._stops_before(path, scope, line)
         if failure is not None:
             return Answer(False, (), scope, (), failure)
@@ -329,17 +159,6 @@ class ReachQueries:
         empty when nothing does or the search gave up."""
         trail = self._search((os.path.normpath(os.path.abspath(path)), scope))
         return trail if trail is not None and trail != ("?",) else ()
-
-    def _some_entries(self, path: str) -> Tuple[str, ...]:
-        """A few entry points of the repository, the nearest to ``path`` first."""
-        candidates = set(self.named_scripts())
-        candidates.update(p for p in self.files if _MAIN_BLOCK.search(self._bytes(p) or b"") is not None)
-
-        def distance(other: str) -> Tuple[int, str]:
-            common = os.path.commonpath([path, other])
-            return (path.count(os.sep) - common.count(os.sep), other)
-
-        return tuple(self.display(p) for p in sorted(candidates, key=distance)[:3])
 
     def _search(self, start: Node, strict: bool = True):
         """The trail from an entry point to ``start`` (entry first), None when nothing
@@ -393,109 +212,6 @@ class ReachQueries:
             node = child
         return tuple(trail)
 
-    # -- code that cannot run ------------------------------------------------------------------
-    def _first_failure(self, trail: Tuple[Hop, ...]) -> Optional[Hop]:
-        """The first hop of a loose trail that cannot run: what stops it."""
-        for path, line, _what in trail:
-            found = self.outline(path)
-            if found is None:
-                continue
-            stop = self._stops_before(path, found.enclosing(line), line)
-            if stop is not None:
-                return stop
-        return None
-
-    def _stops_before(self, path: str, scope: str, line: int) -> Optional[Hop]:
-        """What stops the code at ``line`` of the scope ``scope`` of ``path`` from running: its
-        module's import raises (module code before the raising line still runs), the class
-        holding it cannot be built (its ``__init__`` raises), or its own body raises before
-        the line. None when nothing does (as far as is known)."""
-        stop = self._module_failure(path)
-        if stop is not None and not (scope in ("", "__main__") and line <= stop[1] and stop[0] == path):
-            return stop
-        found = self.outline(path)
-        if found is None:
-            return None
-        raising = self._raising(path)
-        for where, at, what in raising:
-            if where == scope and at < line:
-                return (path, at, what)
-        # a method (or anything inside a class) of a class whose constructor raises
-        parts = scope.split(".")
-        for cut in range(len(parts), 0, -1):
-            owner = ".".join(parts[:cut])
-            d = found.defs.get(owner)
-            if d is None or d.kind != "class":
-                continue
-            for where, at, what in raising:
-                if where == owner + ".__init__" and not (scope == where and line <= at):
-                    return (path, at, f"{what}, so `{owner}` cannot be built")
-        return None
-
-    def _module_failure(self, path: str) -> Optional[Hop]:
-        """Why importing ``path`` raises: a statement of its module code that raises on every
-        supported release, or an import (not guarded by ``try``/``if``) of a module of the
-        project that is missing or whose own import raises."""
-        state = self._reach_state()
-        if path in state.module_failures:
-            return state.module_failures[path]
-        state.module_failures[path] = None  # a cycle reads "no failure known"
-        found = self.outline(path)
-        stop: Optional[Hop] = None
-        if found is not None and not found.broken:
-            module_code = found.scopes.get("")
-            candidates: List[Hop] = [(path, at, what) for where, at, what in self._raising(path) if where == ""]
-            for imported, line, guarded in (module_code.imports if module_code is not None else ()):
-                if guarded:
-                    continue
-                missing = self._missing_module(imported, path)
-                if missing is not None:
-                    candidates.append((path, line, missing))
-                    continue
-                target = self.find_module(imported, path)
-                if target is not None and target != path:
-                    inner = self._module_failure(target)
-                    if inner is not None:
-                        candidates.append((path, line, f"it imports {self.display(target)}, whose import raises "
-                                                       f"({self.display(inner[0])}:{inner[1]}: {inner[2]})"))
-            if candidates:
-                stop = min(candidates, key=lambda hop: hop[1])
-        state.module_failures[path] = stop
-        return stop
-
-    def _missing_module(self, imported: str, importer: str) -> Optional[str]:
-        """``import a.b.c`` of a module of the project that is not there: the top package is
-        a folder of the project, and neither ``a.b.c`` nor (for ``from a.b import c``) ``a.b``
-        exists. None for anything else (a third-party package, a name a module defines)."""
-        parts = imported.split(".")
-        if len(parts) < 2 or self.find_module(imported, importer) is not None:
-            return None
-        if self.find_module(".".join(parts[:-1]), importer) is not None:
-            return None  # ``from pkg.mod import name``: a name, checked by the module itself
-        top = self.find_module(parts[0], importer)
-        if top is None or not top.endswith("__init__.py"):
-            return None
-        for cut in range(len(parts) - 1, 0, -1):
-            if self.find_module(".".join(parts[:cut]), importer) is not None:
-                missing = ".".join(parts[:cut + 1])
-                return f"ModuleNotFoundError: the project has no module {missing}"
-        return None
-
-    def _raising(self, path: str) -> List[Tuple[str, int, str]]:
-        """(scope, line, what) of the statements of ``path`` that raise whenever their scope
-        runs (set by ``note_raising`` for the files the engine checks)."""
-        return self._reach_state().raising.get(path, [])
-
-    def note_raising(self, path: str, found: List[Tuple[str, int, str]]) -> None:
-        """The raising statements of a checked file: (scope as an outline names it, line, what)."""
-        path = os.path.normpath(os.path.abspath(path))
-        state = self._reach_state()
-        if state.raising.get(path) != found:
-            state.raising[path] = found
-            state.module_failures.clear()
-            state.memo.clear()
-            state.loose.clear()
-
     def _line_of(self, node: Node) -> int:
         found = self.outline(node[0])
         if found is None:
@@ -532,19 +248,6 @@ class ReachQueries:
                 return (f"{where} imports a module whose name it computes at run time, so any code of "
                         f"{self.display(folder) if folder != self.root else 'the repository'} may run")
         return None
-
-    def _package_of(self, path: str) -> str:
-        for folder in self.installable_packages():
-            if path.startswith(folder.rstrip(os.sep) + os.sep):
-                return folder
-        return ""
-
-    def _public_module(self, path: str) -> bool:
-        package = self._package_of(path)
-        if not package:
-            return False
-        parts = os.path.relpath(path, package).split(os.sep)
-        return not any(p.startswith("_") and p != "__init__.py" or p in _NOT_API for p in parts)
 
     def _computed_lookups(self) -> Set[str]:
         """Files that look a name up at run time (``getattr(module, name)``)."""
@@ -606,25 +309,6 @@ class ReachQueries:
                     state.dynamic_all.append((self._entry_folder(path), where))
         return state.dynamic_all
 
-    def _entry_folder(self, path: str) -> str:
-        """The nearest folder above ``path`` holding a file with a main block or a file the
-        scripts run, else the repository root."""
-        state = self._reach_state()
-        if state.entry_folders is None:
-            state.entry_folders = {os.path.dirname(p) for p in self.named_scripts()}
-            for other in self.files:
-                folder = os.path.dirname(other)
-                if folder not in state.entry_folders and _MAIN_BLOCK.search(self._bytes(other) or b""):
-                    state.entry_folders.add(folder)
-            self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
-        folder = os.path.dirname(path)
-        while len(folder) > len(self.root):
-            if folder in state.entry_folders:
-                return folder
-            folder = os.path.dirname(folder)
-        return self.root
-
-    # -- the edges, backwards -----------------------------------------------------------------
     def _predecessors(self, node: Node) -> Iterator[Tuple[Node, Hop]]:
         path, scope = node
         if scope == "#config":
@@ -706,12 +390,6 @@ class ReachQueries:
             if prefix == EVAL and self._binds(other, out, path, name):
                 return line, f"`{_scope_label(scope_name)}` evaluates text built at run time, which may name `{name}`"
         return None
-
-    def _unit(self, path: str) -> str:
-        """The project a file belongs to inside the repository: the nearest folder above it
-        that holds an entry point of its own (a model folder of a model zoo), else the
-        repository."""
-        return self._entry_folder(path)
 
     def _may_name(self, other: str, path: str) -> bool:
         """Whether a string written in ``other`` may name a definition of ``path`` (a registry
