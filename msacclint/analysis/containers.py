@@ -137,8 +137,8 @@ def layer_mode(qualified: str, call: cst.Call) -> Optional[bool]:
             value = literal(positional[0].value)
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 return None
-            # mindspore.nn.Dropout's first parameter is keep_prob; mint's is p
-            rate = float(value) if qualified.startswith("mindspore.mint.") else 1.0 - float(value)
+            # mindspore.nn.Dropout's first parameter is keep_prob; Dropout1d/2d/3d's and mint's is p
+            rate = 1.0 - float(value) if qualified == "mindspore.nn.Dropout" else float(value)
         else:
             rate = 0.5
         return None if rate is None else rate > 0

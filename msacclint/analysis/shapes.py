@@ -94,7 +94,9 @@ def _input_size(ctx: FileContext) -> Optional[Size]:
 
     found: List[Size] = []
     crops = False
-    loose: List[Size] = []
+    #: Resize(256) scales the shorter side and keeps the aspect ratio: a size only when a crop
+    #: of the file then sets both sides
+    aspect_kept = False
     for call in facts(ctx).in_order:
         callee = ctx.callee(call) or ""
         last = callee.rsplit(".", 1)[-1]
@@ -102,20 +104,21 @@ def _input_size(ctx: FileContext) -> Optional[Size]:
             arg = argument(call, "size", ("size",))
             if arg is None:
                 continue
-            size = _pair(_value(ctx, arg.value, {}), square=True)
+            value = _value(ctx, arg.value, {})
+            size = _pair(value, square=True)
             if size is None:
                 return None  # a size the pipeline sets that cannot be read
-            if _SIZE_OPS[last] or not _is_int(_value(ctx, arg.value, {})):
+            if _SIZE_OPS[last] or not _is_int(value):
                 crops = crops or _SIZE_OPS[last]
                 found.append(size)
             else:
-                loose.append(size)  # Resize(256): only a size when no crop follows
+                aspect_kept = True
         elif callee in _ARRAYS and _fed_to_network(ctx, call):
             shape = _dummy_shape(ctx, call, callee)
             if shape is not None and len(shape) == 4:
                 found.append((shape[2], shape[3]))
-    if not crops:
-        found.extend(loose)
+    if aspect_kept and not crops:
+        return None
     sizes = set(found)
     return sizes.pop() if len(sizes) == 1 else None
 
