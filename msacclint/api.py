@@ -60,8 +60,8 @@ if TYPE_CHECKING:
 __all__ = [
     "ConfigError", "FileFix", "FixOptions", "FixRun", "Graded", "Grades", "LintOptions", "LintRun", "Options",
     "Progress", "Report", "ReportOptions", "Settings", "build_report", "config_file_for", "configuration_for_file",
-    "fix_paths", "fix_text", "graded", "grades_without_config", "is_version", "lint_paths", "lint_text", "rule",
-    "rules", "settings_for_file", "settings_without_config",
+    "fix_paths", "fix_text", "graded", "grades_without_config", "is_version", "lint_notebook", "lint_paths",
+    "lint_text", "rule", "rules", "settings_for_file", "settings_without_config",
 ]
 
 
@@ -363,6 +363,21 @@ def lint_text(text: Union[str, bytes], path: str, settings: Settings, use_cache:
         deps.pop(os.path.normpath(os.path.abspath(path)), None)
     cache.put(key, found, None, deps)
     return found
+
+
+def lint_notebook(data: Union[str, bytes], path: str, settings: Settings, project: bool = False,
+                  disk_path: Optional[str] = None) -> List[Diagnostic]:
+    """The diagnostics of a notebook's text (its nbformat JSON: the editor server builds it from
+    the cells it was sent), checked as ``check`` checks a notebook file: the module its code
+    cells make, with the repository's index when ``project`` (see ``lint_text``). Each finding
+    carries its ``cell`` (1-based over all cells) and a line within that cell."""
+    from msacclint.engine.notebook import analyse_notebook
+
+    index = project_for_file(disk_path or path, settings) if project else None
+    if index is not None:
+        index.begin()
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    return analyse_notebook(raw, path, settings, project=index).diagnostics
 
 
 _LAST_CACHE: List[Tuple[Settings, Cache]] = []

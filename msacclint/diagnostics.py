@@ -88,6 +88,17 @@ class Related:
     path: str
     line: int
     message: str = ""
+    #: in a notebook: the 1-based number of the cell, ``line`` then counts within it
+    cell: Optional[int] = None
+
+    def in_cell(self) -> Dict[str, int]:
+        """``{"cell": N}`` for a place in a notebook (JSON), else nothing."""
+        return {"cell": self.cell} if self.cell is not None else {}
+
+    @property
+    def place(self) -> str:
+        """``path:line`` (``path:cell N:line`` in a notebook)."""
+        return f"{self.path}:{'' if self.cell is None else f'cell {self.cell}:'}{self.line}"
 
 
 @dataclass(frozen=True)
@@ -148,6 +159,11 @@ class Diagnostic:
                 return fix
         return None
 
+    @property
+    def place(self) -> str:
+        """``path:line`` (``path:cell N:line`` in a notebook): where a report names it."""
+        return f"{self.path}:{'' if self.cell is None else f'cell {self.cell}:'}{self.line}"
+
     def sort_key(self) -> Tuple[str, int, int, int, str]:
         return (self.path, self.cell or 0, self.line, self.column, self.code)
 
@@ -169,10 +185,10 @@ class Diagnostic:
             data["cell"] = self.cell
         data["reach"] = self.reach.value if self.reach is not None else None
         if self.related:  # evidence in other places, only when there is some
-            data["related"] = [{"path": r.path, "line": r.line, "message": r.message or "evidence"}
+            data["related"] = [{"path": r.path, "line": r.line, "message": r.message or "evidence", **r.in_cell()}
                                for r in self.related]
         if self.trail:  # how an entry point reaches the finding (or what stops it), only when known
-            data["trail"] = [{"path": r.path, "line": r.line, "message": r.message} for r in self.trail]
+            data["trail"] = [{"path": r.path, "line": r.line, "message": r.message, **r.in_cell()} for r in self.trail]
         return data
 
     def to_cache(self) -> Dict[str, Any]:

@@ -321,3 +321,82 @@ async def test_hover_shows_how_an_entry_point_reaches_the_finding(client: Langua
     dormant = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=12, character=20)))
     assert "nothing the repository runs reaches this code (dormant)" in dormant.contents.value
+
+
+# -- notebooks: synchronised as notebook documents, each code cell gets its findings --------------
+def _cell_uri(path, n):
+    return f"vscode-notebook-cell:{path.as_posix()}#C{n}"
+
+
+async def _published(client, uris, ready=lambda found: True, seconds=60):
+    """Wait until each of ``uris`` has diagnostics published that ``ready`` accepts (one
+    notebook analysis publishes every code cell at once)."""
+    import asyncio
+
+    for _ in range(int(seconds * 10)):
+        if all(uri in client.diagnostics and ready(client.diagnostics[uri]) for uri in uris):
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"not published: {uris}, have {dict(client.diagnostics)}")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_notebook_is_checked_as_the_module_its_cells_make(client: LanguageClient, workspace):
+    """A notebook opened as a notebook document: the cells are read in order as one module (an
+    import of the first resolves a name of the third), with the repository (the network's class
+    is in src/model.py), and each finding is published on its cell, at its line there; a quick
+    fix edits the cell; markdown cells count in the order but get nothing."""
+    project = workspace / "nbrepo"
+    (project / "src").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("")
+    (project / "src" / "__init__.py").write_text("")
+    (project / "src" / "model.py").write_text(
+        "import mindspore.nn as nn\n\nclass Net(nn.Cell):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.drop = nn.Dropout(p=0.1)\n")
+    path = project / "train.ipynb"
+    path.write_text("{}")  # the file exists; its cells come from the editor
+    cells = [
+        (types.NotebookCellKind.Code, "import mindspore as ms\nfrom mindspore import nn\nfrom src.model import Net\n"),
+        (types.NotebookCellKind.Markup, "# The network"),
+        (types.NotebookCellKind.Code, "net = Net()\nopt = nn.Adam(net.trainable_params())\n"
+                                      "drop = nn.Dropout(0.1)\n"),
+        (types.NotebookCellKind.Code, "def forward(x, y):\n    return nn.MSELoss()(net(x), y)\n"
+                                      "grad_fn = ms.value_and_grad(forward, None, opt.parameters)\n"),
+        (types.NotebookCellKind.Code, "for x, y in ds:\n    grad_fn(x, y)\n"),
+    ]
+    uris = [_cell_uri(path, n) for n in range(len(cells))]
+    client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(
+            uri=path.as_uri(), notebook_type="jupyter-notebook", version=1,
+            cells=[types.NotebookCell(kind=kind, document=uri) for (kind, _), uri in zip(cells, uris)]),
+        cell_text_documents=[types.TextDocumentItem(uri=uri, language_id="python" if kind == 2 else "markdown",
+                                                    version=1, text=text)
+                             for (kind, text), uri in zip(cells, uris)]))
+    await _published(client, [uris[0], uris[2], uris[3], uris[4]])
+    assert [d.code for d in client.diagnostics[uris[0]]] == []
+    assert uris[1] not in client.diagnostics
+    (drop,) = client.diagnostics[uris[2]]
+    assert drop.code == "MSA101" and (drop.range.start.line, drop.range.start.character) == (2, 7)
+    (loop,) = client.diagnostics[uris[4]]
+    assert loop.code == "MSA201" and loop.range.start.line == 1, loop
+    assert "src/model.py:6" in loop.message, loop.message
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uris[2]), range=drop.range,
+        context=types.CodeActionContext(diagnostics=[drop])))
+    fix = next(a for a in actions if a.title.startswith("MSA101"))
+    (edit,) = fix.edit.changes[uris[2]]  # an edit of the cell, at the cell's line
+    assert _apply(cells[2][1], [edit]).splitlines()[2] == "drop = nn.Dropout(p=0.1)", fix.title
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uris[4]), position=loop.range.start))
+    assert hover is not None and "MSA201" in hover.contents.value
+
+    # set_train() typed into the network's cell: the loop's cell is told at once
+    client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
+        notebook_document=types.VersionedNotebookDocumentIdentifier(uri=path.as_uri(), version=2),
+        change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(text_content=[
+            types.NotebookDocumentCellContentChanges(
+                document=types.VersionedTextDocumentIdentifier(uri=uris[2], version=2),
+                changes=[types.TextDocumentContentChangeWholeDocument(text=cells[2][1] + "net.set_train()\n")])]))))
+    await _published(client, [uris[4]], lambda found: not found)
+    assert [d.code for d in client.diagnostics[uris[4]]] == []
+    assert [d.code for d in client.diagnostics[uris[2]]] == ["MSA101"]

@@ -4,6 +4,7 @@ skipped, broken notebooks reported (msacclint/engine/notebook.py)."""
 
 import json
 import os
+import re
 
 from helpers import settings
 
@@ -103,13 +104,18 @@ def test_cli_fix_writes_the_notebook_atomically(tmp_path, msacclint):
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != ".msacclint_cache") == ["tutorial.ipynb"]
 
 
-def test_a_cell_that_does_not_parse_is_reported_and_never_written(tmp_path):
+def test_a_cell_that_does_not_parse_is_reported_the_others_checked_and_never_written(tmp_path):
+    """Jupyter runs the other cells of a notebook whose cell does not parse: they are checked."""
     cells = [_code(["import mindspore.nn as nn\n", "pool = nn.MaxPool2d(2)\n"]), _markdown("x"),
-             _code(["def broken(:\n", "    pass\n"])]
+             _code(["def broken(:\n", "    pass\n"]),
+             _code(["git clone https://example.org/repo.git\n", "pip install -e .\n"]),
+             _code(["drop = nn.Dropout(0.8)\n"])]
     path = _write(tmp_path, cells)
     before = path.read_bytes()
-    [d] = check_files([str(path)], settings(), jobs=1, use_cache=False)
-    assert (d.code, d.cell, d.line) == ("MSA001", 3, 1), d
+    found = check_files([str(path)], settings(), jobs=1, use_cache=False)
+    assert [(d.code, d.cell, d.line, d.severity.value) for d in found] == [
+        ("MSA104", 1, 2, "error"), ("MSA001", 3, 1, "warning"), ("MSA102", 5, 1, "warning")], found
+    assert "cell not checked" in found[1].message and "so is cell 4" in found[1].message, found[1].message
     assert fix_file(str(path), settings(), unsafe=True) is None
     assert path.read_bytes() == before
 
@@ -140,3 +146,177 @@ def test_magic_lines_are_masked_for_the_analysis():
                           "    %time pool"]
     compile(nb.python, "<notebook>", "exec")  # what the engine parses is plain Python
     assert nb.position(nb.cells[1].start + 1) == (4, 2)
+
+
+# -- a notebook gets what a module gets --------------------------------------------------------------
+MODEL = """import mindspore.nn as nn
+
+
+class Net(nn.Cell):
+    def __init__(self, rate=0.2):
+        super().__init__()
+        self.fc = nn.Dense(4, 2)
+        self.drop = nn.Dropout(p=rate)
+
+    def construct(self, x):
+        return self.drop(self.fc(x))
+"""
+TRAINER = """import mindspore as ms
+from mindspore import nn
+
+
+class Trainer:
+    def __init__(self, network, optimizer):
+        self.network = network
+        self.optimizer = optimizer
+
+    def run(self, dataset):
+        net = self.network
+
+        def forward_fn(x, y):
+            return nn.MSELoss()(net(x), y)
+
+        grad_fn = ms.value_and_grad(forward_fn, None, self.optimizer.parameters)
+        for x, y in dataset.create_tuple_iterator():
+            loss, grads = grad_fn(x, y)
+            self.optimizer(grads)
+"""
+#: the notebook's code cells as a module writes them (IPython lines left out)
+SCRIPT_CELLS = [
+    "import mindspore as ms\nfrom mindspore import nn\nfrom src.model import Net\nfrom src.trainer import Trainer\n",
+    "net = Net()\nopt = nn.Adam(net.trainable_params())\npool = nn.MaxPool2d(2)\n",
+    "def forward(x, y):\n    return nn.MSELoss()(net(x), y)\n\n\ngrad_fn = ms.value_and_grad(forward, None, opt.parameters)\n",
+    "for x, y in ds:\n    grad_fn(x, y)\n",
+    "Trainer(net, nn.SGD(net.trainable_params(), learning_rate=0.01)).run(ds)\n",
+]
+
+
+def _mixed_notebook():
+    """Markdown and raw cells, an empty code cell, magics and shell lines, a cell magic, a cell
+    that is not Python: around the code of SCRIPT_CELLS. Returns the cells and, for each line
+    of the module, its (cell, line) in the notebook."""
+    cells = [_markdown("# Training a network of the repository\n"),
+             {"cell_type": "raw", "metadata": {}, "source": "raw text: net = nn.MaxPool2d(2)\n"},
+             _code(["%matplotlib inline\n", "!pip install mindspore\n"] + SCRIPT_CELLS[0].splitlines(keepends=True)),
+             _code([]),
+             _code(SCRIPT_CELLS[1].splitlines(keepends=True) + ["files = !ls\n", "nn.Dropout?"]),
+             _markdown("The step:"),
+             _code(["%%time\n", "pool2 = nn.MaxPool2d(3)\n"]),
+             _code(SCRIPT_CELLS[2].splitlines(keepends=True)),
+             _code(["if True:\n", "    %time pass\n"] + SCRIPT_CELLS[3].splitlines(keepends=True)),
+             _code(["pip install -e .\n"]),
+             _code(SCRIPT_CELLS[4].splitlines(keepends=True))]
+    where = {}
+    line = 0
+    for number, (text, skipped) in zip((3, 5, 8, 9, 11), zip(SCRIPT_CELLS, (2, 0, 0, 2, 0))):
+        for offset in range(len(text.splitlines())):
+            line += 1
+            where[line] = (number, offset + 1 + skipped)
+    return cells, where
+
+
+def test_a_notebook_gets_what_its_module_gets(tmp_path):
+    """The same code as a module and as a notebook with magics, empty, markdown and raw cells,
+    in a repository whose modules it imports: the same findings, severities and messages
+    (the project layer's: the Dropout of src/model.py, the network a Trainer of src/trainer.py
+    is handed), at the cells and lines that hold the code."""
+    files = {"pyproject.toml": "", "src/__init__.py": "", "src/model.py": MODEL, "src/trainer.py": TRAINER}
+    module_root, notebook_root = tmp_path / "module", tmp_path / "notebook"
+    for root in (module_root, notebook_root):
+        for rel, text in files.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
+    (module_root / "train.py").write_text("".join(SCRIPT_CELLS), encoding="utf-8")
+    cells, where = _mixed_notebook()
+    (notebook_root / "train.ipynb").write_text(_notebook(cells), encoding="utf-8")
+
+    related = {}
+
+    def findings(root, name):
+        found = check_files([str(root / name), str(root / "src/trainer.py")], settings(), jobs=1, use_cache=False)
+        related[name] = [(os.path.basename(r.path), r.cell, r.line) for d in found for r in d.related]
+        return [(os.path.basename(d.path), d.cell, d.line, d.code, d.severity.value,
+                 d.message.replace(str(root) + os.sep, "")) for d in found]
+
+    as_module = findings(module_root, "train.py")
+    as_notebook = findings(notebook_root, "train.ipynb")
+    assert sorted((f[0], f[3], f[4]) for f in as_module) == [
+        ("train.py", "MSA104", "error"), ("train.py", "MSA201", "error"), ("trainer.py", "MSA201", "error")], as_module
+    # the project layer's evidence: the Dropout of src/model.py; the network the notebook hands
+    assert all("Dropout with drop rate 0.2" in f[5] for f in as_module if f[3] == "MSA201"), as_module
+    expected = []
+    for name, cell, line, code, severity, message in as_module:
+        if name == "train.py":
+            cell, line = where[line]
+            name = "train.ipynb"
+        # a place the message names in the script is named by its cell in the notebook
+        message = re.sub(r"train\.py:(\d+)", lambda m: "train.ipynb:cell {}:{}".format(*where[int(m.group(1))]),
+                         message)
+        expected.append((name, cell, line, code, severity, message))
+    # (a cell magic's body and a cell that is not Python are not read; the latter is MSA001)
+    extra = [f for f in as_notebook if f[3] == "MSA001"]
+    assert [(f[1], f[2], f[4]) for f in extra] == [(10, 1, "warning")]
+    assert sorted(f for f in as_notebook if f[3] != "MSA001") == sorted(expected)
+    # the related locations too: the place in the notebook where the Trainer is handed the network
+    assert ("train.py", None, 15) in related["train.py"]
+    assert ("train.ipynb", 11, 1) in related["train.ipynb"], related
+
+
+def test_a_notebook_result_is_cached_with_what_it_depends_on(tmp_path):
+    """The cache records the files a notebook's answers read, as for a module: a change in
+    the repository's model drops the cached result."""
+    files = {"pyproject.toml": "", "src/__init__.py": "", "src/model.py": MODEL}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    cells, _ = _mixed_notebook()
+    path = tmp_path / "train.ipynb"
+    path.write_text(_notebook(cells[:9]), encoding="utf-8")
+    s = settings(["MSA201"], root=str(tmp_path))
+
+    def codes():
+        return [d.code for d in check_files([str(path)], s, jobs=1, use_cache=True)]
+
+    assert codes() == ["MSA201"]
+    assert codes() == ["MSA201"]  # from the cache
+    (tmp_path / "src/model.py").write_text(MODEL.replace("rate=0.2", "rate=0.0"), encoding="utf-8")
+    assert codes() == []
+
+
+def test_the_report_reads_a_notebook_as_it_reads_a_module(tmp_path, monkeypatch):
+    """The checklist report learns from a notebook what it learns from a module: the names it
+    uses (a dataset pipeline makes the data-order item apply) and its findings, shown at their
+    cell."""
+    from msacclint import api
+    from msacclint.frontends.report.renderers import markdown
+    from msacclint.report import NOT_APPLICABLE
+
+    (tmp_path / "pyproject.toml").write_text("")
+    cells = [_code(["import mindspore.dataset as ds\n", "import mindspore.nn as nn\n"]),
+             _markdown("data"),
+             _code(["data = ds.ImageFolderDataset('/data/train', shuffle=True)\n", "pool = nn.MaxPool2d(2)\n"])]
+    (tmp_path / "demo.ipynb").write_text(_notebook(cells), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report = api.build_report(["demo.ipynb"], api.ReportOptions(use_cache=False))
+    (dp,) = [i for i in report.items if i.id == "dp.03"]
+    assert dp.conclusion != NOT_APPLICABLE
+    (api01,) = [i for i in report.items if i.id == "api.01"]
+    assert [(d.code, d.cell, d.line) for d in api01.findings] == [("MSA104", 3, 2)]
+    assert "demo.ipynb:cell 3:2" in markdown(report)
+
+
+def test_a_related_location_in_a_notebook_carries_its_cell_in_json_and_sarif():
+    from msacclint.diagnostics import Diagnostic, Related, Severity
+    from msacclint.frontends import output
+
+    d = Diagnostic("MSA201", "api.02", Severity.ERROR, "src/trainer.py", 18, 21, 18, 30, "trained in inference mode",
+                   related=(Related("train.ipynb", 1, "Net(...) handed to Trainer", cell=11),
+                            Related("src/model.py", 8, "Dropout")))
+    [finding] = json.loads(output.json_format([d]))
+    assert finding["related"] == [
+        {"path": "train.ipynb", "line": 1, "message": "Net(...) handed to Trainer", "cell": 11},
+        {"path": "src/model.py", "line": 8, "message": "Dropout"}]
+    [result] = json.loads(output.sarif([d]))["runs"][0]["results"]
+    first, second = result["relatedLocations"]
+    assert first["properties"] == {"cell": 11} and first["physicalLocation"]["region"] == {"startLine": 1}
+    assert "properties" not in second

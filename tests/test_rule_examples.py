@@ -59,7 +59,7 @@ def test_invalid(code, index, example, tmp_path):
     marked = example.expected
     assert marked, f"{code} INVALID example {index} marks no line: put '# {code}' on each reported line"
     assert {m for m in marked if m[2] != code} == set(), f"markers of other codes in an example of {code}"
-    got = {(d.path, d.line, d.code) for d in found}
+    got = {(d.path if d.cell is None else f"{d.path}:cell {d.cell}", d.line, d.code) for d in found}
     assert got == set(marked), f"{code} INVALID example {index}: expected {sorted(marked)}, found {sorted(got)}"
     if example.line is not None:
         assert example.line in [d.line for d in found], (example.line, found)

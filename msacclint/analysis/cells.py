@@ -34,11 +34,12 @@ from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from msacclint.analysis.containers import CONTAINERS, elements
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.imports import ImportTable
 from msacclint.analysis.walk import walk
 
-SEQUENTIAL = frozenset({"mindspore.nn.SequentialCell", "mindspore.nn.CellList"})
+SEQUENTIAL = CONTAINERS
 
 
 @dataclass
@@ -151,11 +152,14 @@ class _InitScan(cst.CSTVisitor):
             if attr.callee is None and isinstance(value.func, cst.Name):  # a layer factory of the file
                 attr.callee = self.factories.get(value.func.value)
             if attr.callee in SEQUENTIAL and value.args:
-                first = value.args[0].value
-                items = first.elements if isinstance(first, (cst.List, cst.Tuple)) else [
-                    cst.Element(a.value) for a in value.args if a.keyword is None and not a.star]
-                for element in items:
-                    expr = element.value
+                # the layers as written (msacclint.analysis.containers: a list, the arguments,
+                # an OrderedDict of name -> layer); else what is given, unresolved
+                layers = elements(value, self.imports.resolve)
+                if layers is None:
+                    first = value.args[0].value
+                    layers = [e.value for e in first.elements] if isinstance(first, (cst.List, cst.Tuple)) else [
+                        a.value for a in value.args if a.keyword is None and not a.star]
+                for expr in layers:
                     attr.element_nodes.append(expr)
                     attr.elements.append(self.imports.resolve(expr.func) if isinstance(expr, cst.Call) else None)
         self.info.attrs[name] = attr

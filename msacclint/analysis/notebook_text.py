@@ -5,11 +5,16 @@ project layer (a notebook is an entry point of its repository and imports its mo
 code cells are joined, in order, into one Python text, each preceded by a marker comment
 line, so positions map back to ``(cell, line)``; IPython lines that are not Python (line
 magics, shell lines, help lines) become ``pass`` at the same indentation, and a cell that
-starts with a cell magic is left out. See msacclint.engine.notebook for the details.
+starts with a cell magic is left out. A code cell that is not Python on its own (a shell
+command typed without ``!``, a half-written line) fails alone when Jupyter runs it, and the
+other cells still run: its lines are skipped like IPython lines and the cell is listed in
+``Notebook.broken`` (the engine reports it), so the rest of the notebook is read. See
+msacclint.engine.notebook for the details.
 """
 
 from __future__ import annotations
 
+import ast
 import bisect
 import json
 import re
@@ -39,6 +44,11 @@ def is_notebook(path: str) -> bool:
     return path.endswith(SUFFIX)
 
 
+def is_cell_marker(comment: str) -> bool:
+    """The comment is the marker line the joined text has in front of a code cell."""
+    return _MARKER_RE.match(comment) is not None
+
+
 @dataclass
 class Cell:
     index: int            #: 0-based position in the notebook's cell list
@@ -60,6 +70,9 @@ class Notebook:
     indent: Optional[int] = 1
     ensure_ascii: bool = False
     final_newline: bool = True
+    #: code cells that are not Python on their own, left out of the analysis:
+    #: (0-based cell index, line in the cell, column, Python's message)
+    broken: List[Tuple[int, int, int, str]] = field(default_factory=list)
 
     def position(self, line: int) -> Tuple[int, int]:
         """(1-based cell number, 1-based line in that cell) of a line of the joined text."""
@@ -103,6 +116,7 @@ def load(data: bytes) -> Notebook:
     out: List[str] = []
     cells: List[Cell] = []
     skipped: List[str] = []
+    broken: List[Tuple[int, int, int, str]] = []
     line = 1
     for index, cell in enumerate(parsed["cells"]):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
@@ -112,18 +126,36 @@ def load(data: bytes) -> Notebook:
             continue  # a cell magic: the cell is not Python
         lines = text.splitlines()
         python_lines = []
+        ipython: List[str] = []
         for original in lines:
             if _IPYTHON_LINE.match(original):
                 indent_text = original[:len(original) - len(original.lstrip(" \t"))]
-                python_lines.append(indent_text + _SKIPPED.format(len(skipped)))
-                skipped.append(original)
+                python_lines.append(indent_text + _SKIPPED.format(len(skipped) + len(ipython)))
+                ipython.append(original)
             else:
                 python_lines.append(original)
+        problem = _syntax_error("\n".join(python_lines))
+        if problem is not None:
+            broken.append((index, *problem))
+            python_lines = [_SKIPPED.format(len(skipped) + i) for i in range(len(lines))]
+            ipython = list(lines)
+        skipped.extend(ipython)
         out.append(_MARKER.format(index) + "\n")
         line += 1
         out.extend(p + "\n" for p in python_lines)
         cells.append(Cell(index, line, len(python_lines), as_list, text.endswith("\n")))
         line += len(python_lines)
-    return Notebook(parsed, cells, "".join(out), skipped, indent, ensure_ascii, final_newline)
+    return Notebook(parsed, cells, "".join(out), skipped, indent, ensure_ascii, final_newline, broken)
+
+
+def _syntax_error(text: str) -> Optional[Tuple[int, int, str]]:
+    """(line, column, message) of the syntax error of one cell's Python, None when it parses."""
+    try:
+        ast.parse(text)
+    except SyntaxError as exc:
+        return exc.lineno or 1, exc.offset or 1, exc.msg
+    except (ValueError, RecursionError, MemoryError):
+        return None  # the parse of the whole text reports what is wrong
+    return None
 
 

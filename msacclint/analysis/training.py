@@ -26,6 +26,7 @@ import libcst as cst
 
 from msacclint.analysis.calls import argument, literal, parameter_slots
 from msacclint.analysis.cells import attributes_from_parameters, cell_of_call, cells, layer_built, self_attr
+from msacclint.analysis.containers import CONTAINERS, MODE_PREFIXES, elements, layer_mode
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import Definition, Event, FunctionFlow
@@ -55,8 +56,7 @@ STEP_CELLS = frozenset({"mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneS
 #: MindSpore cells that wrap the network given as their first arguments
 WRAPPERS = STEP_CELLS | {"mindspore.nn.WithLossCell", "mindspore.nn.WithGradCell"}
 MODEL = "mindspore.Model"
-BN_OR_DROPOUT_PREFIXES = ("mindspore.nn.BatchNorm", "mindspore.nn.SyncBatchNorm", "mindspore.nn.Dropout",
-                          "mindspore.mint.nn.BatchNorm", "mindspore.mint.nn.Dropout")
+BN_OR_DROPOUT_PREFIXES = MODE_PREFIXES
 
 
 @dataclass
@@ -491,11 +491,14 @@ class Training:
                 return True
         return False
 
-    def mode_cells_state(self, network: Network) -> Optional[bool]:
+    def mode_cells_state(self, network: Network, depth: int = 0) -> Optional[bool]:
         """For a network built in this file: see ``mode_cells_state``; wrappers such as
-        ``nn.WithLossCell(net, loss)`` are looked through."""
+        ``nn.WithLossCell(net, loss)`` are looked through, and a container of visible layers
+        (``nn.SequentialCell([nn.Dense(2, 16), nn.ReLU()])``) is read layer by layer."""
         value = network.definition.value
         while isinstance(value, cst.Call):
+            if (self.ctx.resolve(value.func) or "") in CONTAINERS:
+                return self._container_state(network, value, depth)
             if isinstance(value.func, cst.Name) and value.func.value in cells(self.ctx).classes:
                 state = mode_cells_state(self.ctx, value.func.value)
                 if state:
@@ -525,9 +528,44 @@ class Training:
             return None
         return None
 
+    def _container_state(self, network: Network, call: cst.Call, depth: int) -> Optional[bool]:
+        """Whether a SequentialCell/CellList built by ``call`` holds a layer that depends on
+        the mode: True at the first that does, None when a layer cannot be told (or the
+        layers are not written out), else False."""
+        layers = elements(call, self.ctx.resolve)
+        if layers is None or depth > 8:
+            return None
+        unknown = False
+        for layer in layers:
+            state = self._layer_state(network, layer, depth + 1)
+            if state:
+                return True
+            unknown = unknown or state is None
+        return None if unknown else False
+
+    def _layer_state(self, network: Network, expr: cst.BaseExpression, depth: int) -> Optional[bool]:
+        """One layer of a container: a MindSpore layer (``layer_mode``), a nested container,
+        a class of the file or of the project, or a name bound to one of those before."""
+        if isinstance(expr, cst.Name):
+            inner = self.object_at(network.flow, expr, network.definition.order)
+            return self.mode_cells_state(inner, depth) if inner is not None else None
+        if not isinstance(expr, cst.Call):
+            return None
+        callee = self.ctx.resolve(expr.func)
+        if callee in CONTAINERS:
+            return self._container_state(network, expr, depth)
+        if callee is not None and callee.startswith("mindspore."):
+            return layer_mode(callee, expr)
+        if isinstance(expr.func, cst.Name) and expr.func.value in cells(self.ctx).classes:
+            return mode_cells_state(self.ctx, expr.func.value)
+        return project_mode_state(self.ctx, expr.func)
+
     def holds_mode_cells(self, network: Network) -> bool:
-        """The network's class (a class of this file) holds BatchNorm or Dropout cells."""
+        """The network's class (a class of this file) holds BatchNorm or Dropout cells, or
+        the network is a container of visible layers one of which depends on the mode."""
         value = network.definition.value
+        if isinstance(value, cst.Call) and (self.ctx.resolve(value.func) or "") in CONTAINERS:
+            return self._container_state(network, value, 0) is True
         if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
             return False
         return holds_mode_cells(self.ctx, value.func.value)

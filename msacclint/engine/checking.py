@@ -10,7 +10,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from msacclint.diagnostics import Diagnostic, FileResult, Severity
 from msacclint.engine.cache import Cache
-from msacclint.engine.notebook import check_notebook, is_notebook
+from msacclint.engine.notebook import analyse_notebook, cell_references, is_notebook
 from msacclint.engine.read import read
 from msacclint.engine.runner import _bad_input, analyse_source
 from msacclint.project.index import ProjectIndex, load_index
@@ -37,16 +37,19 @@ def analyse_file(path: str, settings: Settings, cache: Optional[Cache] = None,
         hit = cache.get_result(key, need_uses=settings.collect_uses)
         if hit is not None:
             return hit
+    if project is not None:
+        project.begin()
+        project.prime(path, data)
+    # a notebook is checked as the module its code cells make, with the same project
     if is_notebook(path):
-        found = FileResult(check_notebook(data, path, settings), nothing)
+        found = analyse_notebook(data, path, settings, project=project)
     else:
-        if project is not None:
-            project.begin()
-            project.prime(path, data)
         found = analyse_source(data, path, settings, project=project)
-        if project is not None:
-            project.checked(path)
-            found = replace(found, diagnostics=found.diagnostics + _project_problems(project, settings))
+        # a module's findings may name places in a notebook (a caller, the entry point)
+        found = replace(found, diagnostics=cell_references(found.diagnostics))
+    if project is not None:
+        project.checked(path)
+        found = replace(found, diagnostics=found.diagnostics + _project_problems(project, settings))
     if cache is not None and key is not None:
         deps = project.dependencies() if project is not None else None
         if deps:

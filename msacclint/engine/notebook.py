@@ -10,7 +10,14 @@ IPython syntax that is not Python is skipped, not parsed: a line magic (``%timei
 a shell line (``!pip install x``), an assignment from either (``files = !ls``) and a help
 line (``?np.mean``, ``np.mean?``) become ``pass`` at the same indentation for the analysis
 and are put back verbatim when the notebook is written. A cell that starts with a cell
-magic (``%%bash``, ``%%writefile``, ``%%time``) is not Python as a whole and is left out.
+magic (``%%bash``, ``%%writefile``, ``%%time``) is not Python as a whole and is left out; a
+code cell that is not Python on its own is left out too and reported as one MSA001 warning
+per notebook (Jupyter runs the other cells, and they are checked; such a notebook is never
+fixed).
+
+A notebook is checked as the module its code cells make (``analyse_notebook``): the same
+engine call as a ``.py`` file, with the project index, so it gets every analysis a module
+gets; the project layer reads it through the same joined text (msacclint.analysis.notebook_text).
 
 Positions: ``cell`` counts every cell of the notebook from 1 (markdown cells too), the way
 Jupyter and VS Code number them; ``line`` counts from 1 within that cell; columns as in a
@@ -28,9 +35,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from msacclint.analysis.notebook_text import (
     _MARKER_RE,
@@ -41,15 +49,19 @@ from msacclint.analysis.notebook_text import (
     is_notebook,
     load,
 )
-from msacclint.diagnostics import Diagnostic, FileFix
+from msacclint.diagnostics import Diagnostic, FileFix, FileResult, Related, Severity
 from msacclint.engine.atomic import replace_file
 from msacclint.engine.fixes import configured_line_length, fix_file, fix_source
-from msacclint.engine.runner import _bad_input, check_source
+from msacclint.engine.runner import _bad_input, analyse_source, check_source
+from msacclint.project.index import ProjectIndex
 from msacclint.settings import Settings
 
 
-def to_cells(nb: Notebook, diagnostics: Sequence[Diagnostic]) -> List[Diagnostic]:
-    """Diagnostics of the joined text, with ``cell`` set and lines counted in that cell."""
+def to_cells(nb: Notebook, diagnostics: Sequence[Diagnostic], path: Optional[str] = None) -> List[Diagnostic]:
+    """Diagnostics of the joined text, with ``cell`` set and lines counted in that cell. With
+    ``path`` (the notebook's), related locations in the notebook and the places the messages
+    name in it (``tutorial.ipynb:57``) are mapped to their cells too."""
+    own = (os.path.normcase(os.path.abspath(path)), nb) if path is not None else None
     out = []
     for d in diagnostics:
         cell, line = nb.position(d.line)
@@ -60,18 +72,118 @@ def to_cells(nb: Notebook, diagnostics: Sequence[Diagnostic]) -> List[Diagnostic
             dataclasses.replace(e, line=nb.position(e.line)[1], end_line=nb.position(e.end_line)[1])
             for e in f.edits)) for f in d.fixes)
         out.append(dataclasses.replace(d, line=line, end_line=end_line, cell=cell, fixes=fixes))
-    return out
+    return cell_references(out, own) if own is not None else out
 
 
-def check_notebook(data: bytes, path: str, settings: Settings) -> List[Diagnostic]:
-    """All diagnostics of a notebook file's bytes (an unreadable notebook is MSA001)."""
+def analyse_notebook(data: bytes, path: str, settings: Settings,
+                     project: Optional[ProjectIndex] = None) -> FileResult:
+    """A notebook file's bytes checked as the module its code cells make: the same engine
+    call as a ``.py`` file (``analyse_source``, with the project index, the names it uses
+    and where it loads PyTorch weights), positions mapped back to cells. A notebook that
+    cannot be read is MSA001."""
+    nothing: Optional[FrozenSet[str]] = frozenset() if settings.collect_uses else None
     try:
         nb = load(data)
     except NotebookError as exc:
-        return _bad_input(path, f"{exc}; not checked", settings.codes_for(path))
+        return FileResult(_bad_input(path, f"{exc}; not checked", settings.codes_for(path)), nothing)
+    broken = _broken_cells(nb, path, settings)
     if not nb.python:
+        return FileResult(broken, nothing)
+    found = analyse_source(nb.python, path, settings, project=project)
+    weights = found.torch_weights
+    if weights is not None:
+        cell, line = nb.position(weights[0])
+        weights = (line, f"{weights[1]}, cell {cell}")
+    return FileResult(sorted(to_cells(nb, found.diagnostics, path) + broken, key=Diagnostic.sort_key), found.uses,
+                      weights)
+
+
+def _broken_cells(nb: Notebook, path: str, settings: Settings) -> List[Diagnostic]:
+    """One MSA001 for the code cells that are not Python on their own, at the first of them: a
+    warning, since Jupyter runs the other cells and msacclint checks them (a module with a
+    syntax error runs nothing and is an error)."""
+    if not nb.broken:
         return []
-    return sorted(to_cells(nb, check_source(nb.python, path, settings)), key=Diagnostic.sort_key)
+    index, line, column, message = nb.broken[0]
+    others = [str(i + 1) for i, *_ in nb.broken[1:]]
+    also = "" if not others else f"; so is cell {others[0]}" if len(others) == 1 else \
+        f"; so are cells {', '.join(others)}"
+    text = (f"syntax error, cell not checked: {message} (the cell fails when Jupyter runs it{also}); the other "
+            f"cells are checked")
+    return [dataclasses.replace(d, cell=index + 1, severity=Severity.WARNING)
+            for d in _bad_input(path, text, settings.codes_for(path), line, column)]
+
+
+def check_notebook(data: bytes, path: str, settings: Settings,
+                   project: Optional[ProjectIndex] = None) -> List[Diagnostic]:
+    """All diagnostics of a notebook file's bytes (an unreadable notebook is MSA001)."""
+    return analyse_notebook(data, path, settings, project).diagnostics
+
+
+#: a place in a notebook as a message names it: ``path.ipynb:LINE`` (a line of the joined text)
+_REFERENCE = re.compile(r"(?P<path>[^\s:`'\"(),\[\]]+\.ipynb):(?P<line>\d+)\b")
+#: notebooks read to map references to them: path -> (mtime, size, notebook or None)
+_READ: Dict[str, Tuple[float, int, Optional[Notebook]]] = {}
+
+
+def _other_notebook(path: str) -> Optional[Notebook]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    known = _READ.get(path)
+    if known is not None and known[:2] == (info.st_mtime, info.st_size):
+        return known[2]
+    try:
+        with open(path, "rb") as handle:
+            nb: Optional[Notebook] = load(handle.read())
+    except (OSError, NotebookError):
+        nb = None
+    if len(_READ) > 64:
+        _READ.clear()
+    _READ[path] = (info.st_mtime, info.st_size, nb)
+    return nb
+
+
+def cell_references(diagnostics: Sequence[Diagnostic],
+                    own: Optional[Tuple[str, Notebook]] = None) -> List[Diagnostic]:
+    """``diagnostics`` with every place in a notebook that they name (a related location, a
+    hop of the trail, ``demo.ipynb:57`` in the message) given as its cell and the line in
+    that cell: the project layer counts a notebook's lines in the joined text of its code
+    cells. ``own``: (normalised absolute path, notebook) of the notebook being checked, whose
+    text may be newer than the file (an editor buffer)."""
+
+    def notebook_at(shown: str) -> Optional[Notebook]:
+        absolute = os.path.normcase(os.path.abspath(shown))
+        if own is not None and absolute == own[0]:
+            return own[1]
+        return _other_notebook(absolute)
+
+    def mapped(r: Related) -> Related:
+        if r.cell is not None or not is_notebook(r.path):
+            return r
+        nb = notebook_at(r.path)
+        if nb is None:
+            return r
+        cell, line = nb.position(r.line)
+        return dataclasses.replace(r, line=line, cell=cell)
+
+    def in_message(match: re.Match[str]) -> str:
+        nb = notebook_at(match.group("path"))
+        if nb is None:
+            return match.group(0)
+        cell, line = nb.position(int(match.group("line")))
+        return f"{match.group('path')}:cell {cell}:{line}"
+
+    out = []
+    for d in diagnostics:
+        if ".ipynb" not in d.message and not any(is_notebook(r.path) for r in d.related + d.trail):
+            out.append(d)
+            continue
+        out.append(dataclasses.replace(d, message=_REFERENCE.sub(in_message, d.message),
+                                       related=tuple(mapped(r) for r in d.related),
+                                       trail=tuple(mapped(r) for r in d.trail)))
+    return out
 
 
 def _split(nb: Notebook, python: str) -> Optional[Dict[int, str]]:
@@ -135,6 +247,8 @@ def fix_notebook(path: str, settings: Settings, unsafe: bool, explicit: bool = F
         nb = load(data)
     except (OSError, NotebookError):
         return None
+    if nb.broken:
+        return None  # a cell that is not Python: the notebook is left as it is (``check`` says why)
     seen: Dict[str, List[Diagnostic]] = {}
 
     def check(candidate: str) -> List[Diagnostic]:
@@ -196,6 +310,6 @@ def fix_notebooks(paths: Sequence[str], settings: Settings, unsafe: bool, explic
     return out
 
 
-__all__ = ["Notebook", "NotebookError", "NotebookFix", "check_notebook", "fix_notebook", "fix_notebooks", "fix_path",
-           "is_notebook", "load", "to_cells", "write"]
+__all__ = ["Notebook", "NotebookError", "NotebookFix", "analyse_notebook", "cell_references", "check_notebook",
+           "fix_notebook", "fix_notebooks", "fix_path", "is_notebook", "load", "to_cells", "write"]
 

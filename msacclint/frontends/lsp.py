@@ -6,7 +6,11 @@ and a finding in code that does not run is tagged Unnecessary, which editors fad
 Python file is opened, changed or saved (changes arrive incrementally and are analysed once
 the typing pauses for DEBOUNCE seconds: twenty quick keystrokes cost one analysis),
 offers every fix as a code action (and all safe ones
-at once as ``source.fixAll``), and shows a rule's page on hover over its finding. The
+at once as ``source.fixAll``), and shows a rule's page on hover over its finding. Jupyter
+notebooks are synchronised as notebook documents (LSP 3.17): the notebook is checked as
+``check`` checks a ``.ipynb`` file, with its repository, and each code cell gets its own
+diagnostics, quick fixes and hover pages (the safe fixes of a whole notebook are ``check
+--fix``'s). The
 nearest ``pyproject.toml`` with ``[tool.msacclint]`` above each file configures it, as
 for the command line. Needs the optional extra ``lsp`` (``pip install -e '<checkout>[lsp]'``, or
 ``pip install 'msacclint[lsp] @ git+<URL>'``).
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import difflib
+import json
 import os
 import sys
 from pathlib import Path
@@ -87,7 +92,7 @@ def reach_section(d: Diagnostic) -> str:
         lines[0] += "nothing the repository runs reaches this code (dormant); the message says what runs instead."
     else:
         lines[0] += "this code cannot run:"
-    lines.extend(f"{n}. `{hop.path}:{hop.line}` {hop.message}" for n, hop in enumerate(d.trail, 1))
+    lines.extend(f"{n}. `{hop.place}` {hop.message}" for n, hop in enumerate(d.trail, 1))
     return "\n".join(lines) + "\n\n---\n\n"
 
 
@@ -113,17 +118,31 @@ def build_server():
     """The pygls server with msacclint's features registered."""
     from lsprotocol import types
     from pygls.lsp.server import LanguageServer
+    from pygls.uris import to_fs_path
 
-    server = LanguageServer("msacclint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+    notebooks = types.NotebookDocumentSyncOptions(notebook_selector=[types.NotebookDocumentFilterWithCells(
+        notebook="jupyter-notebook", cells=[types.NotebookCellLanguage(language="python")])], save=True)
+    server = LanguageServer("msacclint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                            notebook_document_sync=notebooks)
     settings_cache = SettingsCache()
     #: uri -> (document version, text, engine path, settings, diagnostics)
     results: Dict[str, Tuple[Optional[int], str, str, Any, List[Diagnostic]]] = {}
+    #: cell uri -> (cell version, cell text, the findings in that cell), from its notebook's last analysis
+    cell_results: Dict[str, Tuple[Optional[int], str, List[Diagnostic]]] = {}
     shown_errors: set = set()
     severity = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning,
                 Severity.INFO: types.DiagnosticSeverity.Information}
 
     def analyse(uri: str):
         doc = server.workspace.get_text_document(uri)
+        if server.workspace.get_notebook_document(cell_uri=uri) is not None:
+            # a notebook's cell: what the notebook's analysis found in it (no fix-all: settings None)
+            cell = cell_results.get(uri)
+            if cell is None or cell[:2] != (doc.version, doc.source):
+                notebook = server.workspace.get_notebook_document(cell_uri=uri)
+                analyse_notebook(notebook.uri)
+                cell = cell_results.get(uri, (doc.version, doc.source, []))
+            return doc, (doc.version, doc.source, doc.path or "", None, cell[2])
         cached = results.get(uri)
         text = doc.source
         if cached is not None and cached[0] == doc.version and cached[1] == text:
@@ -147,6 +166,51 @@ def build_server():
         # the editor shows what `msacclint check` shows: the grades of the file's `show`
         results[uri] = (doc.version, text, engine_path, settings, list(api.graded(found, grades).shown))
         return doc, results[uri]
+
+    def analyse_notebook(notebook_uri: str) -> Dict[str, List[Diagnostic]]:
+        """Check a notebook document as the module its code cells make (``api.lint_notebook``);
+        cell uri -> its findings, for every code cell (kept in ``cell_results``)."""
+        notebook = server.workspace.get_notebook_document(notebook_uri=notebook_uri)
+        if notebook is None:
+            return {}
+        path = to_fs_path(notebook.uri) or "untitled.ipynb"
+        cells = []
+        by_cell: Dict[str, List[Diagnostic]] = {}
+        texts: Dict[str, Tuple[Optional[int], str]] = {}
+        for cell in notebook.cells:
+            doc = server.workspace.get_text_document(cell.document)
+            code = cell.kind == types.NotebookCellKind.Code
+            cells.append({"cell_type": "code" if code else "markdown", "metadata": {}, "source": doc.source,
+                          **({"outputs": [], "execution_count": None} if code else {})})
+            if code:
+                by_cell[cell.document] = []
+                texts[cell.document] = (doc.version, doc.source)
+        try:
+            settings, grades = settings_cache.for_path(path)
+        except api.ConfigError as exc:
+            if str(exc) not in shown_errors:
+                shown_errors.add(str(exc))
+                server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error,
+                                                                   message=f"msacclint: {exc}"))
+            settings = grades = None
+        if settings is not None and not is_excluded(path, settings):
+            data = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+            found = api.lint_notebook(data, path, settings, project=True,
+                                      disk_path=path if os.path.exists(path) else None)
+            # as for a file: what `msacclint check` shows, by the grades of the notebook's `show`
+            for d in api.graded(found, grades).shown:
+                if d.cell is not None and 0 < d.cell <= len(notebook.cells):
+                    by_cell.setdefault(notebook.cells[d.cell - 1].document, []).append(d)
+        for uri, found in by_cell.items():
+            version, text = texts.get(uri, (None, ""))
+            cell_results[uri] = (version, text, found)
+        return by_cell
+
+    def publish_notebook(notebook_uri: str) -> None:
+        for uri, found in analyse_notebook(notebook_uri).items():
+            doc = server.workspace.get_text_document(uri)
+            server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=uri, version=doc.version, diagnostics=[to_lsp(doc, d) for d in found]))
 
     def position(doc, line: int, column: int) -> types.Position:
         """1-based line and code-point column -> LSP position in the client's units."""
@@ -212,6 +276,38 @@ def build_server():
             for uri in list(results):
                 if uri != params.text_document.uri:
                     results.pop(uri, None)
+            cell_results.clear()
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_did_open(ls, params: types.DidOpenNotebookDocumentParams) -> None:
+        publish_notebook(params.notebook_document.uri)
+
+    def publish_notebook_now(uri: str) -> None:
+        pending.pop(uri, None)
+        if server.workspace.get_notebook_document(notebook_uri=uri) is not None:
+            publish_notebook(uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_did_change(ls, params: types.DidChangeNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        cancel_pending(uri)
+        pending[uri] = asyncio.get_running_loop().call_later(DEBOUNCE, publish_notebook_now, uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_did_save(ls, params: types.DidSaveNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        cancel_pending(uri)
+        path = to_fs_path(uri)
+        if path:
+            api.file_saved(path)
+        publish_notebook(uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_did_close(ls, params: types.DidCloseNotebookDocumentParams) -> None:
+        cancel_pending(params.notebook_document.uri)
+        for cell in params.cell_text_documents:
+            cell_results.pop(cell.uri, None)
+            server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[]))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:

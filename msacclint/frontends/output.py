@@ -158,6 +158,7 @@ def sarif(diagnostics: Sequence[Diagnostic]) -> str:
                 "id": number,
                 "physicalLocation": _physical(r),
                 "message": {"text": r.message or "evidence"},
+                **_cell(r),
             } for number, r in enumerate(d.related, 1)]
         if d.trail:
             results[-1]["codeFlows"] = [_code_flow(d)]
@@ -193,13 +194,19 @@ def _physical(r: Related) -> Dict[str, Any]:
     return {"artifactLocation": {"uri": _uri(r.path), "uriBaseId": "%SRCROOT%"}, "region": {"startLine": r.line}}
 
 
+def _cell(r: Related) -> Dict[str, Any]:
+    """A place in a notebook: its cell, as a location's properties (its line counts in that cell)."""
+    return {"properties": {"cell": r.cell}} if r.cell is not None else {}
+
+
 def _code_flow(d: Diagnostic) -> Dict[str, Any]:
     """The trail as a SARIF codeFlow: one thread, one step per hop from the entry point, then
     the finding itself (code scanning shows it as the finding's path)."""
-    steps = [{"location": {"physicalLocation": _physical(r), "message": {"text": r.message or "step"}}}
+    steps = [{"location": {"physicalLocation": _physical(r), "message": {"text": r.message or "step"}, **_cell(r)}}
              for r in d.trail]
-    steps.append({"location": {"physicalLocation": _physical(Related(d.path, d.line)),
-                               "message": {"text": f"{d.code}: the finding"}}})
+    here = Related(d.path, d.line, cell=d.cell)
+    steps.append({"location": {"physicalLocation": _physical(here), "message": {"text": f"{d.code}: the finding"},
+                               **_cell(here)}})
     return {"message": {"text": _TRAIL_TITLE[d.reach]}, "threadFlows": [{"locations": steps}]}
 
 

@@ -136,6 +136,10 @@ class Rule(cst.BatchableCSTVisitor):
     #: defaults, loss reduction, seeds, gradient reduction): in a file whose datasets are all
     #: made of arrays it generates (analysis.synthetic) its findings are lowered to info
     about_the_run: ClassVar[bool] = False
+    #: the rule reports a result thrown away (a call whose value is the point, used as a
+    #: statement): it asks msacclint.analysis.displayed and stays quiet on the last bare
+    #: expression of a notebook cell, whose value Jupyter shows
+    reports_discarded_results: ClassVar[bool] = False
     VALID: ClassVar[Sequence[Valid]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
 

@@ -16,6 +16,7 @@ findings are then (path, line, code) triples over all of them.
 from __future__ import annotations
 
 import io
+import json
 import re
 import textwrap
 import tokenize
@@ -101,8 +102,38 @@ def _scan_lines(source: str):
 
 
 def expected(files: Mapping[str, str]) -> FrozenSet[Expected]:
-    """(path, line, code) of every marker over the files of an example."""
-    return frozenset((path, line, code) for path, text in files.items() for line, code in markers(text))
+    """(path, line, code) of every marker over the files of an example; in a notebook the
+    path names the cell (``demo.ipynb:cell 2``) and the line counts within it."""
+    out = set()
+    for path, text in files.items():
+        if path.endswith(NOTEBOOK):
+            for number, cell in enumerate(json.loads(text)["cells"], 1):
+                if cell["cell_type"] == "code":
+                    out.update((f"{path}:cell {number}", line, code) for line, code in markers("".join(cell["source"])))
+        else:
+            out.update((path, line, code) for line, code in markers(text))
+    return frozenset(out)
+
+
+NOTEBOOK = ".ipynb"
+
+
+def notebook(*cells: str) -> str:
+    """The text of a Jupyter notebook (nbformat 4) whose cells are ``cells``, each dedented: a
+    code cell, or a markdown cell when it starts with ``"md: "``. For an example of code as a
+    notebook runs it (``files={"demo.ipynb": notebook(...)}``); a marker on a line of a code
+    cell expects a finding at that cell and line."""
+    out = []
+    for text in cells:
+        if text.startswith("md: "):
+            out.append({"cell_type": "markdown", "metadata": {}, "source": text[4:]})
+            continue
+        source = dedent(text)
+        out.append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                    "source": source.rstrip("\n").splitlines(keepends=True)})
+    data = {"cells": out, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+            "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(data, indent=1) + "\n"
 
 
 def strip_markers(source: str) -> str:

@@ -87,7 +87,7 @@ def html_page(report: Report) -> str:
             if item.findings:
                 evidence = '<ul class="findings">' + "".join(
                     f'<li><span class="grade {d.severity.value}">{d.severity.value}</span> '
-                    f"<code>{escape(d.path)}:{d.line}</code> {escape(d.code)} {escape(d.message)}</li>"
+                    f"<code>{escape(d.place)}</code> {escape(d.code)} {escape(d.message)}</li>"
                     for d in item.findings) + "</ul>"
             else:
                 evidence = escape(item.detail)

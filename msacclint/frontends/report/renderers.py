@@ -20,7 +20,7 @@ def _cell(text: str) -> str:
 
 
 def finding_line(d: Diagnostic) -> str:
-    return f"{d.path}:{d.line}: {d.severity.value} {d.code} {d.message}"
+    return f"{d.place}: {d.severity.value} {d.code} {d.message}"
 
 
 def markdown(report: Report) -> str:
@@ -42,7 +42,7 @@ def markdown(report: Report) -> str:
         out += [f"## {title} ({area}.*)", "", "| Item | Conclusion | Evidence / what to do |", "|---|---|---|"]
         for item in items:
             if item.findings:
-                evidence = "<br>".join(f"`{_cell(d.path)}:{d.line}` {d.severity.value} {d.code} {_cell(d.message)}"
+                evidence = "<br>".join(f"`{_cell(d.place)}` {d.severity.value} {d.code} {_cell(d.message)}"
                                        for d in item.findings)
             else:
                 evidence = _cell(item.detail)

@@ -13,11 +13,12 @@ from typing import List, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.cells import cells, self_attr
+from msacclint.analysis.displayed import displayed
 from msacclint.analysis.imports import dotted
 from msacclint.analysis.scopes import scopes
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
-from msacclint.rules.examples import fill
+from msacclint.rules.examples import fill, notebook
 
 #: tensor methods that return a new tensor with other VALUES in MindSpore, PyTorch and NumPy
 #: alike (never a mutation of the receiver) and that no Python container or module mutates
@@ -65,6 +66,7 @@ _ROPE_HELPER = """
 
 class OutOfPlaceResultDiscarded(Rule):
     code = "MSA146"
+    reports_discarded_results = True
     name = "out-of-place-result-discarded"
     checklist = "api.01"
     severity = Severity.ERROR
@@ -78,13 +80,16 @@ class OutOfPlaceResultDiscarded(Rule):
             "or the functions "
             "`ops.masked_fill`, `ops.clamp`, `ops.clip`, `ops.clip_by_value`, `ops.floor`, `ops.ceil`, "
             "`ops.bernoulli`, their `mint` twins, `numpy.clip`/`floor`/`ceil`, and discards the result. Not "
-            "reported: the trailing-underscore in-place forms, methods called on `self`/`cls`, and a method name "
+            "reported: the trailing-underscore in-place forms, a function given numpy's `out=` array (it writes "
+            "there), methods called on `self`/`cls`, and a method name "
             "that a class of the same file defines. Also a statement that calls a primitive instance and drops "
             "its result: `self.add(x, 1)` with `self.add = P.Add()` set once in `__init__`, or a name assigned "
             "`ops.AllReduce()` in the function (arithmetic, shape and collective primitives; `Assign`, "
             "`Scatter*`, `Apply*`, summaries and `Print` have effects and are left alone); and a statement "
             "calling a function or method of the file whose body only rebinds its own parameters (in `if` "
-            "branches or not) and returns them. Written from three fixes of the history cases' tuning half "
+            "branches or not) and returns them. In a notebook, a code cell's last statement is not reported "
+            "when it is such an expression: Jupyter shows its value under the cell (unless a trailing `;` "
+            "hides it). Written from three fixes of the history cases' tuning half "
             "(`bench/field/history_cases_3.toml`: OPT's causal mask, FLAVA's temperature clamp, YOLO box "
             "clipping). Field check (every finding on the four tuning repositories of bench/field/protocol.toml, "
             "mindcv and the model-zoo corpus, read in context, 2026-11-26; the same run shaped the rule, so "
@@ -120,6 +125,26 @@ class OutOfPlaceResultDiscarded(Rule):
                 mask = mask.masked_fill(cond, 0)
                 return mask
         """, note="the result assigned"),
+        Valid("""
+            import numpy as np
+
+            def mix(images, weights):
+                mixed = np.zeros(images[0].shape, dtype=np.float32)
+                for w, image in zip(weights, images):
+                    mixed += w * image
+                np.clip(mixed, 0, 255.0, out=mixed)
+                return mixed.astype(np.uint8)
+        """, note="numpy's out=: clipped in place (an AugMix port)"),
+        Valid(files={"scratch.ipynb": notebook(
+            """
+            import mindspore as ms
+            from mindspore import ops
+            a = ms.Tensor([0.5, 2.0])
+            b = ms.Tensor([1.0, 1.0])
+            """,
+            "md: Does the difference stay in [0, 1]?",
+            "ops.clamp(a - b, 0, 1)",
+        )}, note="a notebook cell's last expression: Jupyter shows its value under the cell, nothing is thrown away"),
         Valid("""
             import torch
             def causal_mask(mask, cond):
@@ -194,6 +219,25 @@ class OutOfPlaceResultDiscarded(Rule):
         """, note="torch's all_reduce works in place"),
     )
     INVALID = (
+        Invalid(files={"scratch.ipynb": notebook(
+            """
+            import mindspore as ms
+            from mindspore import ops
+            a = ms.Tensor([0.5, 2.0])
+            """,
+            """
+            a.clamp(0, 1)  # MSA146
+            print(a)
+            """,
+            "a.clamp(0, 1);  # MSA146",
+        )}, note="the look-alike in a notebook: not the cell's last statement, or its display suppressed by ';'"),
+        Invalid("""
+            from mindspore import ops
+
+            def clip_boxes(boxes, size):
+                ops.clamp(boxes, 0, size)  # MSA146
+                return boxes
+        """, note="the function form: ops.clamp is read as the function it resolves to, not as a tensor's method"),
         Invalid("""
             import mindspore as ms
             def make_causal_mask(shape, dtype):
@@ -265,19 +309,20 @@ class OutOfPlaceResultDiscarded(Rule):
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
-        if not isinstance(call, cst.Call):
-            return
+        if not isinstance(call, cst.Call) or displayed(self.ctx, node):
+            return  # the last expression of a notebook cell: Jupyter shows its value
         func = call.func
         if isinstance(func, cst.Name) or self_attr(func) is not None:
             self._primitive_calls.append(call)
-        if isinstance(func, cst.Attribute) and func.attr.value in PURE_METHODS:
-            shown = self._method_call(func)
-        else:
+        shown = self._method_call(func) if isinstance(func, cst.Attribute) and func.attr.value in PURE_METHODS \
+            else None
+        method = shown is not None
+        if shown is None:  # a module's function (``ops.clamp(x, 0, 1)``), or another callee
             shown = self._function_call(call)
         if shown is None:
             return
         fix = None
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+        if method and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
             target = func.value.value
             fix = FixSpec(f"assign the result: {target} = {target}.{func.attr.value}(...)", Applicability.UNSAFE,
                           [(node, cst.Assign(targets=[cst.AssignTarget(cst.Name(target))], value=call))])
@@ -361,6 +406,8 @@ class OutOfPlaceResultDiscarded(Rule):
         callee = self.ctx.callee(call)
         if callee not in PURE_FUNCTIONS:
             return None
+        if any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args):
+            return None  # numpy's out=: the result is written into that array
         return f"`{callee.replace('mindspore.', '', 1)}(...)`"
 
 

@@ -16,7 +16,7 @@ from msacclint.analysis.scopes import says_eval, scopes
 from msacclint.analysis.training import holds_mode_cells, mode_evidence, training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
-from msacclint.rules.examples import fill
+from msacclint.rules.examples import fill, notebook
 
 #: MSA201's multi-file examples: a network in src/model.py and the entry script training it
 _NET_WITH_RATE = """
@@ -209,6 +209,26 @@ for x in ds:
 """
 
 
+#: a network written as a container of layers, trained by a hand-written loop ({layers}: its
+#: layers; {mark}: the marker on the loop's step call)
+_CONTAINER_LOOP = """
+    import mindspore as ms
+    from mindspore import nn
+
+    net = {net}
+    loss_fn = nn.MSELoss()
+    opt = nn.SGD(net.trainable_params(), learning_rate=0.01)
+
+    def forward(x, y):
+        return loss_fn(net(x), y)
+
+    grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+    for x, y in dataset.create_tuple_iterator():
+        loss, grads = grad_fn(x, y){mark}
+        opt(grads)
+"""
+
+
 class TrainLoopWithoutSetTrain(Rule):
     code = "MSA201"
     about_the_run = True
@@ -218,7 +238,8 @@ class TrainLoopWithoutSetTrain(Rule):
     evidence = ('The training step and the network it trains are resolved in the file (a '
                 'value_and_grad/grad/GradOperation step or a TrainOneStep cell called in a loop), and no '
                 '`set_train()`/`set_train(True)` is called on any cell of the file; `Model.train` and networks of the '
-                'file that visibly hold no BatchNorm or Dropout are left alone. A network handed to a class of the '
+                'file that visibly hold no BatchNorm or Dropout (classes, or containers of written-out layers) are left '
+                'alone. A network handed to a class of the '
                 'file (`Trainer(network)`, kept as `self.network`) is an error when some call in the project hands '
                 'it a class holding Dropout, BatchNorm or a `self.training` read (named in the message); info '
                 'when the networks it is handed cannot all be resolved; silent when all are known and none has one. '
@@ -230,8 +251,10 @@ class TrainLoopWithoutSetTrain(Rule):
             "`GradOperation`, or a `TrainOneStepCell`/`TrainOneStepWithLossScaleCell` (or a step Cell of "
             "the file) called by hand in a loop — when the network it trains can be identified and the "
             "file never calls `set_train()`/`set_train(True)` on any cell. Not reported when the network's "
-            "class is in the file and visibly holds no BatchNorm or Dropout, nor for files that train through "
-            "`Model.train` are not reported: it sets the mode itself. The network may also be handed to a "
+            "class is in the file and visibly holds no BatchNorm or Dropout, nor when the network is a "
+            "`SequentialCell`/`CellList` (a list, its arguments, or an `OrderedDict` of named layers) whose layers "
+            "are written out and none of which depends on the mode; nor for files that train through "
+            "`Model.train`: it sets the mode itself. The network may also be handed to a "
             "class of the file: a `Trainer` whose `__init__` keeps its `network` parameter as `self.network` "
             "and whose method trains it; what the project passes for that parameter decides. A `set_train()` "
             "counts only where it can run before or during the training loop: one in a module-level function "
@@ -393,6 +416,15 @@ class TrainLoopWithoutSetTrain(Rule):
                     loss, grads = grad_fn(x, y)
                     opt(grads)
         """, note="no BatchNorm or Dropout: the mode changes nothing"),
+        Valid(fill(_CONTAINER_LOOP, net="nn.SequentialCell([nn.Dense(2, 16), nn.Tanh(), nn.Dense(16, 1)])", mark=""),
+              note="a container of visible layers, none of which depends on the mode (a course's regression MLP)"),
+        Valid(fill(_CONTAINER_LOOP, net='nn.SequentialCell(OrderedDict([("fc1", nn.Dense(2, 16)), ("act", nn.ReLU()), '
+                                       '("fc2", nn.Dense(16, 1))]))', mark="").replace(
+            "import mindspore as ms\n", "from collections import OrderedDict\nimport mindspore as ms\n"),
+              note="the same as an OrderedDict of named layers"),
+        Valid(fill(_CONTAINER_LOOP, net="nn.SequentialCell([nn.Dense(2, 16), nn.ReLU(), nn.Dropout(p=0.0), "
+                                       "nn.Dense(16, 1)])", mark=""),
+              note="a Dropout that drops nothing"),
     )
     VALID = VALID + (
         Valid(files={"src/__init__.py": "", "src/model.py": fill(_NET_WITH_RATE, rate="0.1"),
@@ -561,6 +593,35 @@ class TrainLoopWithoutSetTrain(Rule):
                 severity=Severity.INFO,
                 message_contains="trained in inference mode",
                 note="set_train(False) before each step (policy-gradient sampling): a choice, reported at info"),
+        Invalid(fill(_CONTAINER_LOOP, net="nn.SequentialCell([nn.Dense(2, 16), nn.ReLU(), nn.Dropout(p=0.2), "
+                                         "nn.Dense(16, 1)])", mark="  # MSA201"),
+                note="the look-alike: the container holds a Dropout, so the mode matters"),
+        Invalid(fill(_CONTAINER_LOOP, net="nn.SequentialCell(nn.Conv2d(1, 8, 3), nn.BatchNorm2d(8), nn.ReLU())",
+                     mark="  # MSA201"),
+                note="a BatchNorm among the container's layers (given as arguments)"),
+        Invalid(files={"regression.ipynb": notebook(
+            """
+            import mindspore as ms
+            from mindspore import nn
+            """,
+            "md: A small network, trained by hand.",
+            """
+            net = nn.SequentialCell([nn.Dense(2, 16), nn.ReLU(), nn.Dropout(p=0.2), nn.Dense(16, 1)])
+            loss_fn = nn.MSELoss()
+            opt = nn.SGD(net.trainable_params(), learning_rate=0.01)
+            """,
+            """
+            def forward(x, y):
+                return loss_fn(net(x), y)
+
+            grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+            """,
+            """
+            for x, y in dataset.create_tuple_iterator():
+                loss, grads = grad_fn(x, y)  # MSA201
+                opt(grads)
+            """,
+        )}, note="the same in a notebook: the network of one cell, the loop of another"),
         Invalid(_SAMPLED_LOOP.format(before="", after="net.set_train(False)", mark="  # MSA201"),
                 note="the nearest look-alike: an end-of-epoch evaluation's set_train(False) after the step, and "
                      "nothing switches training mode on: an error"),
@@ -722,7 +783,7 @@ class EvalLoopInTrainingMode(Rule):
     uses_facts = True
     message = "evaluation loop calls a network with BatchNorm/Dropout without set_train(False)"
     what = ("Reports a loop that calls a network whose class (in this file) holds BatchNorm or Dropout "
-            "cells, when the loop evaluates — it sits in a function named evaluate/eval/validate/test/"
+            "cells, or a `SequentialCell`/`CellList` of written-out layers among which is one, when the loop evaluates — it sits in a function named evaluate/eval/validate/test/"
             "infer/predict, or it follows the training loop in the same function after `set_train(True)` — "
             "and the file never calls `set_train(False)` on that network. `Model.eval`/`Model.predict` "
             "switch the mode themselves and are not reported. Also a `set_train(True)` followed in the same "
@@ -905,6 +966,21 @@ class EvalLoopInTrainingMode(Rule):
                 for x, y in test_ds:
                     out = net(x)  # MSA202
         """),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            def main(ds, test_ds):
+                net = nn.SequentialCell(nn.Conv2d(1, 8, 3), nn.BatchNorm2d(8), nn.ReLU(), nn.Flatten(),
+                                        nn.Dense(8 * 28 * 28, 10))
+                opt = nn.SGD(net.trainable_params(), learning_rate=0.01)
+                net.set_train(True)
+                grad_fn = ms.value_and_grad(lambda x, y: net(x).sum(), None, opt.parameters)
+                for x, y in ds:
+                    grad_fn(x, y)
+                for x, y in test_ds:
+                    out = net(x)  # MSA202
+        """, note="a container network whose layers include a BatchNorm"),
         Invalid(fill(_EVAL_CALLBACK, before="self.network.set_train(True)  # MSA202", after="pass"),
                 note="a callback switches training mode on right before its evaluation"),
         Invalid(files={

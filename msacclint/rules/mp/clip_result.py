@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from msacclint.analysis.displayed import displayed
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.examples import notebook
 from msacclint.rules.table import TableRuleMixin, called
 
 _CLIPS = frozenset({"mindspore.ops.clip_by_global_norm", "mindspore.ops.clip_by_norm"})
@@ -15,6 +17,7 @@ _CLIPS = frozenset({"mindspore.ops.clip_by_global_norm", "mindspore.ops.clip_by_
 
 class ClipResultIgnored(TableRuleMixin, Rule):
     code = "MSA125"
+    reports_discarded_results = True
     name = "clip-result-ignored"
     checklist = "mp.03"
     severity = Severity.ERROR
@@ -22,7 +25,9 @@ class ClipResultIgnored(TableRuleMixin, Rule):
                 'exist, is discarded.')
     entry_id = "MS-CLIP-01"
     message = "the clipped gradients are returned, not written back: this call clips nothing"
-    what = "Reports `ops.clip_by_global_norm(...)` and `ops.clip_by_norm(...)` used as a statement."
+    what = ("Reports `ops.clip_by_global_norm(...)` and `ops.clip_by_norm(...)` used as a statement. In a notebook, "
+            "a code cell's last statement is not reported: Jupyter shows its value under the cell (unless a "
+            "trailing `;` hides it).")
     why = ("PyTorch's `clip_grad_norm_` clips `p.grad` in place; MindSpore's `clip_by_global_norm` "
            "returns a new tuple and leaves its input untouched. A port that ignores the result "
            "applies the unclipped gradients, so gradient explosions are not prevented.")
@@ -60,6 +65,14 @@ class ClipResultIgnored(TableRuleMixin, Rule):
             from mindspore import nn, ops
             grads = ops.clip_by_norm(grads, max_norm=cfg.max_norm)
         """),
+        Valid(files={"explore.ipynb": notebook(
+            """
+            import mindspore as ms
+            from mindspore import ops
+            grads = (ms.Tensor([3.0, 4.0]),)
+            """,
+            "ops.clip_by_global_norm(grads, 1.0)",
+        )}, note="a notebook cell that shows what clipping gives: the value is displayed, not ignored"),
     )
     INVALID = (
         Invalid("""
@@ -81,12 +94,22 @@ class ClipResultIgnored(TableRuleMixin, Rule):
             from mindspore import nn, ops
             ops.clip_by_norm(self.grads, 1.0)  # MSA125
         """),
+        Invalid(files={"train.ipynb": notebook(
+            """
+            import mindspore as ms
+            from mindspore import ops
+            """,
+            """
+            ops.clip_by_global_norm(grads, 1.0)  # MSA125
+            optimizer(grads)
+            """,
+        )}, note="in a notebook, a clip that is not the cell's last statement"),
     )
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
-        if not isinstance(call, cst.Call) or called(self.ctx, call) not in _CLIPS:
-            return
+        if not isinstance(call, cst.Call) or called(self.ctx, call) not in _CLIPS or displayed(self.ctx, node):
+            return  # (the last expression of a notebook cell: Jupyter shows its value)
         short = called(self.ctx, call).replace("mindspore.", "", 1)
         fix = None
         first = call.args[0] if call.args else None

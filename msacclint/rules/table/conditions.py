@@ -22,6 +22,7 @@ from msacclint.analysis.downsampling import next_downsamples
 from msacclint.analysis.global_pool import pooled_to_one
 from msacclint.analysis.imports import canonical
 from msacclint.analysis.loss_use import handling
+from msacclint.analysis.shapes import covers_whole_map
 from msacclint.analysis.statistics import ddof_cancels
 from msacclint.rules.table.spec import Comparison, ParameterGroups, RuleSpec
 
@@ -185,14 +186,17 @@ class NotAlwaysCalledWith(Condition):
 
 @dataclass(frozen=True)
 class NotReducedToOne(Condition):
-    """``unless_global_use``: the sub-cell's output is not, further on in ``construct``, squeezed
-    or fed to a Dense (past reshapes and concatenation with other branches): a pool whose
-    output is used so covers the whole map (msacclint.analysis.global_pool)."""
+    """``unless_global_use``: the pool does not cover the whole feature map. It does when its
+    output is, further on in ``construct``, squeezed or fed to a Dense (past reshapes and
+    concatenation with other branches: msacclint.analysis.global_pool), or when its kernel
+    equals the spatial size of the map it is given, followed from a known input size through
+    the layers in front of it (msacclint.analysis.shapes)."""
 
-    question: ClassVar[str] = "Is the output squeezed or fed to a Dense, past reshapes and concatenation?"
+    question: ClassVar[str] = ("Is the output squeezed or fed to a Dense, past reshapes and concatenation, or does "
+                               "the kernel equal the size of the map it is given?")
 
     def holds(self, site: CallSite) -> bool:
-        return not pooled_to_one(site.ctx, site.node)
+        return not pooled_to_one(site.ctx, site.node) and not covers_whole_map(site.ctx, site.node)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.cells import CellInfo, cells
+from msacclint.analysis.displayed import displayed
 from msacclint.analysis.flow import flow
 from msacclint.analysis.local_uses import local_uses
 from msacclint.analysis.residual import ends_residual
@@ -21,7 +22,7 @@ from msacclint.analysis.training import training
 from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
-from msacclint.rules.examples import fill
+from msacclint.rules.examples import fill, notebook
 from msacclint.rules.function_rule import InFunctionRule
 
 ZERO_INIT = "mindspore.common.initializer.Zero"
@@ -541,6 +542,7 @@ def _split_trainer(load: str, step: str = "self.fit(dataset)\nself.network.set_t
 
 class UncheckedCheckpointLoad(InFunctionRule):
     code = "MSA506"
+    reports_discarded_results = True
     about_the_run = True
     name = "unchecked-checkpoint-load"
     checklist = "wi.02"
@@ -560,7 +562,9 @@ class UncheckedCheckpointLoad(InFunctionRule):
             "evaluation after training; the names match by construction), and loads of a path the file itself writes with "
             "`save_checkpoint` (the same `self.<attr>`, a literal, or an f-string of the same shape: an early "
             "stopper's best weights), are left alone: the checklist item is about the pretrained "
-            "weights a training run starts from, and there an incomplete load costs a whole run.")
+            "weights a training run starts from, and there an incomplete load costs a whole run. In a notebook, "
+            "a bare `load_param_into_net(...)` that is a code cell's last statement is not discarded: Jupyter "
+            "shows the lists under the cell.")
     why = ("In MindSpore 2.10 `load_param_into_net` never raises on missing or unexpected names, whatever "
            "`strict_load` says (verified; MS-CKPT-01): it returns `(param_not_load, ckpt_not_load)` and logs a "
            "warning. A checkpoint converted from PyTorch with a wrong name mapping (gamma/beta vs weight/bias, "
@@ -615,6 +619,18 @@ class UncheckedCheckpointLoad(InFunctionRule):
 
             param_dict = ms.load_checkpoint('resnet50.ckpt')
         """, note="no network given"),
+        Valid(files={"finetune.ipynb": notebook(
+            """
+            import mindspore as ms
+            param_dict = ms.load_checkpoint('resnet50.ckpt')
+            """,
+            "md: The parameters that did not load are listed under the next cell.",
+            "ms.load_param_into_net(net, param_dict)",
+            """
+            model = ms.Model(net, loss_fn, optimizer)
+            model.train(90, train_dataset)
+            """,
+        )}, note="a notebook cell's last expression: Jupyter shows the list of parameters that were not loaded"),
         Valid("""
             import mindspore as ms
 
@@ -723,6 +739,15 @@ class UncheckedCheckpointLoad(InFunctionRule):
             model = ms.Model(net, loss_fn, optimizer)
             model.train(90, train_dataset)
         """),
+        Invalid(files={"finetune.ipynb": notebook(
+            """
+            import mindspore as ms
+            param_dict = ms.load_checkpoint('resnet50.ckpt')
+            ms.load_param_into_net(net, param_dict)  # MSA506
+            model = ms.Model(net, loss_fn, optimizer)
+            """,
+            "model.train(90, train_dataset)",
+        )}, note="in a notebook, the load is not the cell's last statement: the list is thrown away"),
         Invalid("""
             import mindspore as ms
 
@@ -784,7 +809,8 @@ class UncheckedCheckpointLoad(InFunctionRule):
                         "check what ms.load_param_into_net(net, param_dict) returns")
 
     def visit_Expr(self, node: cst.Expr) -> None:
-        if self._is_load(node.value) and not self._in_evaluation():
+        # the last expression of a notebook cell is not dropped: Jupyter shows the list
+        if self._is_load(node.value) and not self._in_evaluation() and not displayed(self.ctx, node):
             self._report(node.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
