@@ -539,7 +539,7 @@ def test_summary_lines_match_libcst_positions():
     import libcst as cst
     from libcst.metadata import PositionProvider
 
-    from msacclint.project.summary import SummaryCollector, summarize
+    from msacclint.project.collect import SummaryCollector, summarize
 
     text = textwrap.dedent('''\
         import mindspore.nn as nn
@@ -667,8 +667,8 @@ def test_summary_collected_in_the_traversal_equals_the_standalone_one(tmp_path):
 
     from msacclint.engine.registry import default_codes
     from msacclint.engine.runner import check_source
+    from msacclint.project.collect import summarize
     from msacclint.project.index import load_index
-    from msacclint.project.summary import summarize
     from msacclint.settings import Settings
 
     compared = 0

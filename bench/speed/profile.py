@@ -174,7 +174,10 @@ def instrument(stages: Stages) -> None:
     # the project layer: summaries made on their own, the parse they need, the deferred
     # lines of the summaries collected in the traversal
     from msacclint.project import index as project_index
-    from msacclint.project import summary as project_summary
+    try:  # the collector has its own module since round 11; older trees keep it in summary
+        from msacclint.project import collect as project_summary
+    except ImportError:
+        from msacclint.project import summary as project_summary
 
     project_index.ProjectIndex._build = stages.wrap("project summary on its own (walk)",
                                                     project_index.ProjectIndex._build)

@@ -30,14 +30,16 @@ from msacclint.analysis.notebook_text import load as load_notebook
 from msacclint.analysis.source import MAX_SOURCE_BYTES, decode, parse
 from msacclint.project import configs as configs_mod
 from msacclint.project.callers import CallerQueries, all_calls, says_data_parallel
+from msacclint.project.collect import SummaryCollector, summarize
 from msacclint.project.entries import EntryQueries
 from msacclint.project.failures import FailureQueries
 from msacclint.project.graph import GraphQueries, checked_file_bindings
+from msacclint.project.lines import DEFERRED
 from msacclint.project.listing import find_project_root, listing
 from msacclint.project.mentions import MentionQueries
 from msacclint.project.networks import BATCH_NORMS, DROPOUTS, TRAINING_CALLS, NetworkQueries
 from msacclint.project.reach import ReachQueries
-from msacclint.project.summary import DEFERRED, FORMAT, FileSummary, SummaryCollector, from_json, summarize, to_json
+from msacclint.project.summary import FORMAT, FileSummary, from_json, to_json
 from msacclint.project.values import UNSET, Evidence, Value, ValueQueries
 
 __all__ = ["BATCH_NORMS", "DROPOUTS", "TRAINING_CALLS", "UNSET", "Evidence", "ProjectIndex", "Projects", "Value",
