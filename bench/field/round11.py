@@ -46,6 +46,7 @@ from eval import msacclint_commit, write_project  # noqa: E402
 from msacclint.data import tomllib  # noqa: E402
 from msacclint.engine import registry  # noqa: E402
 
+ROOT = os.path.dirname(os.path.dirname(HERE))
 SPLIT = os.path.join(HERE, "round11", "split.toml")
 VERDICTS = ("true", "dormant", "broken", "latent", "false", "unsure")
 
@@ -83,9 +84,11 @@ def run(args: argparse.Namespace) -> int:
             with open(os.path.join(os.path.dirname(os.path.dirname(HERE)), repo["files"]), encoding="utf-8") as f:
                 listed = {line.strip() for line in f if line.strip()}
         started = time.perf_counter()
+        # this checkout's msacclint, whatever is installed (the tree is the working folder)
+        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
         done = subprocess.run([sys.executable, "-m", "msacclint", "check", ".", "--format", "json", "--no-cache",
                                "--exit-zero", "--show-info", "--jobs", str(args.jobs)], cwd=tree,
-                              capture_output=True, text=True, check=False)
+                              capture_output=True, text=True, check=False, env=env)
         if done.returncode != 0:
             print(f"round11: {repo['name']}: msacclint exited {done.returncode}: {done.stderr[-2000:]}",
                   file=sys.stderr)
