@@ -8,7 +8,7 @@ from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 
-#: a training script that seeds numpy only, and the same seeding MindSpore
+#: (indented as the rule page shows it) a training script that seeds numpy only, and the same seeding MindSpore
 _NUMPY_SEED_ONLY = """
         import numpy as np
         import mindspore as ms

@@ -29,7 +29,7 @@ from msacclint.rules.fixtures.dp import (
 
 _DIST_WORDS = ("distribut", "rank", "device_num", "group_size", "shard", "parallel", "world", "multi", "device_id")
 
-#: a data-parallel training script whose dataset is not sharded, and the same sharded
+#: (indented as the rule page shows it) a data-parallel training script whose dataset is not sharded, and the same sharded
 _NOT_SHARDED = """
         import mindspore as ms
         import mindspore.dataset as ds
