@@ -46,31 +46,33 @@ def positional_count(call: cst.Call) -> int:
     return sum(1 for arg in call.args if arg.keyword is None and not arg.star)
 
 
-def literal(node: cst.BaseExpression) -> Any:
+def literal(node: cst.BaseExpression, written: bool = False) -> Any:
     """The value of a number, string, True/False/None, a negated number, or a tuple or
-    list of those; UNKNOWN for everything else."""
+    list of those (and of arithmetic on numbers); UNKNOWN for everything else. ``written``:
+    only what is written out (no arithmetic; text strings, also concatenated ``"a" "b"``)."""
     if isinstance(node, cst.Integer):
         return int(node.evaluated_value)
     if isinstance(node, cst.Float):
         return float(node.evaluated_value)
-    if isinstance(node, cst.SimpleString):
+    if isinstance(node, cst.SimpleString) or (written and isinstance(node, cst.ConcatenatedString)):
         try:
-            return node.evaluated_value
+            text = node.evaluated_value
         except Exception:
             return UNKNOWN
+        return UNKNOWN if written and not isinstance(text, str) else text
     if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[node.value]
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        inner = literal(node.expression)
+        inner = literal(node.expression, written)
         if isinstance(inner, (int, float)) and not isinstance(inner, bool):
             return -inner
         return UNKNOWN
     if isinstance(node, (cst.Tuple, cst.List)):
-        values = tuple(literal(e.value) for e in node.elements if isinstance(e, cst.Element))
+        values = tuple(literal(e.value, written) for e in node.elements if isinstance(e, cst.Element))
         if len(values) == len(node.elements) and all(v is not UNKNOWN for v in values):
             return values
         return UNKNOWN
-    if isinstance(node, cst.BinaryOperation):
+    if isinstance(node, cst.BinaryOperation) and not written:
         left, right = literal(node.left), literal(node.right)
         if _number(left) and _number(right):
             op = node.operator

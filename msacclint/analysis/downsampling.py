@@ -6,7 +6,7 @@ a strided layer (YOLOv9's ADown/AConv, anti-aliased downsampling): stride 1 is w
 block means, since with PyTorch's stride = kernel_size the block would downsample twice.
 
 ``next_downsamples(ctx, call)`` answers it for ``self.pool = nn.AvgPool2d(2)``:
-- the consumers are found as in ``cells.next_layers`` (past Dropout/activations), and in
+- the consumers are found as in ``cell_layers.next_layers`` (past Dropout/activations), and in
   ``construct`` also past channel splits of the output (``x1, x2 = x.chunk(2, 1)``,
   ``ops.split(x, ...)``): each piece keeps the spatial size;
 - a consumer downsamples when its stride is a literal above 1, for MindSpore's
@@ -23,14 +23,8 @@ from typing import Dict, Iterable, List, Optional, Set
 import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, argument, literal
-from msacclint.analysis.cells import (
-    PASS_THROUGH,
-    CellInfo,
-    attribute_of,
-    cell_of_call,
-    consumers_past_pass_through,
-    self_attr,
-)
+from msacclint.analysis.cell_layers import PASS_THROUGH, consumers_past_pass_through
+from msacclint.analysis.cells import CellInfo, attribute_of, cell_of_call, self_attr
 from msacclint.analysis.context import FileContext
 
 #: strided layers and the position of ``stride`` in their signature

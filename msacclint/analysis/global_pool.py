@@ -22,7 +22,8 @@ from typing import Optional
 
 import libcst as cst
 
-from msacclint.analysis.cells import PASS_THROUGH, RESHAPE_OPS, CellInfo, attribute_of, layer_of, self_attr
+from msacclint.analysis.cell_layers import PASS_THROUGH, RESHAPE_OPS, layer_of
+from msacclint.analysis.cells import CellInfo, attribute_of, self_attr
 from msacclint.analysis.context import FileContext
 from msacclint.analysis.liveness import forward_methods
 from msacclint.analysis.taint import SubCellTaint

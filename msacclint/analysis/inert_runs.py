@@ -8,7 +8,7 @@ message, when
 - the file trains on arrays it generates itself (``analysis.synthetic``): a parity test or
   a benchmark has no accuracy to lose;
 - the finding is about an optimizer that takes no step in its file
-  (``analysis.training.idle_optimizer``): an evaluation script that copied the set-up;
+  (``idle_optimizer`` below): an evaluation script that copied the set-up;
 - pytest runs the file as tests (``analysis.pytest_files``): a test keeps no model.
 """
 
@@ -18,10 +18,14 @@ from typing import Optional
 
 import libcst as cst
 
-from msacclint.analysis.context import FileContext
+from msacclint.analysis.calls import argument
+from msacclint.analysis.context import FileContext, Question
+from msacclint.analysis.facts import facts
+from msacclint.analysis.local_uses import local_uses
 from msacclint.analysis.pytest_files import pytest_test
+from msacclint.analysis.scopes import scopes
 from msacclint.analysis.synthetic import made_up_data
-from msacclint.analysis.training import idle_optimizer
+from msacclint.analysis.training import MODEL, is_mindspore_optimizer, training
 
 
 def set_up_cannot_matter(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
@@ -38,3 +42,43 @@ def set_up_cannot_matter(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
         return (f"pytest runs this file as tests ({test}): a training run in a test exercises the code and keeps "
                 "no model, so how it is set up cannot cost accuracy")
     return None
+
+
+def idle_optimizer(ctx: FileContext, call: cst.CSTNode) -> Optional[str]:
+    """Why the MindSpore optimizer that ``call`` builds takes no step in this file, or None.
+
+    It takes none when the file trains nothing (no hand-written step, no ``.train(`` call: an
+    evaluation or export script that copied the training set-up) and the optimizer goes only
+    into a ``mindspore.Model`` (or nowhere), and is not returned. A Model handed on to other
+    code could still be trained there: the answer says so, for a finding lowered to info."""
+    if not isinstance(call, cst.Call) or not is_mindspore_optimizer(ctx.resolve(call.func)):
+        return None
+    if training(ctx).trains or ctx.ask(_ANY_TRAIN_CALL):
+        return None
+    fl = scopes(ctx).owner(call)
+    if fl is None:
+        return None
+    why = ("this file never trains (no Model.train, no training step) and the optimizer only goes into a Model; "
+           "a Model handed to other code could still be trained there")
+    bound = [d.name for ds in fl.defs.values() for d in ds
+             if d.value is call and d.index is None and isinstance(d.node, cst.Assign)]
+    if not bound:  # built inline: only as a Model's optimizer argument
+        models = [e.node for e in fl.calls() if e.callee == MODEL]
+        return why if any(_optimizer_slot(model, call) for model in models) else None
+    for use in local_uses(ctx, fl.root, bound[0]):
+        if use.kind == "assigned":
+            continue
+        if use.kind == "argument" and use.callee == MODEL and (use.keyword == "optimizer" or use.position == 2):
+            continue
+        return None  # returned, stepped, handed to other code
+    return why
+
+
+def _optimizer_slot(model: cst.Call, value: cst.BaseExpression) -> bool:
+    """``value`` is the optimizer argument of ``Model(network, loss_fn, optimizer, ...)``."""
+    found = argument(model, "optimizer", ("network", "loss_fn", "optimizer"))
+    return found is not None and found.value is value
+
+
+_ANY_TRAIN_CALL: Question[bool] = Question(
+    "any_train_call", lambda ctx: bool(facts(ctx).method_calls("train")) or bool(facts(ctx).method_calls("fit")))

@@ -36,18 +36,19 @@ that may return, raise or exit).
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple, Union, cast
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
 from msacclint.analysis import api_surface as api
 from msacclint.analysis.context import FileContext, Question
+from msacclint.analysis.guarded_walk import GuardedWalk, State, blocks, catches, compound_targets
 from msacclint.analysis.imports import dotted, imported_names
-from msacclint.analysis.walk import descendants, reversed_children
-from msacclint.data import load_toml
+from msacclint.analysis.project_imports import ProjectModules
+from msacclint.analysis.rejected_args import combinations, holds, literal
+from msacclint.analysis.walk import descendants
 
 #: what raised (the ``kind`` of a Raising)
 NAME, IMPORT, KEYWORD, POSITIONAL, COMBINATION, PROJECT_IMPORT = (
@@ -91,174 +92,6 @@ class Raising:
         return text
 
 
-_TYPES = {"ModuleNotFoundError": ("ImportError", "Exception", "BaseException"),
-          "ImportError": ("Exception", "BaseException"),
-          "AttributeError": ("Exception", "BaseException"),
-          "TypeError": ("Exception", "BaseException"),
-          "ValueError": ("Exception", "BaseException"),
-          "KeyError": ("LookupError", "Exception", "BaseException")}
-
-#: exception classes whose place in the hierarchy is known: a handler of only these catches
-#: an exception when it names it or one of its bases, nothing else
-_BUILTIN_EXCEPTIONS = frozenset({
-    "BaseException", "Exception", "ArithmeticError", "AssertionError", "AttributeError", "BufferError",
-    "EOFError", "FloatingPointError", "GeneratorExit", "ImportError", "IndexError", "KeyError",
-    "KeyboardInterrupt", "LookupError", "MemoryError", "ModuleNotFoundError", "NameError",
-    "NotImplementedError", "OSError", "IOError", "OverflowError", "RecursionError", "RuntimeError",
-    "StopIteration", "SyntaxError", "SystemError", "SystemExit", "TypeError", "UnicodeError",
-    "UnicodeDecodeError", "UnicodeEncodeError", "ValueError", "ZeroDivisionError", "FileNotFoundError",
-    "PermissionError", "TimeoutError", "ConnectionError", "Warning", "UserWarning", "DeprecationWarning",
-})
-
-#: a handler of one of these holds a fallback for releases where its try body fails
-_FALLBACK = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
-
-#: a handler list that catches everything (bare ``except:``, or types msacclint cannot read)
-_ANY = frozenset({"*"})
-
-
-def catches(caught: FrozenSet[str], exception: str) -> bool:
-    if "*" in caught:
-        return True
-    return exception in caught or any(base in caught for base in _TYPES.get(exception, ("Exception", "BaseException")))
-
-
-class _State(NamedTuple):
-    where: str
-    #: the qualname prefix of definitions made here ("Net.", "build.<locals>.")
-    prefix: str
-    conditional: bool
-    #: exception names the enclosing try statements of this body catch
-    caught: FrozenSet[str]
-    #: the enclosing scopes whose local names hide the file's imports (functions, lambdas,
-    #: comprehensions; a class body for its own statements only)
-    scopes: Tuple[cst.CSTNode, ...]
-
-
-def _dotted(node: cst.CSTNode) -> Optional[str]:
-    """``a.b.c`` for a Name/Attribute chain, else None (imports.dotted, with exact type
-    tests: LibCST's classes are ABCs, and isinstance on them is slow in a hot loop)."""
-    parts = []
-    while type(node) is cst.Attribute:
-        parts.append(node.attr.value)
-        node = node.value
-    if type(node) is cst.Name:
-        parts.append(node.value)
-        return ".".join(reversed(parts))
-    return None
-
-
-_EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
-_COMPOUND = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.With, cst.Match)
-_COMPOUND_TYPES = frozenset(_COMPOUND)
-
-
-def _exits(node: cst.CSTNode, memo: Dict[int, bool]) -> bool:
-    """Whether a statement may leave the body it is in (return, raise, sys.exit()), not
-    counting nested definitions (memoised per statement: blocks nest)."""
-    key = id(node)
-    known = memo.get(key)
-    if known is not None:
-        return known
-    found = False
-    kind = type(node)
-    if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
-        for small in node.body:  # type: ignore[attr-defined]
-            small_kind = type(small)
-            if small_kind is cst.Return or small_kind is cst.Raise or (small_kind is cst.Expr and type(
-                    small.value) is cst.Call and _dotted(small.value.func) in _EXIT_CALLS):
-                found = True
-                break
-    elif kind in _COMPOUND_TYPES:
-        found = any(_exits(stmt, memo) for block in _blocks(node) for stmt in block)
-    memo[key] = found
-    return found
-
-
-def _names_in(target: Optional[cst.CSTNode]) -> Set[str]:
-    """The names a target binds (``a``, ``a, (b, *c)``; not ``x.a`` or ``x[a]``)."""
-    if target is None:
-        return set()
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        found: Set[str] = set()
-        for element in target.elements:
-            found |= _names_in(element.value)
-        return found
-    if isinstance(target, cst.StarredElement):
-        return _names_in(target.value)
-    return set()
-
-
-def _bound_names(node: cst.CSTNode) -> Set[str]:
-    """The names a function, lambda or comprehension binds in its own scope: parameters,
-    assignment, loop, ``with`` and ``except`` targets, imports, nested definitions, ``global``
-    and ``nonlocal`` (statements only, not nested scopes; a walrus is not read)."""
-    names: Set[str] = set()
-    if isinstance(node, (cst.FunctionDef, cst.Lambda)):
-        params = node.params
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            names.add(param.name.value)
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                names.add(star.name.value)
-        if isinstance(node, cst.FunctionDef):
-            _statement_names(getattr(node.body, "body", ()), names)
-        return names
-    comp: Optional[cst.CompFor] = getattr(node, "for_in", None)
-    while comp is not None:
-        names |= _names_in(comp.target)
-        comp = comp.inner_for_in
-    return names
-
-
-def _statement_names(body: Sequence[cst.CSTNode], names: Set[str]) -> None:
-    for stmt in body:
-        kind = type(stmt)
-        if kind is cst.SimpleStatementLine:
-            for small in stmt.body:  # type: ignore[attr-defined]
-                small_kind = type(small)
-                if small_kind is cst.Assign:
-                    for target in small.targets:
-                        names |= _names_in(target.target)
-                elif small_kind is cst.AnnAssign or small_kind is cst.AugAssign:
-                    names |= _names_in(small.target)
-                elif small_kind is cst.Import or small_kind is cst.ImportFrom:
-                    names |= _import_bound(small)
-                elif small_kind is cst.Global or small_kind is cst.Nonlocal:
-                    names.update(n.name.value for n in small.names)
-        elif kind is cst.FunctionDef or kind is cst.ClassDef:
-            names.add(stmt.name.value)  # type: ignore[attr-defined]
-        elif isinstance(stmt, _COMPOUND):
-            if isinstance(stmt, cst.For):
-                names |= _names_in(stmt.target)
-            elif isinstance(stmt, cst.With):
-                for item in stmt.items:
-                    if item.asname is not None:
-                        names |= _names_in(item.asname.name)
-            for handler in getattr(stmt, "handlers", ()):
-                if handler.name is not None:
-                    names |= _names_in(handler.name.name)
-            for inner in _blocks(stmt):
-                _statement_names(inner, names)
-
-
-def _import_bound(node: Union[cst.Import, cst.ImportFrom]) -> Set[str]:
-    names: Set[str] = set()
-    if isinstance(node, cst.Import):
-        for alias in node.names:
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                names.add(alias.asname.name.value)
-            else:
-                full = dotted(alias.name)
-                if full:
-                    names.add(full.split(".")[0])
-    elif not isinstance(node.names, cst.ImportStar):
-        names.update(bound for bound, _ in imported_names(node))
-    return names
-
-
 #: ``hasattr(nn, "Linear")``, ``getattr(ms, name, None)``: (function, subject, name as written)
 _ASKS = re.compile(r"\b(hasattr|getattr|setattr|delattr)\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*([^,)]+)")
 #: ``nn.Module = nn.Cell`` at the start of a line: the dotted target
@@ -290,9 +123,9 @@ class _Module:
             elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 self._bind(stmt.name.value, "")
             elif isinstance(stmt, (cst.If, cst.Try, cst.TryStar, cst.With, cst.For, cst.While)):
-                for name in _compound_targets(stmt):
+                for name in compound_targets(stmt):
                     self._bind(name, "")
-                for block in _blocks(stmt):
+                for block in blocks(stmt):
                     self._top(block)
 
     def _small(self, small: cst.BaseSmallStatement) -> None:
@@ -332,164 +165,10 @@ class _Module:
         return target or None
 
 
-def _blocks(stmt: cst.CSTNode) -> List[Sequence[cst.CSTNode]]:
-    out: List[Sequence[cst.CSTNode]] = []
-    for attr in ("body", "orelse", "finalbody"):
-        part = getattr(stmt, attr, None)
-        if part is None:
-            continue
-        if isinstance(part, cst.If):
-            out.extend(_blocks(part))
-            continue
-        if isinstance(part, (cst.Else, cst.Finally)):
-            part = part.body
-        if isinstance(part, cst.IndentedBlock):
-            out.append(part.body)
-    for handler in getattr(stmt, "handlers", ()):
-        if isinstance(handler.body, cst.IndentedBlock):
-            out.append(handler.body.body)
-    return out
-
-
-def _compound_targets(stmt: cst.CSTNode) -> Set[str]:
-    names: Set[str] = set()
-    if isinstance(stmt, cst.For):
-        names.update(n.value for n in descendants(stmt.target) if isinstance(n, cst.Name))
-    elif isinstance(stmt, cst.With):
-        for item in stmt.items:
-            if item.asname is not None:
-                names.update(n.value for n in descendants(item.asname.name) if isinstance(n, cst.Name))
-    for handler in getattr(stmt, "handlers", ()):
-        if handler.name is not None and isinstance(handler.name.name, cst.Name):
-            names.add(handler.name.name.value)
-    return names
-
-
-def _mentions_version(test: cst.BaseExpression) -> bool:
-    for node in descendants(test):
-        if isinstance(node, cst.Name) and ("version" in node.value.lower() or node.value == "TYPE_CHECKING"):
-            return True
-        if isinstance(node, cst.Attribute) and ("version" in node.attr.value.lower()
-                                                or node.attr.value == "TYPE_CHECKING"):
-            return True
-    return False
-
-
-def _handler_types(handler: Union[cst.ExceptHandler, cst.ExceptStarHandler]) -> FrozenSet[str]:
-    if handler.type is None:
-        return _ANY
-    items = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-    names: Set[str] = set()
-    for item in items:
-        value = item.value if isinstance(item, cst.Element) else item
-        name = dotted(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
-        short = name.rsplit(".", 1)[-1] if name else None
-        if short is None or short not in _BUILTIN_EXCEPTIONS:
-            return _ANY  # a class msacclint cannot place: it may catch anything
-        names.add(short)
-    return frozenset(names)
-
-
-def _suppressed(item: cst.WithItem) -> FrozenSet[str]:
-    """The exceptions ``with contextlib.suppress(...)`` swallows."""
-    call = item.item
-    if isinstance(call, cst.Call) and (dotted(call.func) or "").rsplit(".", 1)[-1] == "suppress":
-        names: Set[str] = set()
-        for arg in call.args:
-            name = dotted(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute)) else None
-            short = name.rsplit(".", 1)[-1] if name else None
-            if short is None or short not in _BUILTIN_EXCEPTIONS:
-                return _ANY
-            names.add(short)
-        return frozenset(names)
-    return frozenset()
-
-
-# -- literal values of arguments -----------------------------------------------------------
-_NO_VALUE = object()
-
-
-def literal(node: cst.BaseExpression) -> Any:
-    """The value of a literal argument (numbers, strings, True/False/None, tuples and lists
-    of them, a leading minus), else _NO_VALUE."""
-    if isinstance(node, cst.Integer):
-        return int(node.evaluated_value)
-    if isinstance(node, cst.Float):
-        return float(node.evaluated_value)
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else _NO_VALUE
-    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
-        return {"True": True, "False": False, "None": None}[node.value]
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        inner = literal(node.expression)
-        if isinstance(inner, (int, float)) and not isinstance(inner, bool):
-            return -inner
-        return _NO_VALUE
-    if isinstance(node, (cst.Tuple, cst.List)):
-        values = []
-        for element in node.elements:
-            if not isinstance(element, cst.Element):
-                return _NO_VALUE
-            value = literal(element.value)
-            if value is _NO_VALUE:
-                return _NO_VALUE
-            values.append(value)
-        return tuple(values)
-    return _NO_VALUE
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _interval(text: str) -> Tuple[float, float, bool, bool]:
-    """"(0, 1]" -> (0, 1, low open, high closed)."""
-    text = text.strip()
-    low, high = text[1:-1].split(",")
-    return float(low), float(high), text[0] == "(", text[-1] == ")"
-
-
-def holds(condition: Dict[str, Any], value: Any) -> bool:
-    """Whether one condition of rules/api_surface/rejected.toml holds for a literal value."""
-    if value is _NO_VALUE:
-        return False
-    if condition.get("nonzero"):
-        if _number(value):
-            return value != 0 and isinstance(value, int)
-        if condition.get("tuples") and isinstance(value, tuple):
-            return any(_number(v) and v != 0 for v in value) and all(_number(v) for v in value)
-        return False
-    if "values" in condition:
-        return value in condition["values"]
-    if "not_values" in condition:
-        return isinstance(value, str) and value.lower() not in [v.lower() for v in condition["not_values"]]
-    if "outside" in condition:
-        if not _number(value):
-            return False
-        low, high, low_open, high_open = _interval(condition["outside"])
-        inside = (value > low if low_open else value >= low) and (value < high if high_open else value <= high)
-        return not inside
-    if condition.get("not_float"):
-        return isinstance(value, int)  # bool included: the API's float check rejects it too
-    if condition.get("sequence"):
-        return isinstance(value, tuple)
-    if "length_not" in condition:
-        return isinstance(value, tuple) and len(value) != condition["length_not"]
-    return False
-
-
-def combinations() -> List[Dict[str, Any]]:
-    try:
-        return list(load_toml(api.REJECTED_FILE).get("combination", ()))
-    except OSError:
-        return []
-
-
 # -- the walk -------------------------------------------------------------------------------
-class _Finder:
+class _Finder(GuardedWalk):
     def __init__(self, ctx: FileContext) -> None:
-        self.ctx = ctx
+        super().__init__(ctx)
         self.surface = api.surface()
         self.releases: Tuple[str, ...] = api.considered(self.surface, ctx.mindspore_version) \
             if self.surface is not None else ()
@@ -499,242 +178,16 @@ class _Finder:
         for combination in combinations():
             for name in combination.get("apis", ()):
                 self._combinations.setdefault(name, []).append(combination)
-        self._listings: Dict[str, Optional[FrozenSet[str]]] = {}
-        self.listing_used = False
-        self._exit_memo: Dict[int, bool] = {}
-        #: name -> how often version-dependent branches mention it
-        self._versioned: Dict[str, int] = {}
-        self._scope_names: Dict[int, FrozenSet[str]] = {}
-        self._handlers = self._table()
+        self.modules = ProjectModules(ctx)
 
-    # -- traversal ---------------------------------------------------------------------
     def run(self) -> List[Raising]:
-        start = _State("module", "", False, frozenset(), ())
-        stack: List[Tuple[cst.CSTNode, _State]] = []
-        self._push_block(stack, self.ctx.module.body, start)
-        handlers = self._handlers
-        generic = self._generic
-        while stack:
-            node, state = stack.pop()
-            handlers.get(type(node), generic)(node, state, stack)
+        self.walk()
         if self._versioned:
-            self.found = [f for f in self.found if not self._version_only(f.where)]
+            self.found = [f for f in self.found if not self.version_only(f.where)]
         return self.found
 
-    def _version_only(self, where: str) -> bool:
-        """Whether a definition running this is named only in version-dependent branches
-        (``if ms.__version__ < "2.0": norm = norm_old``, or after ``if version: return new``):
-        it is for other releases."""
-        for name in where.split("."):
-            if name not in self._versioned:
-                continue
-            everywhere = len(re.findall(r"\b" + re.escape(name) + r"\b", self.ctx.source))
-            if everywhere <= self._versioned[name] + 1:  # its own def, and the version branches
-                return True
-        return False
-
-    def _push_block(self, stack: List[Tuple[cst.CSTNode, _State]], body: Sequence[cst.CSTNode], state: _State) -> None:
-        items: List[Tuple[cst.CSTNode, _State]] = []
-        memo = self._exit_memo
-        after_version_exit = False
-        for stmt in body:
-            items.append((stmt, state))
-            if after_version_exit:
-                self._version_branch(stmt)  # the else branch of ``if version: return ...``
-            elif type(stmt) is cst.If and _mentions_version(stmt.test) and _exits(stmt, memo):
-                after_version_exit = True
-            if not state.conditional and _exits(stmt, memo):
-                state = state._replace(conditional=True)
-        stack.extend(reversed(items))
-
-    @staticmethod
-    def _push(stack: List[Tuple[cst.CSTNode, _State]], nodes: Iterable[Optional[cst.CSTNode]], state: _State) -> None:
-        for n in reversed(list(nodes)):
-            if n is not None:
-                stack.append((n, state))
-
-    def _suite(self, stack: List[Tuple[cst.CSTNode, _State]], suite: Optional[cst.CSTNode], state: _State) -> None:
-        if suite is None:
-            return
-        kind = type(suite)
-        if kind is cst.Else or kind is cst.Finally:
-            suite = suite.body  # type: ignore[attr-defined]
-            kind = type(suite)
-        if kind is cst.IndentedBlock or kind is cst.SimpleStatementSuite:
-            self._push_block(stack, suite.body, state)  # type: ignore[union-attr]
-
-    def _table(self) -> Dict[type, Any]:
-        def nothing(node: Any, st: _State, stack: Any) -> None:
-            return None
-
-        def statements(node: Any, st: _State, stack: Any) -> None:
-            self._push_block(stack, node.body, st)
-
-        def imports(node: Any, st: _State, stack: Any) -> None:
-            self._import(node, st)
-
-        def value(node: Any, st: _State, stack: Any) -> None:
-            self._push(stack, [node.value], st)
-
-        table: Dict[type, Any] = {
-            cst.SimpleStatementLine: statements, cst.SimpleStatementSuite: statements,
-            cst.Import: imports, cst.ImportFrom: imports,
-            cst.Assign: value, cst.AnnAssign: value, cst.AugAssign: value,
-            cst.Del: nothing, cst.Global: nothing, cst.Nonlocal: nothing, cst.Pass: nothing, cst.Break: nothing,
-            cst.Continue: nothing, cst.Annotation: nothing,
-            cst.If: self._if, cst.For: self._for, cst.While: self._while, cst.Try: self._try,
-            cst.TryStar: self._try, cst.With: self._with, cst.Match: self._match,
-            cst.FunctionDef: self._function, cst.ClassDef: self._class, cst.Lambda: self._lambda,
-            cst.BooleanOperation: self._boolean, cst.IfExp: self._ifexp,
-            cst.ListComp: self._comprehension, cst.SetComp: self._comprehension,
-            cst.GeneratorExp: self._comprehension, cst.DictComp: self._comprehension,
-            cst.Call: self._call, cst.Attribute: self._name, cst.Name: self._name,
-            cst.CompFor: self._compfor,
-        }
-        return table
-
-    def _generic(self, node: cst.CSTNode, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        for child in reversed_children(node):
-            stack.append((child, st))
-
-    def _version_branch(self, node: cst.CSTNode) -> None:
-        """Count the names a version-dependent branch mentions (``run`` drops findings in
-        definitions that only such branches use)."""
-        for each in descendants(node):
-            if type(each) is cst.Name:
-                value = each.value
-                self._versioned[value] = self._versioned.get(value, 0) + 1
-
-    def _if(self, node: cst.If, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        if _mentions_version(node.test):
-            self._version_branch(node)
-            return  # code for some releases only: a version or TYPE_CHECKING test
-        cond = st._replace(conditional=True)
-        orelse = node.orelse
-        if isinstance(orelse, cst.If):
-            stack.append((orelse, cond))
-        else:
-            self._suite(stack, orelse, cond)
-        self._suite(stack, node.body, cond)
-        stack.append((node.test, st))
-
-    def _for(self, node: Union[cst.For], st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        cond = st._replace(conditional=True)
-        self._suite(stack, node.orelse, cond)
-        self._suite(stack, node.body, cond)
-        stack.append((node.iter, st))
-
-    def _while(self, node: cst.While, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        if _mentions_version(node.test):
-            self._version_branch(node)
-            return
-        cond = st._replace(conditional=True)
-        self._suite(stack, node.orelse, cond)
-        self._suite(stack, node.body, cond)
-        stack.append((node.test, st))
-
-    def _try(self, node: Union[cst.Try, cst.TryStar], st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        cond = st._replace(conditional=True)
-        caught: FrozenSet[str] = st.caught
-        handlers: Sequence[Union[cst.ExceptHandler, cst.ExceptStarHandler]] = node.handlers
-        for handler in handlers:
-            caught = caught | _handler_types(handler)
-        self._suite(stack, node.finalbody, cond)
-        self._suite(stack, node.orelse, cond)
-        for each in reversed(handlers):
-            # ``except ImportError:`` (or AttributeError, Exception) holds the fallback for releases
-            # where the body failed: it runs only there, so nothing in it is decided
-            types = _handler_types(each)
-            fallback = "*" in types or bool(types & _FALLBACK)
-            self._suite(stack, each.body, cond._replace(caught=_ANY) if fallback else cond)
-            if each.type is not None:
-                stack.append((each.type, cond))
-        self._suite(stack, node.body, cond._replace(caught=caught))
-
-    def _with(self, node: cst.With, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        caught = st.caught
-        for item in node.items:
-            caught = caught | _suppressed(item)
-        self._suite(stack, node.body, st._replace(caught=caught))
-        self._push(stack, [item.item for item in node.items], st)
-
-    def _match(self, node: cst.Match, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        cond = st._replace(conditional=True)
-        for case in reversed(node.cases):
-            self._suite(stack, case.body, cond)
-        stack.append((node.subject, st))
-
-    def _boolean(self, node: cst.BooleanOperation, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        stack.append((node.right, st._replace(conditional=True)))
-        stack.append((node.left, st))
-
-    def _ifexp(self, node: cst.IfExp, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        if _mentions_version(node.test):
-            self._version_branch(node)
-            return
-        self._push(stack, [node.body, node.orelse], st._replace(conditional=True))
-        stack.append((node.test, st))
-
-    def _comprehension(self, node: Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp], st: _State,
-                       stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        comp = node.for_in
-        inner = _State(st.where, st.prefix, True, st.caught, st.scopes + (node,))
-        rest: List[Optional[cst.CSTNode]] = list(comp.ifs)
-        rest.append(comp.inner_for_in)
-        if isinstance(node, cst.DictComp):
-            rest.extend([node.key, node.value])
-        else:
-            rest.append(node.elt)
-        self._push(stack, rest, inner)
-        stack.append((comp.iter, st))
-
-    def _compfor(self, node: cst.CompFor, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        self._push(stack, [node.iter, *node.ifs, node.inner_for_in], st)  # not the target: it is bound
-
-    def _name(self, node: Union[cst.Attribute, cst.Name], st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        if type(node) is cst.Name:
-            return  # a bare name: what an import binds is checked at the import
-        name = _dotted(node)
-        if name is None:  # (f(x)).attr: the value is evaluated
-            stack.append((cast(cst.Attribute, node).value, st))
-            return
-        self._chain(node, name, st)
-
-    def _function(self, node: cst.FunctionDef, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        qualname = st.prefix + node.name.value
-        scopes = tuple(s for s in st.scopes if not isinstance(s, cst.ClassDef)) + (node,)
-        self._suite(stack, node.body, _State(qualname, qualname + ".<locals>.", False, frozenset(), scopes))
-        # decorators and default values run where the definition runs
-        runs: List[Optional[cst.CSTNode]] = [d.decorator for d in node.decorators]
-        runs.extend(p.default for p in _params(node.params))
-        self._push(stack, runs, st)
-
-    def _class(self, node: cst.ClassDef, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        qualname = st.prefix + node.name.value
-        self._suite(stack, node.body, st._replace(prefix=qualname + ".", scopes=st.scopes + (node,)))
-        self._push(stack, [d.decorator for d in node.decorators] + [a.value for a in node.bases]
-                   + [k.value for k in node.keywords], st)
-
-    def _lambda(self, node: cst.Lambda, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        qualname = st.prefix + "<lambda>"
-        scopes = tuple(s for s in st.scopes if not isinstance(s, cst.ClassDef)) + (node,)
-        stack.append((node.body, _State(qualname, qualname + ".<locals>.", False, frozenset(), scopes)))
-        self._push(stack, [p.default for p in _params(node.params)], st)
-
-    def _local(self, head: str, st: _State) -> bool:
-        """Whether an enclosing scope binds ``head`` itself (a parameter or local variable
-        named like an import)."""
-        for scope in st.scopes:
-            names = self._scope_names.get(id(scope))
-            if names is None:
-                names = self._scope_names[id(scope)] = frozenset(
-                    _class_names(scope) if isinstance(scope, cst.ClassDef) else _bound_names(scope))
-            if head in names:
-                return True
-        return False
-
     # -- reporting -----------------------------------------------------------------------
-    def _add(self, node: cst.CSTNode, st: _State, kind: str, what: str, exception: str,
+    def _add(self, node: cst.CSTNode, st: State, kind: str, what: str, exception: str,
              versions: Optional[Tuple[str, ...]], spelling: Optional[str], releases: str = "") -> None:
         if catches(st.caught, exception):
             return
@@ -750,7 +203,7 @@ class _Finder:
         return api.releases_text(self.surface, failing, self.releases)
 
     # -- names ---------------------------------------------------------------------------
-    def _raw(self, node: cst.BaseExpression, name: str, st: _State) -> Optional[Tuple[str, int]]:
+    def _raw(self, node: cst.BaseExpression, name: str, st: State) -> Optional[Tuple[str, int]]:
         """The MindSpore name a chain stands for, as written (not folded to the public
         spelling), and how many of its parts the import binds; None when it is not
         MindSpore's or cannot be trusted (a local name, a name bound twice, a replaced name)."""
@@ -773,7 +226,7 @@ class _Finder:
         full = f"{target}.{rest}" if rest else target
         return full, target.count(".") + 1
 
-    def _chain(self, node: cst.BaseExpression, name: str, st: _State) -> None:
+    def _chain(self, node: cst.BaseExpression, name: str, st: State) -> None:
         if self.surface is None or not self.releases or "." not in name:
             return
         raw = self._raw(node, name, st)
@@ -812,7 +265,7 @@ class _Finder:
         return f"MindSpore's name is {_as_written(written, full, spelling)}"
 
     # -- imports ---------------------------------------------------------------------------
-    def _import(self, node: Union[cst.Import, cst.ImportFrom], st: _State) -> None:
+    def _import(self, node: Union[cst.Import, cst.ImportFrom], st: State) -> None:
         if isinstance(node, cst.Import):
             for alias in node.names:
                 module = dotted(alias.name)
@@ -841,7 +294,7 @@ class _Finder:
         else:
             self._project_module(node.module or node, module, st, f"from {module} import ...")
 
-    def _mindspore_module(self, node: cst.CSTNode, statement: str, module: str, st: _State) -> bool:
+    def _mindspore_module(self, node: cst.CSTNode, statement: str, module: str, st: State) -> bool:
         """Report a MindSpore module the releases lack; True when it exists (or is unknown)."""
         if self.surface is None or not self.releases:
             return True
@@ -863,7 +316,7 @@ class _Finder:
                   self.releases, f"use {spelling}" if spelling else None, self._releases(self.releases, present))
         return False
 
-    def _mindspore_name(self, alias: cst.ImportAlias, module: str, name: str, st: _State) -> None:
+    def _mindspore_name(self, alias: cst.ImportAlias, module: str, name: str, st: State) -> None:
         assert self.surface is not None
         full = f"{module}.{name}"
         found = api.presence(self.surface, full, self.releases)
@@ -878,119 +331,19 @@ class _Finder:
                   f"MindSpore's name is {_relative_to(module, spelling)}" if spelling else None,
                   self._releases(found.absent, everywhere.present))
 
-    def _project_module(self, node: cst.CSTNode, module: str, st: _State, statement: str) -> None:
-        project = self.ctx.project
-        if project is None or not hasattr(project, "find_module"):
-            return
-        parts = module.split(".")
-        if len(parts) < 2:
-            return
-        importer = os.path.abspath(self.ctx.path)
-        top = project.find_module(parts[0], importer)
-        if top is None or os.path.basename(top) != "__init__.py":
-            return  # not a package of the project (third party, or a plain module)
-        folder = os.path.dirname(top)
-        # where the package must sit for the import to find it for sure: the project's root or
-        # src/, or the folder of a script (not of a package module: that folder is on sys.path
-        # only when the file runs as a script). A folder of that name deeper in the tree (a
-        # vendored copy, ``third_party/vllm/``, imported as ``pkg.third_party.vllm``) may not be
-        # what ``import vllm`` finds: that may be the package installed under the name.
-        on_path = {os.path.normpath(project.root), os.path.normpath(os.path.join(project.root, "src"))}
-        if os.path.join(os.path.dirname(importer), "__init__.py") not in project.files:
-            on_path.add(os.path.dirname(importer))
-        if os.path.dirname(folder) not in on_path:
-            return
-        missing = self._missing_below(folder, parts[1:])
-        if missing is None:
-            return
-        if self._has_elsewhere(project, parts) or self._generated(project, parts[: missing + 2]):
-            return
-        absent = ".".join(parts[: missing + 2])
-        shown = os.path.relpath(os.path.join(folder, *parts[1:missing + 2]), project.root).replace(os.sep, "/")
-        self._add(node, st, PROJECT_IMPORT,
-                  f"`{statement}`: the project has no module {absent} (no {shown}.py or {shown}/)",
-                  "ModuleNotFoundError", None, None)
+    def _project_module(self, node: cst.CSTNode, module: str, st: State, statement: str) -> None:
+        message = self.modules.missing(module, statement)
+        if message is not None:
+            self._add(node, st, PROJECT_IMPORT, message, "ModuleNotFoundError", None, None)
 
-    def _relative(self, node: cst.ImportFrom, st: _State) -> None:
-        project = self.ctx.project
-        if project is None or not hasattr(project, "files"):
-            return
-        folder = os.path.dirname(os.path.abspath(self.ctx.path))
-        if os.path.join(folder, "__init__.py") not in project.files:
-            return  # a script: its relative import fails for another reason
-        for _ in range(len(node.relative) - 1):
-            folder = os.path.dirname(folder)
-            if os.path.join(folder, "__init__.py") not in project.files:
-                return
-        module = dotted(node.module) if node.module is not None else None
-        if module is None:
-            return  # from . import name: a name of __init__.py, or a module
-        parts = module.split(".")
-        missing = self._missing_below(folder, parts)
-        if missing is None:
-            return
-        if self._generated(project, parts[: missing + 1]):
-            return
-        dots = "." * len(node.relative)
-        shown = os.path.relpath(os.path.join(folder, *parts[: missing + 1]), project.root).replace(os.sep, "/")
-        self._add(node.module or node, st, PROJECT_IMPORT,
-                  f"`from {dots}{module} import ...`: the package has no module {dots}"
-                  f"{'.'.join(parts[: missing + 1])} (no {shown}.py or {shown}/)", "ModuleNotFoundError", None, None)
-
-    def _listing(self, folder: str) -> Optional[FrozenSet[str]]:
-        self.listing_used = True
-        if folder not in self._listings:
-            try:
-                self._listings[folder] = frozenset(os.listdir(folder))
-            except OSError:
-                self._listings[folder] = None
-        return self._listings[folder]
-
-    def _missing_below(self, folder: str, parts: Sequence[str]) -> Optional[int]:
-        """The index in ``parts`` of the first module missing under the package ``folder``
-        (a file ``name.py``/``name.*.so``/``name.pyx``... or a folder ``name``), or None."""
-        for i, part in enumerate(parts):
-            names = self._listing(folder)
-            if names is None:
-                return None
-            if part in names:
-                folder = os.path.join(folder, part)
-                if not os.path.isdir(folder):
-                    return None
-                continue
-            if any(n.startswith(part + ".") for n in names):
-                return None  # a module file (or an extension module): nothing below is checked
-            return i
-        return None
-
-    def _has_elsewhere(self, project: Any, parts: Sequence[str]) -> bool:
-        """Another folder of the project named like the package has the module (a script that
-        puts another folder on sys.path)."""
-        tail = os.sep + os.path.join(*parts)
-        for path in project.files:
-            stem = path[:-3] if path.endswith(".py") else path
-            if stem.endswith(tail) or stem.endswith(tail + os.sep + "__init__") or (tail + os.sep) in path:
-                return True
-        return False
-
-    def _generated(self, project: Any, parts: Sequence[str]) -> bool:
-        """The module's name appears in the files that generate modules at build time
-        (.gitignore, setup.py, setup.cfg, pyproject.toml: setuptools_scm's write_to, protobuf)."""
-        name = parts[-1]
-        if name.endswith(("_pb2", "_pb2_grpc")):
-            return True
-        for config in (".gitignore", "setup.py", "setup.cfg", "pyproject.toml", "Makefile"):
-            try:
-                with open(os.path.join(project.root, config), encoding="utf-8", errors="replace") as handle:
-                    if name in handle.read():
-                        return True
-            except OSError:
-                continue
-        return False
+    def _relative(self, node: cst.ImportFrom, st: State) -> None:
+        message = self.modules.missing_relative(node)
+        if message is not None:
+            self._add(node.module or node, st, PROJECT_IMPORT, message, "ModuleNotFoundError", None, None)
 
     # -- calls -----------------------------------------------------------------------------
-    def _call(self, node: cst.Call, st: _State, stack: List[Tuple[cst.CSTNode, _State]]) -> None:
-        self._push(stack, [node.func] + [a.value for a in node.args], st)
+    def _call(self, node: cst.Call, st: State, stack: List[Tuple[cst.CSTNode, State]]) -> None:
+        super()._call(node, st, stack)
         if self.surface is None or not self.releases:
             return
         name = dotted(node.func)
@@ -1010,7 +363,7 @@ class _Finder:
             return
         self._combination(node, st, name, full, entries)
 
-    def _binding(self, node: cst.Call, st: _State, written: str, full: str, entries: List[api.Entry]) -> bool:
+    def _binding(self, node: cst.Call, st: State, written: str, full: str, entries: List[api.Entry]) -> bool:
         """Report keywords no release accepts and positional arguments beyond the last
         parameter; True when the call raises while binding its arguments."""
         assert self.surface is not None
@@ -1061,7 +414,7 @@ class _Finder:
         return found.entry is not None and found.entry.signature is not None and \
             found.entry.signature.accepts_keyword(keyword)
 
-    def _combination(self, node: cst.Call, st: _State, written: str, full: str, entries: List[api.Entry]) -> None:
+    def _combination(self, node: cst.Call, st: State, written: str, full: str, entries: List[api.Entry]) -> None:
         assert self.surface is not None
         canonical = self.ctx.resolve(node.func)
         wanted = self._combinations.get(full) or (self._combinations.get(canonical) if canonical else None)
@@ -1112,18 +465,6 @@ class _Finder:
                 return
 
 
-def _params(params: cst.Parameters) -> List[cst.Param]:
-    found = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
-    return [p for p in found if p.default is not None]
-
-
-def _class_names(node: cst.ClassDef) -> Set[str]:
-    """Names the class body binds directly (its methods do not see them)."""
-    names: Set[str] = set()
-    _statement_names(getattr(node.body, "body", ()), names)
-    return names
-
-
 def _count(n: int) -> str:
     return {0: "no", 1: "one", 2: "two", 3: "three"}.get(n, str(n))
 
@@ -1168,7 +509,7 @@ class _Answer(NamedTuple):
 def _answer(ctx: FileContext) -> _Answer:
     finder = _Finder(ctx)
     found = finder.run()
-    return _Answer(found, finder.listing_used)
+    return _Answer(found, finder.modules.listing_used)
 
 
 RAISING: Question[_Answer] = Question("raising", _answer)

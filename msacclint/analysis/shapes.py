@@ -28,21 +28,25 @@ spatial size (height, width) from a known input size through the layers in front
 
 from __future__ import annotations
 
-import math
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from msacclint.analysis.calls import UNKNOWN, argument, constant
+from msacclint.analysis.calls import UNKNOWN, argument
 from msacclint.analysis.cells import CellInfo, attribute_of, cells, self_attr
 from msacclint.analysis.containers import CONTAINERS, elements
 from msacclint.analysis.context import FileContext, Question
-from msacclint.analysis.imports import dotted
-
-#: (height, width)
-Size = Tuple[int, int]
-#: the parameters of the enclosing Cell's ``__init__`` -> the values its caller passes
-Bound = Dict[str, Any]
+from msacclint.analysis.layer_sizes import (
+    MINT_POOL_SIGNATURE,
+    POOL_SIGNATURE,
+    Bound,
+    Size,
+    conv_size,
+    is_int,
+    pair,
+    pool_size,
+    value_of,
+)
 
 #: dataset operations that set the image size, and whether an int size sets both sides
 #: (Resize(256) scales the shorter side to 256 and keeps the aspect ratio: no size)
@@ -74,10 +78,6 @@ KEEPS_SIZE = frozenset("mindspore.nn." + name for name in (
 _CONVS = frozenset({"mindspore.nn.Conv2d", "mindspore.mint.nn.Conv2d"})
 _POOLS = frozenset({"mindspore.nn.MaxPool2d", "mindspore.nn.AvgPool2d", "mindspore.mint.nn.MaxPool2d",
                     "mindspore.mint.nn.AvgPool2d"})
-_CONV_SIGNATURE = ("in_channels", "out_channels", "kernel_size", "stride", "pad_mode", "padding", "dilation")
-_MINT_CONV_SIGNATURE = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation")
-_POOL_SIGNATURE = ("kernel_size", "stride", "pad_mode", "data_format")
-_MINT_POOL_SIGNATURE = ("kernel_size", "stride", "padding")
 #: how deep Cells inside Cells are followed
 _DEPTH = 6
 
@@ -104,11 +104,11 @@ def _input_size(ctx: FileContext) -> Optional[Size]:
             arg = argument(call, "size", ("size",))
             if arg is None:
                 continue
-            value = _value(ctx, arg.value, {})
-            size = _pair(value, square=True)
+            value = value_of(ctx, arg.value, {})
+            size = pair(value, square=True)
             if size is None:
                 return None  # a size the pipeline sets that cannot be read
-            if _SIZE_OPS[last] or not _is_int(value):
+            if _SIZE_OPS[last] or not is_int(value):
                 crops = crops or _SIZE_OPS[last]
                 found.append(size)
             else:
@@ -131,13 +131,13 @@ def _dummy_shape(ctx: FileContext, call: cst.Call, callee: str) -> Optional[Tupl
     name = "size" if "size" in parameters else "shape"
     arg = argument(call, name, parameters)
     if arg is not None:
-        value = _value(ctx, arg.value, {})
+        value = value_of(ctx, arg.value, {})
         shape = value if isinstance(value, tuple) else None
     elif callee.endswith(("randn", ".rand")) and call.args and all(a.keyword is None for a in call.args):
-        shape = tuple(_value(ctx, a.value, {}) for a in call.args)
+        shape = tuple(value_of(ctx, a.value, {}) for a in call.args)
     else:
         shape = None
-    if shape is None or not all(_is_int(v) for v in shape):
+    if shape is None or not all(is_int(v) for v in shape):
         return None
     return tuple(int(v) for v in shape)
 
@@ -182,126 +182,14 @@ def _holds(value: Optional[cst.BaseExpression], call: cst.Call) -> bool:
     return False
 
 
-# -- values ---------------------------------------------------------------------------------------
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _pair(value: Any, square: bool = True) -> Optional[Size]:
-    """(h, w) of an int (``square``: both sides) or a pair of ints."""
-    if _is_int(value) and square:
-        return value, value
-    if isinstance(value, tuple) and len(value) == 2 and all(_is_int(v) for v in value):
-        return value[0], value[1]
-    return None
-
-
-def _value(ctx: FileContext, node: Optional[cst.BaseExpression], bound: Bound) -> Any:
-    """A literal, a module constant, a parameter the caller bound, or (with the project
-    layer) the one value a dotted name holds: a number, a string, a tuple; UNKNOWN else."""
-    if node is None:
-        return UNKNOWN
-    if isinstance(node, cst.Name) and node.value in bound:
-        return bound[node.value]
-    if isinstance(node, (cst.Tuple, cst.List)):
-        items = tuple(_value(ctx, e.value, bound) for e in node.elements)
-        return UNKNOWN if any(v is UNKNOWN for v in items) else items
-    value = constant(ctx, node)
-    if value is not UNKNOWN:
-        return value
-    name = dotted(node)
-    project = ctx.project
-    if name is None or project is None:
-        return UNKNOWN
-    values = project.values_seen_from(ctx, name)
-    if not values or len({repr(v.value) for v in values}) != 1:
-        return UNKNOWN
-    return _tuple(values[0].value)
-
-
-def _tuple(value: Any) -> Any:
-    return tuple(value) if isinstance(value, list) else value
-
-
-# -- layers ---------------------------------------------------------------------------------------
-def _out(size: int, kernel: int, stride: int, before: int, after: int, dilation: int = 1,
-         ceil: bool = False) -> Optional[int]:
-    span = size + before + after - dilation * (kernel - 1) - 1
-    if span < 0 or stride < 1:
-        return None
-    return (math.ceil if ceil else math.floor)(span / stride) + 1
-
-
-def _conv(ctx: FileContext, call: cst.Call, callee: str, size: Size, bound: Bound) -> Optional[Size]:
-    mint = callee.startswith("mindspore.mint.")
-    signature = _MINT_CONV_SIGNATURE if mint else _CONV_SIGNATURE
-
-    def read(name: str, default: Any) -> Any:
-        arg = argument(call, name, signature)
-        return default if arg is None else _value(ctx, arg.value, bound)
-
-    kernel, stride, dilation = _pair(read("kernel_size", UNKNOWN)), _pair(read("stride", 1)), _pair(read("dilation", 1))
-    padding = read("padding", 0)
-    mode = padding if mint and isinstance(padding, str) else "pad" if mint else read("pad_mode", "same")
-    if kernel is None or stride is None or dilation is None or not isinstance(mode, str):
-        return None
-    mode = mode.lower()
-    if mode == "same":
-        return math.ceil(size[0] / stride[0]), math.ceil(size[1] / stride[1])
-    pads = (0, 0, 0, 0) if mode == "valid" else _pads(padding)
-    if pads is None:
-        return None
-    h = _out(size[0], kernel[0], stride[0], pads[0], pads[1], dilation[0])
-    w = _out(size[1], kernel[1], stride[1], pads[2], pads[3], dilation[1])
-    return (h, w) if h is not None and w is not None else None
-
-
-def _pads(padding: Any) -> Optional[Tuple[int, int, int, int]]:
-    """(top, bottom, left, right) of an int, a (vertical, horizontal) pair or a 4-tuple."""
-    if _is_int(padding):
-        return padding, padding, padding, padding
-    if isinstance(padding, tuple) and all(_is_int(p) for p in padding):
-        if len(padding) == 2:
-            return padding[0], padding[0], padding[1], padding[1]
-        if len(padding) == 4:
-            return padding[0], padding[1], padding[2], padding[3]
-    return None
-
-
-def _pool(ctx: FileContext, call: cst.Call, callee: str, size: Size, bound: Bound) -> Optional[Size]:
-    mint = callee.startswith("mindspore.mint.")
-    signature = _MINT_POOL_SIGNATURE if mint else _POOL_SIGNATURE
-
-    def read(name: str, default: Any) -> Any:
-        arg = argument(call, name, signature)
-        return default if arg is None else _value(ctx, arg.value, bound)
-
-    kernel = _pair(read("kernel_size", UNKNOWN if mint else 1))
-    stride_value = read("stride", None if mint else 1)
-    stride = kernel if stride_value is None else _pair(stride_value)
-    mode = "pad" if mint else read("pad_mode", "valid")
-    padding, ceil = read("padding", 0), read("ceil_mode", False)
-    if kernel is None or stride is None or not isinstance(mode, str) or not isinstance(ceil, bool):
-        return None
-    mode = mode.lower()
-    if mode == "same":
-        return math.ceil(size[0] / stride[0]), math.ceil(size[1] / stride[1])
-    pads = (0, 0, 0, 0) if mode == "valid" else _pads(padding)
-    if pads is None:
-        return None
-    h = _out(size[0], kernel[0], stride[0], pads[0], pads[1], ceil=ceil)
-    w = _out(size[1], kernel[1], stride[1], pads[2], pads[3], ceil=ceil)
-    return (h, w) if h is not None and w is not None else None
-
-
 def kernel_of(ctx: FileContext, call: cst.Call, bound: Optional[Bound] = None) -> Optional[Size]:
     """The (h, w) kernel of a MindSpore pool, when it can be read."""
     callee = ctx.callee(call) or ""
-    signature = _MINT_POOL_SIGNATURE if callee.startswith("mindspore.mint.") else _POOL_SIGNATURE
+    signature = MINT_POOL_SIGNATURE if callee.startswith("mindspore.mint.") else POOL_SIGNATURE
     arg = argument(call, "kernel_size", signature)
     if arg is None:
         return None
-    return _pair(_value(ctx, arg.value, bound if bound is not None else _bound_of(ctx, call)))
+    return pair(value_of(ctx, arg.value, bound if bound is not None else _bound_of(ctx, call)))
 
 
 def _layer(ctx: FileContext, built: cst.BaseExpression, size: Optional[Size], bound: Bound,
@@ -313,9 +201,9 @@ def _layer(ctx: FileContext, built: cst.BaseExpression, size: Optional[Size], bo
     if callee in KEEPS_SIZE:
         return size
     if callee in _CONVS:
-        return _conv(ctx, built, callee, size, bound)
+        return conv_size(ctx, built, callee, size, bound)
     if callee in _POOLS:
-        return _pool(ctx, built, callee, size, bound)
+        return pool_size(ctx, built, callee, size, bound)
     if callee in CONTAINERS:
         layers = elements(built, ctx.resolve)
         for layer in layers or ():
@@ -338,7 +226,7 @@ def _bind(ctx: FileContext, info: CellInfo, call: cst.Call, outer: Bound) -> Bou
     for p in params + list(init.params.kwonly_params):
         arg = argument(call, p.name.value, names)
         given = arg.value if arg is not None else p.default
-        out[p.name.value] = _value(ctx, given, outer) if given is not None else UNKNOWN
+        out[p.name.value] = value_of(ctx, given, outer) if given is not None else UNKNOWN
     return out
 
 
@@ -357,7 +245,7 @@ def _bound_of(ctx: FileContext, call: cst.Call) -> Bound:
     init = info.methods.get("__init__")
     if init is None:
         return {}
-    return {p.name.value: _value(ctx, p.default, {}) if p.default is not None else UNKNOWN
+    return {p.name.value: value_of(ctx, p.default, {}) if p.default is not None else UNKNOWN
             for p in [*init.params.params[1:], *init.params.kwonly_params]}
 
 

@@ -19,19 +19,19 @@ wrap).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from msacclint.analysis.calls import argument, literal, parameter_slots
-from msacclint.analysis.cells import attributes_from_parameters, cell_of_call, cells, layer_built, self_attr
-from msacclint.analysis.containers import CONTAINERS, MODE_PREFIXES, elements, layer_mode
+from msacclint.analysis.cells import attributes_from_parameters, cell_of_call, cells, self_attr
+from msacclint.analysis.containers import CONTAINERS, elements, layer_mode
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
-from msacclint.analysis.flow import Definition, Event, FunctionFlow
-from msacclint.analysis.local_uses import local_uses
+from msacclint.analysis.flow import Event, FunctionFlow
 from msacclint.analysis.scopes import Scopes, scopes
+from msacclint.analysis.train_modes import holds_mode_cells, mode_cells_state, project_mode_state
+from msacclint.analysis.train_steps import Handed, Network, Step
 
 GRAD_BUILDERS = {
     "mindspore.value_and_grad": ("fn", "grad_position", "weights"),
@@ -56,45 +56,6 @@ STEP_CELLS = frozenset({"mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneS
 #: MindSpore cells that wrap the network given as their first arguments
 WRAPPERS = STEP_CELLS | {"mindspore.nn.WithLossCell", "mindspore.nn.WithGradCell"}
 MODEL = "mindspore.Model"
-BN_OR_DROPOUT_PREFIXES = MODE_PREFIXES
-
-
-@dataclass
-class Network:
-    flow: FunctionFlow
-    definition: Definition
-
-    @property
-    def name(self) -> str:
-        return self.definition.name
-
-    @property
-    def call(self) -> cst.Call:
-        """The call that built the object (``object_at`` makes a Network of nothing else)."""
-        value = self.definition.value
-        assert isinstance(value, cst.Call)
-        return value
-
-
-@dataclass
-class Handed:
-    """A network a class of the file receives from outside: ``self.<attr>``, set in its
-    ``__init__`` from the parameter ``param`` (a Trainer handed the model it trains)."""
-    cls: str
-    param: str
-    attr: str
-
-
-@dataclass
-class Step:
-    node: cst.Call
-    flow: FunctionFlow
-    #: the name the step is bound to (``grad_fn``, ``train_net``), None when not bound
-    name: Optional[str]
-    kind: str
-    network: Optional[Network] = None
-    #: when the network is not built in the file but handed to a class of it
-    handed: Optional[Handed] = None
 
 
 class Training:
@@ -571,86 +532,6 @@ class Training:
         return holds_mode_cells(self.ctx, value.func.value)
 
 
-def mode_cells_state(ctx: FileContext, class_name: Optional[str], seen: Optional[Set[str]] = None) -> Optional[bool]:
-    """True: the class holds BatchNorm/Dropout; False: every sub-cell is known (MindSpore
-    classes or classes of this file) and none is; None: cannot tell (imported classes,
-    factories, a functional dropout in construct)."""
-    seen = seen if seen is not None else set()
-    info = cells(ctx).classes.get(class_name) if class_name else None
-    if info is None or not class_name or class_name in seen:
-        return None if info is None else False
-    seen.add(class_name)
-    if holds_mode_cells(ctx, class_name):
-        return True
-    unknown = False
-    for base in info.node.bases:
-        value = base.value
-        if isinstance(value, cst.Name) and value.value in cells(ctx).classes:
-            inner = mode_cells_state(ctx, value.value, seen)
-            if inner:
-                return True
-            unknown = unknown or inner is None
-        elif not (ctx.resolve(value) or "").startswith("mindspore."):
-            unknown = True
-    for attr in info.attrs.values():
-        values = attr.element_nodes if attr.elements else [attr.value]
-        for node in values:
-            if not isinstance(node, cst.Call) or _on_self(node.func):
-                continue  # self.block.shard(...) re-uses a sub-cell that is checked already
-            callee = ctx.resolve(node.func)
-            if callee and callee.startswith("mindspore."):
-                continue
-            inner = mode_cells_state(ctx, node.func.value, seen) if isinstance(node.func, cst.Name) else None
-            if inner is None:
-                inner = project_mode_state(ctx, node.func)
-            if inner is None:
-                unknown = True
-            elif inner:
-                return True
-    for method in info.methods.values():
-        text = cst.Module([]).code_for_node(method.body)
-        if "dropout" in text.lower() or "self.training" in text or "batch_norm" in text:
-            unknown = True
-    return None if unknown else False
-
-
-def project_mode_state(ctx: FileContext, func: cst.BaseExpression) -> Optional[bool]:
-    """What the project layer knows of a class built in this file but defined in another
-    (or behind an import): True/False/None as ``mode_cells_state``. The evidence of a True
-    is kept in ``mode_evidence(ctx)`` for the message."""
-    from msacclint.analysis.imports import dotted
-
-    project = getattr(ctx, "project", None)
-    name = dotted(func)
-    if project is None or name is None:
-        return None
-    state: Optional[bool]
-    state, evidence = project.mode_dependence_from(ctx, name)
-    if state and evidence is not None:
-        mode_evidence(ctx).setdefault(name, evidence)
-    return state
-
-
-_MODE_EVIDENCE: Question[Dict[str, Any]] = Question("training.mode_evidence", lambda ctx: {})
-
-
-def mode_evidence(ctx: FileContext) -> Dict[str, Any]:
-    """name as written -> Evidence (msacclint.project.index) of a mode-dependent layer in
-    another file, gathered while the network's classes were resolved."""
-    return ctx.ask(_MODE_EVIDENCE)
-
-
-def _on_self(func: cst.BaseExpression) -> bool:
-    while isinstance(func, cst.Attribute):
-        func = func.value
-    return isinstance(func, cst.Name) and func.value == "self"
-
-
-def holds_mode_cells(ctx: FileContext, class_name: str) -> bool:
-    """The file's class builds a BatchNorm or Dropout, itself or through its sub-cells."""
-    return layer_built(ctx, class_name, BN_OR_DROPOUT_PREFIXES) is not None
-
-
 def set_train_mode(call: cst.Call) -> Optional[bool]:
     arg = argument(call, "mode", ("mode",))
     if arg is None:
@@ -683,43 +564,3 @@ TRAINING: Question[Training] = Question("training", Training)
 
 def training(ctx: FileContext) -> Training:
     return ctx.ask(TRAINING)
-
-
-def idle_optimizer(ctx: FileContext, call: cst.CSTNode) -> Optional[str]:
-    """Why the MindSpore optimizer that ``call`` builds takes no step in this file, or None.
-
-    It takes none when the file trains nothing (no hand-written step, no ``.train(`` call: an
-    evaluation or export script that copied the training set-up) and the optimizer goes only
-    into a ``mindspore.Model`` (or nowhere), and is not returned. A Model handed on to other
-    code could still be trained there: the answer says so, for a finding lowered to info."""
-    if not isinstance(call, cst.Call) or not is_mindspore_optimizer(ctx.resolve(call.func)):
-        return None
-    if training(ctx).trains or ctx.ask(_ANY_TRAIN_CALL):
-        return None
-    fl = scopes(ctx).owner(call)
-    if fl is None:
-        return None
-    why = ("this file never trains (no Model.train, no training step) and the optimizer only goes into a Model; "
-           "a Model handed to other code could still be trained there")
-    bound = [d.name for ds in fl.defs.values() for d in ds
-             if d.value is call and d.index is None and isinstance(d.node, cst.Assign)]
-    if not bound:  # built inline: only as a Model's optimizer argument
-        models = [e.node for e in fl.calls() if e.callee == MODEL]
-        return why if any(_optimizer_slot(model, call) for model in models) else None
-    for use in local_uses(ctx, fl.root, bound[0]):
-        if use.kind == "assigned":
-            continue
-        if use.kind == "argument" and use.callee == MODEL and (use.keyword == "optimizer" or use.position == 2):
-            continue
-        return None  # returned, stepped, handed to other code
-    return why
-
-
-def _optimizer_slot(model: cst.Call, value: cst.BaseExpression) -> bool:
-    """``value`` is the optimizer argument of ``Model(network, loss_fn, optimizer, ...)``."""
-    found = argument(model, "optimizer", ("network", "loss_fn", "optimizer"))
-    return found is not None and found.value is value
-
-
-_ANY_TRAIN_CALL: Question[bool] = Question(
-    "any_train_call", lambda ctx: bool(facts(ctx).method_calls("train")) or bool(facts(ctx).method_calls("fit")))

@@ -13,7 +13,8 @@ import libcst as cst
 
 from msacclint.analysis.cells import cells, self_attr
 from msacclint.analysis.scopes import says_eval, scopes
-from msacclint.analysis.training import holds_mode_cells, mode_evidence, training
+from msacclint.analysis.train_modes import holds_mode_cells, mode_evidence
+from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import fill, notebook

@@ -21,6 +21,8 @@ from msacclint.analysis.names import last_name
 from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
+from msacclint.rules.examples import fill
+from msacclint.rules.fixtures.cg import ONE_CELL
 from msacclint.rules.function_rule import FunctionRule
 
 CELL = "mindspore.nn.Cell"
@@ -92,31 +94,15 @@ class UnusedSubCell(Rule):
     fix_safety = "No automatic fix: either call the layer or delete it."
     versions = "All versions."
     VALID = (
-        Valid("""
-            import mindspore.nn as nn
-
-            class Critic(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.crit_l1 = nn.Dense(8, 8)
-                    self.crit_l2 = nn.Dense(8, 1)
-
-                def construct(self, x):
-                    return self.critic_l2(self.critic_l1(x))
-        """, note="construct reads self.critic_l1/critic_l2, never set: AttributeError on the first forward, loud"),
-        Valid("""
-            import mindspore.nn as nn
-
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.conv = nn.Conv2d(3, 16, 3)
-                    self.bn = nn.BatchNorm2d(16)
-                    self.relu = nn.ReLU()
-
-                def construct(self, x):
-                    return self.relu(self.bn(self.conv(x)))
-        """, note="idiomatic"),
+        Valid(fill(ONE_CELL, name="Critic", init="""
+            self.crit_l1 = nn.Dense(8, 8)
+            self.crit_l2 = nn.Dense(8, 1)
+        """, construct="return self.critic_l2(self.critic_l1(x))"), note="construct reads self.critic_l1/critic_l2, never set: AttributeError on the first forward, loud"),
+        Valid(fill(ONE_CELL, name="Block", init="""
+            self.conv = nn.Conv2d(3, 16, 3)
+            self.bn = nn.BatchNorm2d(16)
+            self.relu = nn.ReLU()
+        """, construct="return self.relu(self.bn(self.conv(x)))"), note="idiomatic"),
         Valid("""
             import mindspore.nn as nn
 
@@ -147,20 +133,14 @@ class UnusedSubCell(Rule):
             net = Net()
             aux = net.aux_head(net.body(x))
         """, note="used from outside the class"),
-        Valid("""
-            import mindspore.nn as nn
-
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.layer1 = nn.Dense(4, 4)
-                    self.layer2 = nn.Dense(4, 4)
-
-                def construct(self, x):
-                    for name in ('layer1', 'layer2'):
-                        x = getattr(self, name)(x)
-                    return x
-        """, note="reached with getattr"),
+        Valid(fill(ONE_CELL, name="Net", init="""
+            self.layer1 = nn.Dense(4, 4)
+            self.layer2 = nn.Dense(4, 4)
+        """, construct="""
+            for name in ('layer1', 'layer2'):
+                x = getattr(self, name)(x)
+            return x
+        """), note="reached with getattr"),
         Valid("""
             import torch.nn as nn
 
@@ -187,29 +167,11 @@ class UnusedSubCell(Rule):
                 def construct(self, x):
                     return x
         """, note="a base class of the file"),
-        Valid("""
-            import mindspore.nn as nn
-
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.loss = nn.CrossEntropyLoss()
-
-                def construct(self, x):
-                    return x
-        """, note="a loss kept for the training script"),
-        Valid("""
-            import mindspore.nn as nn
-
-            class Attention(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.proj = nn.Dense(8, 8)
-                    self.softmax = nn.Softmax(axis=-1)
-
-                def construct(self, x):
-                    return nn.Softmax(axis=-1)(self.proj(x))
-        """, note="an unused layer without parameters is dead code, not a training problem"),
+        Valid(fill(ONE_CELL, name="Net", init="self.loss = nn.CrossEntropyLoss()", construct="return x"), note="a loss kept for the training script"),
+        Valid(fill(ONE_CELL, name="Attention", init="""
+            self.proj = nn.Dense(8, 8)
+            self.softmax = nn.Softmax(axis=-1)
+        """, construct="return nn.Softmax(axis=-1)(self.proj(x))"), note="an unused layer without parameters is dead code, not a training problem"),
         Valid("""
             import mindspore.nn as nn
             from mindspore import ops
@@ -232,34 +194,20 @@ class UnusedSubCell(Rule):
         """, note="a Cell of the file that wraps ops primitives owns no parameters"),
     )
     INVALID = (
-        Invalid("""
-            import mindspore.nn as nn
-
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.conv = nn.Conv2d(3, 16, 3)
-                    self.bn = nn.BatchNorm2d(16)  # MSA503
-                    self.relu = nn.ReLU()
-
-                def construct(self, x):
-                    return self.relu(self.conv(x))
-        """),
-        Invalid("""
-            import mindspore.nn as nn
-
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.conv1 = nn.Conv2d(16, 16, 3)
-                    self.bn1 = nn.BatchNorm2d(16)
-                    self.conv2 = nn.Conv2d(16, 16, 3)
-                    self.bn2 = nn.BatchNorm2d(16)  # MSA503
-
-                def construct(self, x):
-                    x = self.bn1(self.conv1(x))
-                    return self.bn1(self.conv2(x))
-        """, note="a torch block ported by copy-paste: bn1 reused, bn2 never called"),
+        Invalid(fill(ONE_CELL, name="Block", init="""
+            self.conv = nn.Conv2d(3, 16, 3)
+            self.bn = nn.BatchNorm2d(16)  # MSA503
+            self.relu = nn.ReLU()
+        """, construct="return self.relu(self.conv(x))")),
+        Invalid(fill(ONE_CELL, name="Block", init="""
+            self.conv1 = nn.Conv2d(16, 16, 3)
+            self.bn1 = nn.BatchNorm2d(16)
+            self.conv2 = nn.Conv2d(16, 16, 3)
+            self.bn2 = nn.BatchNorm2d(16)  # MSA503
+        """, construct="""
+            x = self.bn1(self.conv1(x))
+            return self.bn1(self.conv2(x))
+        """), note="a torch block ported by copy-paste: bn1 reused, bn2 never called"),
         Invalid("""
             import mindspore.nn as nn
 
@@ -280,18 +228,10 @@ class UnusedSubCell(Rule):
                 def construct(self, x):
                     return self.head(x)
         """, note="a Cell of the file that owns parameters, built and never called"),
-        Invalid("""
-            import mindspore.nn as nn
-
-            class Critic(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.crit_l1 = nn.Dense(8, 8)
-                    self.crit_l2 = nn.Dense(8, 1)  # MSA503
-
-                def construct(self, x):
-                    return self.crit_l1(x)
-        """, note="nothing in the class reads a misspelling of crit_l2: an unused layer"),
+        Invalid(fill(ONE_CELL, name="Critic", init="""
+            self.crit_l1 = nn.Dense(8, 8)
+            self.crit_l2 = nn.Dense(8, 1)  # MSA503
+        """, construct="return self.crit_l1(x)"), note="nothing in the class reads a misspelling of crit_l2: an unused layer"),
     )
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:

@@ -1,14 +1,9 @@
-"""dp.05 and seeds of the data pipeline.
-
-- MSA307 (dp.05): a data-parallel script builds a training dataset without
-  ``num_shards``/``shard_id`` (or with only one of them).
-- MSA308 (dp.03, MS-SEED-01, info): ``np.random.seed``/``random.seed`` but no ``ms.set_seed``.
-"""
+"""MSA307 (dp.05): a data-parallel script builds a training dataset without
+``num_shards``/``shard_id`` (or with only one of them)."""
 
 from __future__ import annotations
 
 import os
-from typing import Dict
 
 import libcst as cst
 
@@ -21,125 +16,38 @@ from msacclint.analysis.training import training
 from msacclint.analysis.walk import descendants
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
-from msacclint.rules.examples import dedent, fill
-
-_SHARDED_BUILDER = """
-    import mindspore.dataset as ds
-
-    def create_dataset(path, batch_size=32, device_num=1, rank_id=0):
-        data = ds.MindDataset(path, shuffle=True, num_shards=device_num, shard_id=rank_id){mark}
-        return data.batch(batch_size)
-"""
-
-_DATA_PARALLEL_ENTRY = """
-    import mindspore as ms
-    from mindspore import nn
-    from mindspore.communication import init, get_rank, get_group_size
-    from src.dataset import create_dataset
-
-    init()
-    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-    data = create_dataset("/data/train.mindrecord", 32, {args})
-    model = ms.Model(net, nn.CrossEntropyLoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
-    model.train(90, data)
-"""
-
-
-_PLAIN_BUILDER = dedent("""
-    import mindspore.dataset as ds
-
-    def create_dataset(path, batch_size=32):
-        data = ds.ImageFolderDataset(path, shuffle=True)  # MSA307
-        return data.batch(batch_size)
-""")
-
-
-_OPTIONAL_SHARDS = dedent("""
-    from typing import Optional
-    from mindspore.dataset import GeneratorDataset
-
-    def create_dataset(source, columns, shuffle=True, device_num: Optional[int] = None,
-                       rank_id: Optional[int] = None):
-        return GeneratorDataset(source, columns, shuffle=shuffle, num_shards=device_num, shard_id=rank_id)
-""")
-_OPTIONAL_SHARDS_ENTRY = """
-    import mindspore as ms
-    from pose.data import create_dataset
-
-    ms.communication.init()
-    device_num = ms.communication.get_group_size()
-    rank_id = ms.communication.get_rank()
-    ms.set_auto_parallel_context(device_num=device_num, parallel_mode="data_parallel", gradients_mean=True)
-    train_dataset = create_dataset(train_source, ["image", "heatmap"]{args}){mark}
-    val_dataset = create_dataset(val_source, ["image"], shuffle=False, device_num=device_num, rank_id=rank_id)
-    model = ms.Model(net, loss_fn=loss, optimizer=opt)
-    model.train(140, train_dataset)
-"""
-
-
-def _optional_shards_case(args: str, mark: str = "") -> Dict[str, str]:
-    return {"pose/__init__.py": "", "pose/data.py": _OPTIONAL_SHARDS,
-            "tools/train.py": fill(_OPTIONAL_SHARDS_ENTRY, args=args, mark=mark)}
-
-
-def _sharding_case(args: str, mark: str = "", builder: str = _SHARDED_BUILDER) -> Dict[str, str]:
-    return {"src/__init__.py": "", "src/dataset.py": fill(builder, mark=mark),
-            "train.py": fill(_DATA_PARALLEL_ENTRY, args=args)}
-
+from msacclint.rules.examples import fill
+from msacclint.rules.fixtures.dp import (
+    DATA_PARALLEL_ENTRY,
+    PLAIN_BUILDER,
+    SHARDED_BUILDER,
+    TWO_LAUNCH_PATHS,
+    loaders,
+    optional_shards_case,
+    sharding_case,
+)
 
 _DIST_WORDS = ("distribut", "rank", "device_num", "group_size", "shard", "parallel", "world", "multi", "device_id")
 
-
-#: a train.py whose shard settings are given on one launch path only ({local}: what the
-#: local distributed branch does; {mark}: the marker of a finding on the training dataset)
-_TWO_LAUNCH_PATHS = """
-    import os
-    import mindspore as ms
-    import mindspore.dataset as ds
-    from mindspore.communication import init, get_rank, get_group_size
-
-    num_shards = None
-    shard_id = None
-    if args.enable_modelarts:
+#: (indented as the rule page shows it) a data-parallel training script whose dataset is not sharded, and the same sharded
+_NOT_SHARDED = """
+        import mindspore as ms
+        import mindspore.dataset as ds
+        from mindspore.communication import init, get_rank, get_group_size
         init()
-        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)
-        num_shards = get_group_size()
-        shard_id = get_rank()
-    else:
-        if int(os.getenv("RANK_SIZE", "1")) > 1:
-            init()
-            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)
-            {local}
-    train_ds = ds.GeneratorDataset(source, ["x", "y"], shuffle=True, num_shards=num_shards, shard_id=shard_id){mark}
-    model.train(10, train_ds)
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        data = ds.ImageFolderDataset(train_dir, shuffle=True)  # MSA307
+        model.train(90, data)
 """
-
-#: a loader class of a registry-style package ({dataset}: how it builds its dataset)
-_LOADER = """
-    from mindspore.dataset import GeneratorDataset
-
-    class {name}Loader:
-        def __new__(cls, dataset_dir, column_names=("image", "text"), stage="train", **kwargs):
-            kwargs.pop("None", None)
-            source = {name}Source(dataset_dir, stage)
-            return {dataset}
-
-    class {name}Source:
-        def __init__(self, dataset_dir, stage):
-            self.items = load_items(dataset_dir, stage)
-
-        def __getitem__(self, i):
-            return self.items[i]
-
-        def __len__(self):
-            return len(self.items)
+_SHARDED = """
+        import mindspore as ms
+        import mindspore.dataset as ds
+        from mindspore.communication import init, get_rank, get_group_size
+        init()
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        data = ds.ImageFolderDataset(train_dir, shuffle=True, num_shards=get_group_size(), shard_id=get_rank())
+        model.train(90, data)
 """
-
-
-def _loaders(flickr: str, coco: str) -> Dict[str, str]:
-    return {"loaders/__init__.py": "",
-            "loaders/flickr_loader.py": fill(_LOADER, name="Flickr", dataset=flickr),
-            "loaders/coco_loader.py": fill(_LOADER, name="Coco", dataset=coco)}
 
 
 class DatasetNotSharded(Rule):
@@ -174,36 +82,12 @@ class DatasetNotSharded(Rule):
     why = ("Without sharding every device reads the whole dataset in the same order: an epoch is N "
            "times longer than intended with the same samples in each global batch, and the data-parallel "
            "gradient average gains nothing (checklist dp.05).")
-    example = """
-        import mindspore as ms
-        import mindspore.dataset as ds
-        from mindspore.communication import init, get_rank, get_group_size
-        init()
-        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-        data = ds.ImageFolderDataset(train_dir, shuffle=True)  # MSA307
-        model.train(90, data)
-    """
-    use_instead = """
-        import mindspore as ms
-        import mindspore.dataset as ds
-        from mindspore.communication import init, get_rank, get_group_size
-        init()
-        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-        data = ds.ImageFolderDataset(train_dir, shuffle=True, num_shards=get_group_size(), shard_id=get_rank())
-        model.train(90, data)
-    """
+    example = _NOT_SHARDED
+    use_instead = _SHARDED
     fix_safety = "No automatic fix."
     versions = "All MindSpore 1.x and 2.x releases."
     VALID = (
-        Valid("""
-            import mindspore as ms
-            import mindspore.dataset as ds
-            from mindspore.communication import init, get_rank, get_group_size
-            init()
-            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-            data = ds.ImageFolderDataset(train_dir, shuffle=True, num_shards=get_group_size(), shard_id=get_rank())
-            model.train(90, data)
-        """, note="idiomatic"),
+        Valid(_SHARDED, note="idiomatic"),
         Valid("""
             import mindspore as ms
             import mindspore.dataset as ds
@@ -273,18 +157,7 @@ class DatasetNotSharded(Rule):
                     data = ds.ImageFolderDataset(path, shuffle=True, num_shards=get_group_size(), shard_id=get_rank())
                     return data.batch(batch_size)
             """,
-            "train.py": """
-                import mindspore as ms
-                from mindspore import nn
-                from mindspore.communication import init, get_rank, get_group_size
-                from src.dataset import create_dataset
-
-                init()
-                ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-                data = create_dataset("/data/train", 32)
-                model = ms.Model(net, nn.CrossEntropyLoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
-                model.train(90, data)
-            """,
+            "train.py": fill(DATA_PARALLEL_ENTRY, args='"/data/train", 32'),
         }, note="multi-file: correct"),
         Valid(files={
             "src/__init__.py": "",
@@ -295,48 +168,29 @@ class DatasetNotSharded(Rule):
                     data = ds.ImageFolderDataset(path, shuffle=True)
                     return data.batch(batch_size)
             """,
-            "train.py": """
-                import mindspore as ms
-                from mindspore import nn
-                from mindspore.communication import init, get_rank, get_group_size
-                from src.dataset import create_dataset
-
-                init()
-                ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-                data = create_dataset("/data/train", 32, rank_size=get_group_size())
-                model = ms.Model(net, nn.CrossEntropyLoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
-                model.train(90, data)
-            """,
+            "train.py": fill(DATA_PARALLEL_ENTRY, args='"/data/train", 32, rank_size=get_group_size()'),
         }, note="multi-file: lookalike builder told the rank"),
-        Valid(files=_optional_shards_case(", device_num=device_num, rank_id=rank_id"),
+        Valid(files=optional_shards_case(", device_num=device_num, rank_id=rank_id"),
               note="multi-file: the same builder told the device count and the rank"),
-        Valid(files=_sharding_case("device_num=get_group_size(), rank_id=get_rank()"),
+        Valid(files=sharding_case("device_num=get_group_size(), rank_id=get_rank()"),
               note="multi-file: a builder that shards by its parameters, told both"),
-        Valid(files=_sharding_case("get_group_size(), get_rank()"), note="multi-file: the same, by position"),
-        Valid(files=_sharding_case("device_num=1"),
+        Valid(files=sharding_case("get_group_size(), get_rank()"), note="multi-file: the same, by position"),
+        Valid(files=sharding_case("device_num=1"),
               note="multi-file: one shard asked for (shard 0 of 1 is the whole set)"),
-        Valid(files=_sharding_case("device_num=get_group_size()", builder=_SHARDED_BUILDER.replace(
+        Valid(files=sharding_case("device_num=get_group_size()", builder=SHARDED_BUILDER.replace(
             "rank_id=0):", "rank_id=None):\n        rank_id = get_rank() if rank_id is None else rank_id").replace(
             "import mindspore.dataset as ds", "import mindspore.dataset as ds\n    from mindspore.communication import get_rank")),
               note="multi-file: the builder finds the rank itself when it is not given"),
-        Valid(fill(_TWO_LAUNCH_PATHS, local="num_shards, shard_id = get_group_size(), get_rank()", mark=""),
+        Valid(fill(TWO_LAUNCH_PATHS, local="num_shards, shard_id = get_group_size(), get_rank()", mark=""),
               note="the nearest look-alike: both launch paths give the shard settings"),
-        Valid(files=_loaders("GeneratorDataset(source, column_names, **kwargs)",
+        Valid(files=loaders("GeneratorDataset(source, column_names, **kwargs)",
                              "GeneratorDataset(source, column_names, **kwargs)"),
               note="the nearest look-alike: every loader passes the caller's keyword arguments on"),
-        Valid(files=_loaders("GeneratorDataset(source, column_names)", "GeneratorDataset(source, column_names)"),
+        Valid(files=loaders("GeneratorDataset(source, column_names)", "GeneratorDataset(source, column_names)"),
               note="no loader of the folder takes sharding through its keyword arguments: nothing to drop"),
     )
     INVALID = (
-        Invalid("""
-            import mindspore as ms
-            import mindspore.dataset as ds
-            from mindspore.communication import init, get_rank, get_group_size
-            init()
-            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-            data = ds.ImageFolderDataset(train_dir, shuffle=True)  # MSA307
-            model.train(90, data)
-        """, note="torch DDP ports shard with a DistributedSampler, often forgotten"),
+        Invalid(_NOT_SHARDED, note="torch DDP ports shard with a DistributedSampler, often forgotten"),
         Invalid("""
             import mindspore as ms
             import mindspore.dataset as ds
@@ -347,23 +201,12 @@ class DatasetNotSharded(Rule):
         """, message_contains="only num_shards"),
         Invalid(files={
             "src/__init__.py": "",
-            "src/dataset.py": _PLAIN_BUILDER,
-            "train.py": """
-                import mindspore as ms
-                from mindspore import nn
-                from mindspore.communication import init, get_rank, get_group_size
-                from src.dataset import create_dataset
-
-                init()
-                ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-                data = create_dataset("/data/train", 32)
-                model = ms.Model(net, nn.CrossEntropyLoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
-                model.train(90, data)
-            """,
+            "src/dataset.py": PLAIN_BUILDER,
+            "train.py": fill(DATA_PARALLEL_ENTRY, args='"/data/train", 32'),
         }, note="multi-file: the entry script trains under DATA_PARALLEL; reported at the builder's constructor, where the shards belong"),
         Invalid(files={
             "src/__init__.py": "",
-            "src/dataset.py": _PLAIN_BUILDER,
+            "src/dataset.py": PLAIN_BUILDER,
             "train.py": """
                 import mindspore as ms
                 from mindspore import nn
@@ -382,10 +225,10 @@ class DatasetNotSharded(Rule):
                     model.train(90, data)
             """,
         }, note="multi-file: the entry script's parallel mode is a name assigned DATA_PARALLEL in one branch"),
-        Invalid(files=_optional_shards_case("", mark="  # MSA307"),
+        Invalid(files=optional_shards_case("", mark="  # MSA307"),
                 note="multi-file: a library builder whose sharding is optional, called for training without "
                      "it (mindpose's tools/train.py, fixed in 4781e26b)"),
-        Invalid(files=_sharding_case("device_num=get_group_size()", mark="  # MSA307"),
+        Invalid(files=sharding_case("device_num=get_group_size()", mark="  # MSA307"),
                 message_contains="shard_id=rank_id keeps its default 0",
                 note="multi-file: the builder is told the device count but not the rank, so every device "
                      "reads shard 0 (mindspore-ai/models posenet, fixed in d5b4a551)"),
@@ -400,10 +243,10 @@ class DatasetNotSharded(Rule):
             data = create_dataset(data_dir, device_num=get_group_size())
             model.train(90, data)
         """}, note="the same in one file (the project layer finds the call)"),
-        Invalid(fill(_TWO_LAUNCH_PATHS, local="pass", mark="  # MSA307"),
+        Invalid(fill(TWO_LAUNCH_PATHS, local="pass", mark="  # MSA307"),
                 note="the shard settings are given on one launch path (ModelArts); the local distributed path "
                      "calls init() and leaves them None", message_contains="starts as None"),
-        Invalid(files=_loaders("GeneratorDataset(source, column_names)  # MSA307",
+        Invalid(files=loaders("GeneratorDataset(source, column_names)  # MSA307",
                                "GeneratorDataset(source, column_names, **kwargs)"),
                 note="multi-file: a loader that swallows the keyword arguments its siblings pass on to their "
                      "dataset", message_contains="loaders/coco_loader.py"),
@@ -682,110 +525,3 @@ def _says_dist_name(name: str) -> bool:
 def _says_distribution(test: cst.CSTNode) -> bool:
     text = cst.Module([]).code_for_node(test).lower()
     return any(w in text for w in _DIST_WORDS) or bool(names_in(test) & {"distribute", "is_distributed"})
-
-
-class NumpySeedWithoutMindSporeSeed(Rule):
-    code = "MSA308"
-    name = "numpy-seed-without-set-seed"
-    checklist = "dp.03"
-    severity = Severity.INFO
-    uses_facts = True
-    message = "np.random.seed/random.seed without mindspore.set_seed"
-    what = ("Reports `np.random.seed(...)`/`random.seed(...)` at the top level or in the main/training "
-            "function of a training script (Model.train or a hand-written step) that never calls "
-            "`mindspore.set_seed` (nor a seed helper of its own). Seeds inside data workers or numpy "
-            "initialisers are their own business and not reported.")
-    why = ("`np.random.seed` does not seed MindSpore's initializers, random ops or dataset shuffling; "
-           "`mindspore.set_seed` seeds all of them and numpy (MS-SEED-01). A port that keeps only the numpy "
-           "seed is not reproducible, and run-to-run differences get blamed on the model.")
-    example = """
-        import numpy as np
-        import mindspore as ms
-        np.random.seed(1)  # MSA308
-        model = ms.Model(net, loss, opt)
-        model.train(10, data)
-    """
-    use_instead = """
-        import numpy as np
-        import mindspore as ms
-        ms.set_seed(1)
-        model = ms.Model(net, loss, opt)
-        model.train(10, data)
-    """
-    fix_safety = "No automatic fix."
-    versions = "All MindSpore 1.x and 2.x releases (the dataset coupling observed on 2.10)."
-    references = ("rules/api_defaults.toml, entry MS-SEED-01",)
-    VALID = (
-        Valid("""
-            import numpy as np
-            import mindspore as ms
-            ms.set_seed(1)
-            model = ms.Model(net, loss, opt)
-            model.train(10, data)
-        """, note="idiomatic"),
-        Valid("""
-            import numpy as np
-            import mindspore as ms
-            np.random.seed(1)
-            ms.set_seed(1)
-            model.train(1, d)
-            x = ms.Model(n)
-        """),
-        Valid("""
-            import numpy as np
-            import mindspore as ms
-            def worker_init(i):
-                np.random.seed(i)
-            model = ms.Model(net, loss, opt)
-            model.train(10, data)
-        """, note="a data worker seeds numpy for itself"),
-        Valid("""
-            import numpy as np
-            import mindspore as ms
-            from src.utils import set_seed
-            np.random.seed(1)
-            set_seed(1)
-        """, note="a project's seed helper"),
-        Valid("""
-            import numpy as np
-            import torch
-            import mindspore
-            np.random.seed(1)
-            torch.manual_seed(1)
-        """, note="PyTorch code next to MindSpore code"),
-    )
-    INVALID = (
-        Invalid("""
-            import numpy as np
-            import mindspore as ms
-            np.random.seed(1)  # MSA308
-            model = ms.Model(net, loss, opt)
-            model.train(10, data)
-        """, note="the PyTorch habit minus torch.manual_seed"),
-        Invalid("""
-            import random
-            import mindspore as ms
-            from mindspore import nn
-            def main():
-                random.seed(0)  # MSA308
-                step = nn.TrainOneStepCell(nn.WithLossCell(Net(), loss), opt)
-        """),
-    )
-
-    def finish(self) -> None:
-        dist = distributed(self.ctx)
-        if dist.set_seed_calls or dist.seed_helpers or not dist.py_seed_calls:
-            return
-        if "torch" in self.ctx.imports.bindings.values() or "manual_seed" in self.ctx.source:
-            return
-        info = training(self.ctx)
-        if not (info.uses_model_train or info.steps):
-            return  # data workers and numpy initialisers seed numpy for themselves
-        sc = scopes(self.ctx)
-        for call in dist.py_seed_calls:
-            fl = sc.owner(call)
-            where = sc.function_name(fl) if fl is not None and fl is not sc.module_flow else None
-            if where is None or where in ("main", "run", "setup") or says_train(where):
-                self.report(call, "np.random.seed/random.seed does not seed MindSpore: call "
-                    "mindspore.set_seed(...) to seed initializers, random ops and the dataset pipeline")
-                return

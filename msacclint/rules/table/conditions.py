@@ -17,7 +17,8 @@ import libcst as cst
 
 from msacclint.analysis import param_groups
 from msacclint.analysis.calls import UNKNOWN, argument, constant, has_star_args, has_star_kwargs
-from msacclint.analysis.cells import attribute_of, calls_of_attr, next_layers
+from msacclint.analysis.cell_layers import next_layers
+from msacclint.analysis.cells import attribute_of, calls_of_attr
 from msacclint.analysis.downsampling import next_downsamples
 from msacclint.analysis.global_pool import pooled_to_one
 from msacclint.analysis.imports import canonical
