@@ -22,7 +22,7 @@ from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
 from msacclint.rules.examples import dedent
-from msacclint.rules.wi.init_load import LOAD_INTO_NET, UncheckedCheckpointLoad
+from msacclint.rules.wi.checkpoint_load import LOAD_INTO_NET, UncheckedCheckpointLoad
 
 _HELPER = re.compile(r"convert|rename|filter|map_|_map|remap|torch|pth|strip|remove|adapt", re.IGNORECASE)
 _HDR = """
