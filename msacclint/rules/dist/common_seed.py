@@ -4,13 +4,14 @@ broadcast."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import List, Optional, Tuple
 
 from msacclint.analysis.distributed import distributed, rank_dependent
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
-from msacclint.rules.fixtures.mpwi import fill_files
+from msacclint.rules.fixtures.mpwi import data_parallel_script, fill_files, page
 
 
 #: a value decided elsewhere: the seed helper of src/utils.py (``{body}``) that the
@@ -45,8 +46,7 @@ _SEED_HELPER = {
 
 
 
-def _seed_helper(body: str = "pass", imports: str = "", mark: str = "") -> dict:
-    return fill_files(_SEED_HELPER, body=body, imports=imports, mark=mark)
+_seed_helper = partial(fill_files, _SEED_HELPER, body="pass", imports="", mark="")
 
 
 class ReplicasUnseeded(Rule):
@@ -68,27 +68,8 @@ class ReplicasUnseeded(Rule):
            "start from different weights; data-parallel averaging of gradients then updates different "
            "models with the same step, and the result is worse than a single-device run. MindSpore's "
            "own model repositories fixed exactly this more than once.")
-    example = """
-        import mindspore as ms
-        from mindspore import nn
-        from mindspore.communication import init, get_rank
-        init()  # MSA601
-        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-        net = Net()
-        model = ms.Model(net, loss, opt)
-        model.train(90, data)
-    """
-    use_instead = """
-        import mindspore as ms
-        from mindspore import nn
-        from mindspore.communication import init, get_rank
-        ms.set_seed(1)
-        init()
-        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-        net = Net()
-        model = ms.Model(net, loss, opt)
-        model.train(90, data)
-    """
+    example = page(data_parallel_script(mark="  # MSA601"))
+    use_instead = page(data_parallel_script(before="ms.set_seed(1)"))
     fix_safety = "No automatic fix."
     versions = "All MindSpore 1.x and 2.x releases."
     VALID = (
@@ -98,39 +79,10 @@ class ReplicasUnseeded(Rule):
                          **{"src/seeds.py": "import mindspore\n\n\ndef set_global_seed(seed):\n"
                                             "    mindspore.set_seed(seed)\n"}),
               note="multi-file look-alike: the helper seeds MindSpore through another helper of the project"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.communication import init, get_rank
-            ms.set_seed(1)
-            init()
-            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-            net = Net()
-            model = ms.Model(net, loss, opt)
-            model.train(90, data)
-        """, note="idiomatic"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.communication import init, get_rank
-            init()
-            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, parameter_broadcast=True)
-            net = Net()
-            model = ms.Model(net, loss, opt)
-            model.train(90, data)
-        """, note="weights broadcast from rank 0"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.communication import init, get_rank
-            from src.utils import seed_everything
-            seed_everything(1)
-            init()
-            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-            net = Net()
-            model = ms.Model(net, loss, opt)
-            model.train(90, data)
-        """, note="a project's seed helper"),
+        Valid(data_parallel_script(before="ms.set_seed(1)"), note="idiomatic"),
+        Valid(data_parallel_script(context="parameter_broadcast=True"), note="weights broadcast from rank 0"),
+        Valid(data_parallel_script(before="from src.utils import seed_everything\nseed_everything(1)"),
+              note="a project's seed helper"),
         Valid(files={
             "src/__init__.py": "",
             "src/unet_parts.py": """
@@ -160,17 +112,11 @@ class ReplicasUnseeded(Rule):
             model = ms.Model(net, loss, opt)
             model.train(90, data)
         """, note="single device"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.communication import init, get_rank
-            init()
-            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-            net = Net()
+        Valid(data_parallel_script(run="""
             ms.load_checkpoint(path, net)
             model = ms.Model(net, loss, metrics={'acc'})
             model.eval(data)
-        """, note="distributed evaluation of a loaded checkpoint"),
+        """), note="distributed evaluation of a loaded checkpoint"),
         Valid("""
             import mindspore
             import torch.distributed as dist
@@ -247,40 +193,12 @@ class ReplicasUnseeded(Rule):
                 model = ms.Model(net, loss, opt)
                 model.train(90, data)
             """}, note="the imported module seeds only when run as a script, not on import"),
-        Invalid("""
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.communication import init, get_rank
-            init()  # MSA601
-            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-            net = Net()
-            model = ms.Model(net, loss, opt)
-            model.train(90, data)
-        """, note="torch DDP broadcasts rank 0's weights; MindSpore does not"),
-        Invalid("""
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.communication import init, get_rank
-            init()
-            rank = get_rank()
-            ms.set_seed(1 + rank)  # MSA601
-            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-            net = Net()
-            model = ms.Model(net, loss, opt)
-            model.train(90, data)
-        """, message_contains="rank"),
-        Invalid("""
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.communication import init, get_rank
-            import os
-            init()
-            ms.set_seed(args.seed + int(os.environ['RANK_ID']))  # MSA601
-            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-            net = Net()
-            model = ms.Model(net, loss, opt)
-            model.train(90, data)
-        """, message_contains="rank"),
+        Invalid(data_parallel_script(mark="  # MSA601"), note="torch DDP broadcasts rank 0's weights; MindSpore does not"),
+        Invalid(data_parallel_script(after_init="rank = get_rank()\nms.set_seed(1 + rank)  # MSA601"),
+                message_contains="rank"),
+        Invalid(data_parallel_script(before="import os",
+                                     after_init="ms.set_seed(args.seed + int(os.environ['RANK_ID']))  # MSA601"),
+                message_contains="rank"),
         Invalid("""
             import mindspore as ms
             from mindspore.communication import init

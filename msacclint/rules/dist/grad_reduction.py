@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import List, Optional, Tuple
 
 import libcst as cst
@@ -15,7 +16,7 @@ from msacclint.analysis.training import is_mindspore_optimizer, training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import fill
-from msacclint.rules.fixtures.mpwi import page
+from msacclint.rules.fixtures.mpwi import data_parallel_script, page
 
 #: what takes gradients in a step Cell (qualified as the project layer resolves them)
 GRAD_STEP_BUILDERS = frozenset({"mindspore.value_and_grad", "mindspore.grad", "mindspore.ops.value_and_grad",
@@ -150,8 +151,7 @@ _REDUCER = "reducer = nn.DistributedGradReducer(opt.parameters)"
 _DATA_PARALLEL = "ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)"
 
 
-def _grad_step(setup: str = "", mark: str = "", reducer: str = "", apply: str = "opt(grads)", after: str = "") -> str:
-    return fill(_GRAD_STEP, setup=setup, mark=mark, reducer=reducer, apply=apply, after=after)
+_grad_step = partial(fill, _GRAD_STEP, setup="", mark="", reducer="", apply="opt(grads)", after="")
 
 
 class StepWithoutGradReduction(Rule):
@@ -200,28 +200,13 @@ class StepWithoutGradReduction(Rule):
             saliency = grad_fn(images, labels)
         """, note="gradients of the inputs only (no weights): nothing is trained"),
         Valid(_grad_step(setup="init()", reducer=_REDUCER, apply="opt(reducer(grads))"), note="idiomatic"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.communication import init, get_rank
-            init()
-            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-            net = Net()
+        Valid(data_parallel_script(run="""
             opt = nn.SGD(net.trainable_params())
             step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
             for x, y in data:
                 step(x, y)
-        """, note="data-parallel context with TrainOneStepCell, which builds its own reducer"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.communication import init, get_rank
-            init()
-            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-            net = Net()
-            model = ms.Model(net, loss, opt)
-            model.train(90, data)
-        """, note="Model.train"),
+        """), note="data-parallel context with TrainOneStepCell, which builds its own reducer"),
+        Valid(data_parallel_script(), note="Model.train"),
         Valid(_grad_step(), note="single device"),
         Valid(_grad_step(setup="init()", after="""
             from mindspore.parallel.auto_parallel import AutoParallel

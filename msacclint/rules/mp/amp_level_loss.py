@@ -3,6 +3,7 @@ without loss_scale_manager/keep_batchnorm_fp32 (MSA405, MS-AMP-01)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Optional
 
 import libcst as cst
@@ -14,6 +15,7 @@ from msacclint.analysis.loss_scale import defined_value, model_argument
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
 from msacclint.rules.examples import fill
+from msacclint.rules.fixtures.mpwi import page
 from msacclint.rules.function_rule import FunctionRule
 from msacclint.rules.mp.amp_calls import BUILD_TRAIN, BUILD_TRAIN_SIGNATURE, MODEL, amp_level, o3_unguarded
 
@@ -42,8 +44,7 @@ _NET_WITH_LOSS = """
 """
 
 
-def _with_loss_network(rest: str) -> str:
-    return fill(_NET_WITH_LOSS, rest=rest)
+_with_loss_network = partial(fill, _NET_WITH_LOSS)
 
 
 class AmpLevelLossInNetwork(FunctionRule):
@@ -62,31 +63,17 @@ class AmpLevelLossInNetwork(FunctionRule):
            "`loss_fn=`, Model adds the loss after casting the output back to float32; a loss inside the "
            "network is computed in float16 instead (softmax/log of large logits overflow, small losses "
            "round). O3 also runs BatchNorm in float16 and adds no loss scaling at all.")
-    example = """
-        import mindspore as ms
-        from mindspore import nn
-
-        class NetWithLoss(nn.Cell):
-            def __init__(self, backbone):
-                super().__init__()
-                self.backbone = backbone
-                self.loss = nn.CrossEntropyLoss()
-
-            def construct(self, x, y):
-                return self.loss(self.backbone(x), y)
-
-        model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')
-    """
+    example = page(_with_loss_network(rest="model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')"))
     use_instead = """
         model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')
     """
     fix_safety = "No automatic fix."
     versions = "Same O2/O3 presets in 1.x and 2.10 (read from amp._config_level)."
     VALID = (
-        Valid(_with_loss_network("""
+        Valid(_with_loss_network(rest="""
             model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')
         """), note="idiomatic: loss_fn given"),
-        Valid(_with_loss_network("""
+        Valid(_with_loss_network(rest="""
             model = ms.Model(NetWithLoss(net), optimizer=opt)
             model.train(5, ds)
         """), note="O0"),
@@ -95,11 +82,11 @@ class AmpLevelLossInNetwork(FunctionRule):
             model = ms.Model(net, loss, opt, metrics={'acc'}, amp_level='O3')
             acc = model.eval(ds)
         """, note="an evaluation-only Model"),
-        Valid(_with_loss_network("""
+        Valid(_with_loss_network(rest="""
             model = ms.Model(build_net(), optimizer=opt, amp_level='O2')
             model.train(5, ds)
         """), note="a network the linter cannot see"),
-        Valid(_with_loss_network("""
+        Valid(_with_loss_network(rest="""
             model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=False,
                              loss_scale_manager=ms.FixedLossScaleManager(1024, False))
         """), note="O3 with explicit choices"),
@@ -110,7 +97,7 @@ class AmpLevelLossInNetwork(FunctionRule):
         """, note="PyTorch"),
     )
     INVALID = (
-        Invalid(_with_loss_network("""
+        Invalid(_with_loss_network(rest="""
             model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')  # MSA405
             model.train(5, ds)
         """)),

@@ -7,6 +7,7 @@ nothing multiplies the loss by, or that nn.TrainOneStepWithLossScaleCell divides
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Optional, Tuple
 
 import libcst as cst
@@ -86,8 +87,7 @@ _SPLIT_SCALE = {
 }
 
 
-def _split_scale(drop: str = "False", scale: str = "", mark: str = "") -> dict:
-    return fill_files(_SPLIT_SCALE, drop=drop, scale=scale, mark=mark)
+_split_scale = partial(fill_files, _SPLIT_SCALE, drop="False", scale="", mark="")
 
 
 class FixedLossScaleMismatch(FunctionRule):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import List, Tuple
 
 import libcst as cst
@@ -72,8 +73,7 @@ _FLOAT16_LOSS_CELL = """
 """
 
 
-def _float16_loss_cell(rest: str, mark: str = "") -> str:
-    return fill(_FLOAT16_LOSS_CELL, rest=rest, mark=mark)
+_float16_loss_cell = partial(fill, _FLOAT16_LOSS_CELL, mark="")
 
 
 def _trained_by(model: str) -> str:
@@ -208,15 +208,15 @@ class Float16WithoutLossScale(FunctionRule):
                 loss, grads = grad_fn(data, label)
                 optimizer(grads)
         """, note="one operation deep inside the network"),
-        Valid(_float16_loss_cell(_trained_by("""
+        Valid(_float16_loss_cell(rest=_trained_by("""
             manager = ms.FixedLossScaleManager(1024)
             model = Model(train_net, optimizer=opt, loss_scale_manager=manager)
         """)), note="the loss cell's backbone in float16, trained with a loss scale manager"),
-        Valid(_float16_loss_cell(_trained_by("""
+        Valid(_float16_loss_cell(rest=_trained_by("""
             model = Model(train_net, optimizer=opt,
                           loss_scale_manager=ms.DynamicLossScaleManager(2**16, 2, 1000))
         """)), note="DynamicLossScaleManager"),
-        Valid(_float16_loss_cell("""
+        Valid(_float16_loss_cell(rest="""
             class TrainStep(nn.Cell):
                 def __init__(self, network, optimizer):
                     super().__init__()
@@ -266,7 +266,7 @@ class Float16WithoutLossScale(FunctionRule):
             model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=True)  # MSA404
             model.train(10, ds)
         """),
-        Invalid(_float16_loss_cell(_trained_by("model = Model(train_net, optimizer=opt)"), mark="  # MSA404"),
+        Invalid(_float16_loss_cell(rest=_trained_by("model = Model(train_net, optimizer=opt)"), mark="  # MSA404"),
                 note="model.half() in a loss wrapper ported without the GradScaler"),
         Invalid("""
             import mindspore as ms

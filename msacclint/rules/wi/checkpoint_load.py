@@ -4,6 +4,7 @@ thrown away (MSA506, MS-CKPT-01)."""
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
@@ -106,8 +107,7 @@ _SPLIT_TRAINER = {
 }
 
 
-def _split_trainer(load: str, step: str = "self.fit(dataset)\nself.network.set_train()") -> dict:
-    return fill_files(_SPLIT_TRAINER, load=load, step=step)
+_split_trainer = partial(fill_files, _SPLIT_TRAINER, step="self.fit(dataset)\nself.network.set_train()")
 
 
 class UncheckedCheckpointLoad(InFunctionRule):
@@ -158,9 +158,9 @@ class UncheckedCheckpointLoad(InFunctionRule):
     fix_safety = "No automatic fix: what to do with unloaded parameters depends on the script."
     versions = "2.x returns (param_not_load, ckpt_not_load); verified on 2.10."
     VALID = (
-        Valid(files=_split_trainer("missing, _ = ms.load_param_into_net(self.network, params)\nassert not missing"),
+        Valid(files=_split_trainer(load="missing, _ = ms.load_param_into_net(self.network, params)\nassert not missing"),
               note="multi-file: the trainer base class checks what was not loaded"),
-        Valid(files=_split_trainer("ms.load_param_into_net(self.network, params)",
+        Valid(files=_split_trainer(load="ms.load_param_into_net(self.network, params)",
                                    step="self.network.set_train(False)\nreturn self.evaluate(dataset)"),
               note="multi-file look-alike: the only subclass evaluates; nothing in the project trains"),
         Valid("""
@@ -282,7 +282,7 @@ class UncheckedCheckpointLoad(InFunctionRule):
               note="an f-string of the same shape"),
     )
     INVALID = (
-        Invalid(files=_split_trainer("ms.load_param_into_net(self.network, params)  # MSA506"),
+        Invalid(files=_split_trainer(load="ms.load_param_into_net(self.network, params)  # MSA506"),
                 message_contains="extends BaseTrainer and trains",
                 note="multi-file: a loop split across files: the load sits in a trainer base class, the training "
                      "step in its subclass of another file"),
