@@ -24,26 +24,30 @@ GRAD_STEP_BUILDERS = frozenset({"mindspore.value_and_grad", "mindspore.grad", "m
                                 "mindspore.ops.composite.GradOperation"})
 
 
-#: multi-file examples: a step Cell of src/ that takes gradients itself, and an entry script
-#: that builds it under DATA_PARALLEL
-_BARE_STEP = """
+#: multi-file examples: a step Cell of src/ that takes gradients itself (it keeps the optimizer
+#: as ``self.{optimizer}``; ``{methods}`` apply it), and an entry script that builds it under
+#: DATA_PARALLEL
+_STEP_CELL = """
     import mindspore.nn as nn
     import mindspore.ops as ops
 
     class TrainStep(nn.Cell):
-        def __init__(self, network, optimizer):
+        def __init__(self, network, {optimizer}):
             super().__init__(auto_prefix=False)
             self.network = network
-            self.optimizer = optimizer
-            self.weights = optimizer.parameters
+            self.{optimizer} = {optimizer}
+            {weights}
             self.grad = ops.GradOperation(get_by_list=True)  # MSA602
 
-        def construct(self, x, y):
-            loss = self.network(x, y)
-            grads = self.grad(self.network, self.weights)(x, y)
-            self.optimizer(grads)
-            return loss
+        {methods}
 """
+_BARE_STEP = fill(_STEP_CELL, optimizer="optimizer", weights="self.weights = optimizer.parameters", methods="""
+    def construct(self, x, y):
+        loss = self.network(x, y)
+        grads = self.grad(self.network, self.weights)(x, y)
+        self.optimizer(grads)
+        return loss
+""")
 _STEP_ENTRY = """
     import mindspore as ms
     from mindspore import nn
@@ -110,25 +114,16 @@ _PENALTY_ENTRY = """
 """
 
 
-_HELPER_STEP = """
-    import mindspore.nn as nn
-    import mindspore.ops as ops
+#: the optimizer handed to a helper method that applies it (GAN step cells)
+_HELPER_STEP = fill(_STEP_CELL, optimizer="optimizer_d", weights="", methods="""
+    def update(self, x, y, optimizer):
+        grads = self.grad(self.network, optimizer.parameters)(x, y)
+        optimizer(grads)
 
-    class TrainStep(nn.Cell):
-        def __init__(self, network, optimizer_d):
-            super().__init__(auto_prefix=False)
-            self.network = network
-            self.optimizer_d = optimizer_d
-            self.grad = ops.GradOperation(get_by_list=True)  # MSA602
-
-        def update(self, x, y, optimizer):
-            grads = self.grad(self.network, optimizer.parameters)(x, y)
-            optimizer(grads)
-
-        def construct(self, x, y):
-            self.update(x, y, self.optimizer_d)
-            return self.network(x, y)
-"""
+    def construct(self, x, y):
+        self.update(x, y, self.optimizer_d)
+        return self.network(x, y)
+""")
 
 
 #: a functional training step: ``{setup}`` after the imports (init(), the parallel context),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import List, Optional, Set
 
 import libcst as cst
@@ -12,6 +13,8 @@ from msacclint.analysis.residual import ends_residual
 from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
+from msacclint.rules.examples import fill
+from msacclint.rules.fixtures.mpwi import page
 
 ZERO_INIT = "mindspore.common.initializer.Zero"
 INITIALIZER = "mindspore.common.initializer.initializer"
@@ -69,6 +72,26 @@ def feeds_weight_layer(info: CellInfo, attr: str) -> bool:
     return False
 
 
+#: a two-layer perceptron whose first layer is ``{fc1}``
+_MLP = """
+    import mindspore.nn as nn
+    from mindspore.common.initializer import initializer, Zero
+
+    class MLP(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = {fc1}
+            self.relu = nn.ReLU()
+            self.fc2 = nn.Dense(256, 10)
+
+        def construct(self, x):
+            return self.fc2(self.relu(self.fc1(x)))
+"""
+_mlp = partial(fill, _MLP)
+_ZERO_FC1 = "nn.Dense(784, 256, weight_init='zeros')  # MSA505"
+_HE_FC1 = "nn.Dense(784, 256, weight_init='he_uniform')"
+
+
 class ZeroWeightInit(Rule):
     code = "MSA505"
     name = "zero-weight-init"
@@ -90,65 +113,13 @@ class ZeroWeightInit(Rule):
            "gradient, and behind a ReLU no gradient at all: the layer and everything before it never learn. "
            "PyTorch ports that translate `nn.init.zeros_` meant for a bias or a head onto a hidden weight "
            "train a network that stays constant without any error.")
-    example = """
-        import mindspore.nn as nn
-        from mindspore.common.initializer import initializer, Zero
-
-        class MLP(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.fc1 = nn.Dense(784, 256, weight_init='zeros')  # MSA505
-                self.relu = nn.ReLU()
-                self.fc2 = nn.Dense(256, 10)
-
-            def construct(self, x):
-                return self.fc2(self.relu(self.fc1(x)))
-    """
-    use_instead = """
-        import mindspore.nn as nn
-        from mindspore.common.initializer import initializer, Zero
-
-        class MLP(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.fc1 = nn.Dense(784, 256, weight_init='he_uniform')
-                self.relu = nn.ReLU()
-                self.fc2 = nn.Dense(256, 10)
-
-            def construct(self, x):
-                return self.fc2(self.relu(self.fc1(x)))
-    """
+    example = page(_mlp(fc1=_ZERO_FC1))
+    use_instead = page(_mlp(fc1=_HE_FC1))
     fix_safety = "No automatic fix: choose an initializer."
     versions = "All versions."
     VALID = (
-        Valid("""
-            import mindspore.nn as nn
-            from mindspore.common.initializer import initializer, Zero
-
-            class MLP(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc1 = nn.Dense(784, 256, weight_init='he_uniform')
-                    self.relu = nn.ReLU()
-                    self.fc2 = nn.Dense(256, 10)
-
-                def construct(self, x):
-                    return self.fc2(self.relu(self.fc1(x)))
-        """, note="idiomatic"),
-        Valid("""
-            import mindspore.nn as nn
-            from mindspore.common.initializer import initializer, Zero
-
-            class MLP(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc1 = nn.Dense(784, 256, bias_init='zeros')
-                    self.relu = nn.ReLU()
-                    self.fc2 = nn.Dense(256, 10)
-
-                def construct(self, x):
-                    return self.fc2(self.relu(self.fc1(x)))
-        """, note="a zero bias"),
+        Valid(_mlp(fc1=_HE_FC1), note="idiomatic"),
+        Valid(_mlp(fc1="nn.Dense(784, 256, bias_init='zeros')"), note="a zero bias"),
         Valid("""
             import mindspore.nn as nn
             from mindspore.common.initializer import initializer, Zero
@@ -255,20 +226,7 @@ class ZeroWeightInit(Rule):
         """, note="position unknown"),
     )
     INVALID = (
-        Invalid("""
-            import mindspore.nn as nn
-            from mindspore.common.initializer import initializer, Zero
-
-            class MLP(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc1 = nn.Dense(784, 256, weight_init='zeros')  # MSA505
-                    self.relu = nn.ReLU()
-                    self.fc2 = nn.Dense(256, 10)
-
-                def construct(self, x):
-                    return self.fc2(self.relu(self.fc1(x)))
-        """),
+        Invalid(_mlp(fc1=_ZERO_FC1)),
         Invalid("""
             import mindspore.nn as nn
             from mindspore.common.initializer import initializer, Zero
