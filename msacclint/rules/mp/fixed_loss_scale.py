@@ -52,9 +52,6 @@ def train(net, loss, dataset):
 """
 
 
-ADAPTIVE = frozenset({"mindspore.nn.Adam", "mindspore.nn.LazyAdam", "mindspore.nn.RMSProp", "mindspore.nn.Adagrad"})
-
-
 #: a loss scale fixed in one function of src/ and the optimizer built in another
 _SPLIT_SCALE = {
     "src/__init__.py": "",
@@ -88,6 +85,9 @@ _SPLIT_SCALE = {
 
 
 _split_scale = partial(fill_files, _SPLIT_SCALE, drop="False", scale="", mark="")
+
+#: optimizers that divide a constant factor of the gradients out of their step
+ADAPTIVE = frozenset({"mindspore.nn.Adam", "mindspore.nn.LazyAdam", "mindspore.nn.RMSProp", "mindspore.nn.Adagrad"})
 
 
 class FixedLossScaleMismatch(FunctionRule):
@@ -332,10 +332,7 @@ class FixedLossScaleMismatch(FunctionRule):
             return  # an adaptive step divides the factor out; only weight decay would feel it
         x = code_of(scale_arg.value) if scale_arg else "128.0"
         y = code_of(opt_arg.value) if opt_arg else "1.0 (its default)"
-        short = opt_name.rsplit(".", 1)[-1]
-        effect = (f"{short} divides the factor out of its step, but adds weight_decay to the scaled gradient, so "
-                  f"the decay is {x} times weaker than configured" if opt_name in ADAPTIVE
-                  else "every update is off by that ratio")
+        short, effect = _unscaled_effect(opt_name, x)
         self.report(node, f"FixedLossScaleManager({x}, drop_overflow_update=False) scales the loss by {x} and "
                     f"leaves the division to the optimizer, but {short} has loss_scale={y}: {effect}; give the "
                     f"optimizer loss_scale={x}")
@@ -391,10 +388,7 @@ class FixedLossScaleMismatch(FunctionRule):
             return
         if opt_name in ADAPTIVE and not decays:
             return
-        short = opt_name.rsplit(".", 1)[-1]
-        effect = (f"{short} divides the factor out of its step, but adds weight_decay to the scaled gradient, so "
-                  f"the decay is {scale:g} times weaker than configured" if opt_name in ADAPTIVE
-                  else "every update is off by that ratio")
+        short, effect = _unscaled_effect(opt_name, f"{scale:g}")
         self.report(node, f"the loss-scale manager this Model gets is FixedLossScaleManager({scale:g}, "
                     f"drop_overflow_update=False), built by {builder.name} at {project.display(where)}:"
                     f"{construction.line}: it scales the loss by {scale:g} and leaves the division to the optimizer, "
@@ -502,6 +496,16 @@ class FixedLossScaleMismatch(FunctionRule):
             return None
         shown = next((v.evidence for v in values if v.evidence is not None), None)
         return float(number), shown, assumed
+
+
+def _unscaled_effect(opt_name: str, scale: str) -> Tuple[str, str]:
+    """The optimizer's short name, and what a loss scaled by ``scale`` and never divided out
+    does to its updates."""
+    short = opt_name.rsplit(".", 1)[-1]
+    effect = (f"{short} divides the factor out of its step, but adds weight_decay to the scaled gradient, so "
+              f"the decay is {scale} times weaker than configured" if opt_name in ADAPTIVE
+              else "every update is off by that ratio")
+    return short, effect
 
 
 def _decays(optimizer: cst.Call, signature) -> bool:

@@ -14,6 +14,7 @@ from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
 from msacclint.rules.examples import fill
+from msacclint.rules.fixtures.mpwi import page
 from msacclint.rules.function_rule import FunctionRule
 from msacclint.rules.mp.amp_calls import AUTO_MP, BUILD_TRAIN, MODEL, amp_level, o3_unguarded
 
@@ -87,6 +88,20 @@ def _trained_by(model: str) -> str:
     """, model=model)
 
 
+#: a functional training loop; ``{cast}`` is what the script does to the network first
+_FUNCTIONAL_LOOP = """
+    import mindspore as ms
+    from mindspore import nn
+
+    {cast}
+    grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+    for data, label in dataset:
+        loss, grads = grad_fn(data, label)
+        optimizer(grads)
+"""
+_functional_loop = partial(fill, _FUNCTIONAL_LOOP)
+
+
 class Float16WithoutLossScale(FunctionRule):
     code = "MSA404"
     about_the_run = True
@@ -106,42 +121,19 @@ class Float16WithoutLossScale(FunctionRule):
     why = ("float16 cannot represent gradients below about 6e-8; without a loss scale the small ones "
            "flush to zero and training stalls or diverges silently. PyTorch users get the scale from "
            "`GradScaler`; `auto_mixed_precision` and `to_float` only cast, they never scale.")
-    example = """
-        import mindspore as ms
-        from mindspore import nn
-
-        net = ms.amp.auto_mixed_precision(net, 'O2')  # MSA404
-        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-        for data, label in dataset:
-            loss, grads = grad_fn(data, label)
-            optimizer(grads)
-    """
-    use_instead = """
-        import mindspore as ms
-        from mindspore import nn
-
+    example = page(_functional_loop(cast="net = ms.amp.auto_mixed_precision(net, 'O2')  # MSA404"))
+    use_instead = page(_functional_loop(cast="""
         net = ms.amp.auto_mixed_precision(net, 'O2')
         loss_scaler = ms.amp.DynamicLossScaler(2**16, 2, 1000)
         # forward_fn returns loss_scaler.scale(loss); the step unscales the gradients
-        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-        for data, label in dataset:
-            loss, grads = grad_fn(data, label)
-            optimizer(grads)
-    """
+    """))
     fix_safety = "No automatic fix."
     versions = "All MindSpore versions; the O2/O3 presets are read from 2.10's amp._config_level."
     VALID = (
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
+        Valid(_functional_loop(cast="""
             net = ms.amp.auto_mixed_precision(net, 'O2')
             loss_scaler = ms.amp.DynamicLossScaler(1024, 2, 1000)
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-            for data, label in dataset:
-                loss, grads = grad_fn(data, label)
-                optimizer(grads)
-        """, note="idiomatic functional AMP"),
+        """), note="idiomatic functional AMP"),
         Valid("""
             import mindspore as ms
             from mindspore import nn
@@ -150,16 +142,7 @@ class Float16WithoutLossScale(FunctionRule):
             model = ms.Model(net, loss, opt, amp_level='O2')
             model.train(10, ds)
         """, note="O2's preset scales the loss"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            net.to_float(ms.float32)
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-            for data, label in dataset:
-                loss, grads = grad_fn(data, label)
-                optimizer(grads)
-        """, note="float32"),
+        Valid(_functional_loop(cast="net.to_float(ms.float32)"), note="float32"),
         Valid("""
             import mindspore as ms
             from mindspore import nn
@@ -174,40 +157,15 @@ class Float16WithoutLossScale(FunctionRule):
             with torch.autocast('cuda'):
                 loss = model(x)
         """, note="PyTorch"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            net = ms.amp.auto_mixed_precision(net, 'O1')
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-            for data, label in dataset:
-                loss, grads = grad_fn(data, label)
-                optimizer(grads)
-        """, note="O1 keeps fp32 weights"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
+        Valid(_functional_loop(cast="net = ms.amp.auto_mixed_precision(net, 'O1')"), note="O1 keeps fp32 weights"),
+        Valid(_functional_loop(cast="""
             class Head(nn.Cell):
                 def __init__(self):
                     super().__init__()
                     self.dense = nn.Dense(8, 8)
                     self.dense.to_float(ms.float16)
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-            for data, label in dataset:
-                loss, grads = grad_fn(data, label)
-                optimizer(grads)
-        """, note="one layer cast inside a Cell: an op-level choice, not float16 training"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            net.encoder.cell.matmul.to_float(ms.float16)
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-            for data, label in dataset:
-                loss, grads = grad_fn(data, label)
-                optimizer(grads)
-        """, note="one operation deep inside the network"),
+        """), note="one layer cast inside a Cell: an op-level choice, not float16 training"),
+        Valid(_functional_loop(cast="net.encoder.cell.matmul.to_float(ms.float16)"), note="one operation deep inside the network"),
         Valid(_float16_loss_cell(rest=_trained_by("""
             manager = ms.FixedLossScaleManager(1024)
             model = Model(train_net, optimizer=opt, loss_scale_manager=manager)
@@ -241,16 +199,7 @@ class Float16WithoutLossScale(FunctionRule):
         """, note="a layer the Cell builds itself, cast in a trained Cell: an op-level choice"),
     )
     INVALID = (
-        Invalid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            net = ms.amp.auto_mixed_precision(net, 'O2')  # MSA404
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-            for data, label in dataset:
-                loss, grads = grad_fn(data, label)
-                optimizer(grads)
-        """, note="torch.autocast ported without a GradScaler"),
+        Invalid(_functional_loop(cast="net = ms.amp.auto_mixed_precision(net, 'O2')  # MSA404"), note="torch.autocast ported without a GradScaler"),
         Invalid("""
             import mindspore as ms
             from mindspore import nn
