@@ -103,15 +103,7 @@ class ReplicasUnseeded(Rule):
                 model = ms.Model(net, loss, opt)
                 model.train(90, data)
             """}, note="a module the script imports seeds on import"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            from mindspore.communication import init, get_rank
-            ms.set_seed(1)
-            net = Net()
-            model = ms.Model(net, loss, opt)
-            model.train(90, data)
-        """, note="single device"),
+        Valid(data_parallel_script(before="ms.set_seed(1)", single_device=True), note="single device"),
         Valid(data_parallel_script(run="""
             ms.load_checkpoint(path, net)
             model = ms.Model(net, loss, metrics={'acc'})

@@ -3,7 +3,6 @@ without loss_scale_manager/keep_batchnorm_fp32 (MSA405, MS-AMP-01)."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Optional
 
 import libcst as cst
@@ -44,9 +43,6 @@ _NET_WITH_LOSS = """
 """
 
 
-_with_loss_network = partial(fill, _NET_WITH_LOSS)
-
-
 class AmpLevelLossInNetwork(FunctionRule):
     code = "MSA405"
     about_the_run = True
@@ -63,17 +59,17 @@ class AmpLevelLossInNetwork(FunctionRule):
            "`loss_fn=`, Model adds the loss after casting the output back to float32; a loss inside the "
            "network is computed in float16 instead (softmax/log of large logits overflow, small losses "
            "round). O3 also runs BatchNorm in float16 and adds no loss scaling at all.")
-    example = page(_with_loss_network(rest="model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')"))
+    example = page(fill(_NET_WITH_LOSS, rest="model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')"))
     use_instead = """
         model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')
     """
     fix_safety = "No automatic fix."
     versions = "Same O2/O3 presets in 1.x and 2.10 (read from amp._config_level)."
     VALID = (
-        Valid(_with_loss_network(rest="""
+        Valid(fill(_NET_WITH_LOSS, rest="""
             model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')
         """), note="idiomatic: loss_fn given"),
-        Valid(_with_loss_network(rest="""
+        Valid(fill(_NET_WITH_LOSS, rest="""
             model = ms.Model(NetWithLoss(net), optimizer=opt)
             model.train(5, ds)
         """), note="O0"),
@@ -82,11 +78,11 @@ class AmpLevelLossInNetwork(FunctionRule):
             model = ms.Model(net, loss, opt, metrics={'acc'}, amp_level='O3')
             acc = model.eval(ds)
         """, note="an evaluation-only Model"),
-        Valid(_with_loss_network(rest="""
+        Valid(fill(_NET_WITH_LOSS, rest="""
             model = ms.Model(build_net(), optimizer=opt, amp_level='O2')
             model.train(5, ds)
         """), note="a network the linter cannot see"),
-        Valid(_with_loss_network(rest="""
+        Valid(fill(_NET_WITH_LOSS, rest="""
             model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=False,
                              loss_scale_manager=ms.FixedLossScaleManager(1024, False))
         """), note="O3 with explicit choices"),
@@ -97,7 +93,7 @@ class AmpLevelLossInNetwork(FunctionRule):
         """, note="PyTorch"),
     )
     INVALID = (
-        Invalid(_with_loss_network(rest="""
+        Invalid(fill(_NET_WITH_LOSS, rest="""
             model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')  # MSA405
             model.train(5, ds)
         """)),

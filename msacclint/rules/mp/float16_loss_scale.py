@@ -99,7 +99,6 @@ _FUNCTIONAL_LOOP = """
         loss, grads = grad_fn(data, label)
         optimizer(grads)
 """
-_functional_loop = partial(fill, _FUNCTIONAL_LOOP)
 
 
 class Float16WithoutLossScale(FunctionRule):
@@ -121,8 +120,8 @@ class Float16WithoutLossScale(FunctionRule):
     why = ("float16 cannot represent gradients below about 6e-8; without a loss scale the small ones "
            "flush to zero and training stalls or diverges silently. PyTorch users get the scale from "
            "`GradScaler`; `auto_mixed_precision` and `to_float` only cast, they never scale.")
-    example = page(_functional_loop(cast="net = ms.amp.auto_mixed_precision(net, 'O2')  # MSA404"))
-    use_instead = page(_functional_loop(cast="""
+    example = page(fill(_FUNCTIONAL_LOOP, cast="net = ms.amp.auto_mixed_precision(net, 'O2')  # MSA404"))
+    use_instead = page(fill(_FUNCTIONAL_LOOP, cast="""
         net = ms.amp.auto_mixed_precision(net, 'O2')
         loss_scaler = ms.amp.DynamicLossScaler(2**16, 2, 1000)
         # forward_fn returns loss_scaler.scale(loss); the step unscales the gradients
@@ -130,7 +129,7 @@ class Float16WithoutLossScale(FunctionRule):
     fix_safety = "No automatic fix."
     versions = "All MindSpore versions; the O2/O3 presets are read from 2.10's amp._config_level."
     VALID = (
-        Valid(_functional_loop(cast="""
+        Valid(fill(_FUNCTIONAL_LOOP, cast="""
             net = ms.amp.auto_mixed_precision(net, 'O2')
             loss_scaler = ms.amp.DynamicLossScaler(1024, 2, 1000)
         """), note="idiomatic functional AMP"),
@@ -142,7 +141,7 @@ class Float16WithoutLossScale(FunctionRule):
             model = ms.Model(net, loss, opt, amp_level='O2')
             model.train(10, ds)
         """, note="O2's preset scales the loss"),
-        Valid(_functional_loop(cast="net.to_float(ms.float32)"), note="float32"),
+        Valid(fill(_FUNCTIONAL_LOOP, cast="net.to_float(ms.float32)"), note="float32"),
         Valid("""
             import mindspore as ms
             from mindspore import nn
@@ -157,15 +156,15 @@ class Float16WithoutLossScale(FunctionRule):
             with torch.autocast('cuda'):
                 loss = model(x)
         """, note="PyTorch"),
-        Valid(_functional_loop(cast="net = ms.amp.auto_mixed_precision(net, 'O1')"), note="O1 keeps fp32 weights"),
-        Valid(_functional_loop(cast="""
+        Valid(fill(_FUNCTIONAL_LOOP, cast="net = ms.amp.auto_mixed_precision(net, 'O1')"), note="O1 keeps fp32 weights"),
+        Valid(fill(_FUNCTIONAL_LOOP, cast="""
             class Head(nn.Cell):
                 def __init__(self):
                     super().__init__()
                     self.dense = nn.Dense(8, 8)
                     self.dense.to_float(ms.float16)
         """), note="one layer cast inside a Cell: an op-level choice, not float16 training"),
-        Valid(_functional_loop(cast="net.encoder.cell.matmul.to_float(ms.float16)"), note="one operation deep inside the network"),
+        Valid(fill(_FUNCTIONAL_LOOP, cast="net.encoder.cell.matmul.to_float(ms.float16)"), note="one operation deep inside the network"),
         Valid(_float16_loss_cell(rest=_trained_by("""
             manager = ms.FixedLossScaleManager(1024)
             model = Model(train_net, optimizer=opt, loss_scale_manager=manager)
@@ -199,7 +198,7 @@ class Float16WithoutLossScale(FunctionRule):
         """, note="a layer the Cell builds itself, cast in a trained Cell: an op-level choice"),
     )
     INVALID = (
-        Invalid(_functional_loop(cast="net = ms.amp.auto_mixed_precision(net, 'O2')  # MSA404"), note="torch.autocast ported without a GradScaler"),
+        Invalid(fill(_FUNCTIONAL_LOOP, cast="net = ms.amp.auto_mixed_precision(net, 'O2')  # MSA404"), note="torch.autocast ported without a GradScaler"),
         Invalid("""
             import mindspore as ms
             from mindspore import nn

@@ -17,8 +17,8 @@ from msacclint.analysis.scopes import says_eval, says_train
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
-from msacclint.rules.examples import notebook
-from msacclint.rules.fixtures.mpwi import fill_files
+from msacclint.rules.examples import fill, notebook
+from msacclint.rules.fixtures.mpwi import SWAP_IN_EMA, fill_files
 from msacclint.rules.function_rule import InFunctionRule
 from msacclint.rules.wi.checkpoint_paths import checkpoint_prefixes, path_name, path_shape
 
@@ -212,15 +212,11 @@ class UncheckedCheckpointLoad(InFunctionRule):
             import torch
             model.load_state_dict(torch.load('model.pt'))
         """, note="PyTorch raises by default"),
-        Valid("""
+        Valid(fill("""
             import mindspore as ms
 
-            def swap_in_ema(net):
-                ema = {}
-                for p in net.get_parameters():
-                    ema[p.name[4:]] = p.data
-                ms.load_param_into_net(net, ema)
-        """, note="a dict built here from the network's own names"),
+            {swap}
+        """, swap=SWAP_IN_EMA), note="a dict built here from the network's own names"),
         Valid("""
             import mindspore as ms
 

@@ -22,6 +22,7 @@ from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
 from msacclint.rules.examples import dedent
+from msacclint.rules.fixtures.mpwi import SWAP_IN_EMA
 from msacclint.rules.wi.checkpoint_load import LOAD_INTO_NET, UncheckedCheckpointLoad
 
 _HELPER = re.compile(r"convert|rename|filter|map_|_map|remap|torch|pth|strip|remove|adapt", re.IGNORECASE)
@@ -94,13 +95,7 @@ class UncheckedConvertedLoadInEval(UncheckedCheckpointLoad):
             ms.load_param_into_net(net, ms.load_checkpoint(args.ckpt))
             print(ms.Model(net, metrics={"acc"}).eval(eval_ds))
             """), note="the checkpoint as saved by MindSpore: names unchanged"),
-        Valid(_h("""
-            def swap_in_ema(net):
-                ema = {}
-                for p in net.get_parameters():
-                    ema[p.name[4:]] = p.data
-                ms.load_param_into_net(net, ema)
-            """), note="a dict built from the network's own names (EMA swap)"),
+        Valid(_h(SWAP_IN_EMA), note="a dict built from the network's own names (EMA swap)"),
         Valid("""
             import torch
             state = {k.replace("module.", ""): v for k, v in torch.load("m.pt").items()}
