@@ -23,7 +23,8 @@ from msacclint.rules.function_rule import InFunctionRule
 from msacclint.rules.wi.checkpoint_paths import checkpoint_prefixes, path_name, path_shape
 
 
-def _code(node: cst.CSTNode) -> str:
+def code_of(node: cst.CSTNode) -> str:
+    """The source text of ``node``."""
     return cst.Module([]).code_for_node(node)
 
 
@@ -390,7 +391,7 @@ class UncheckedCheckpointLoad(InFunctionRule):
                 if not isinstance(element, cst.Name):
                     return  # stored somewhere: assume it is looked at
                 names.append(element.value)
-        scope_text = _code(self._functions[-1]) if self._functions else self.ctx.source
+        scope_text = code_of(self._functions[-1]) if self._functions else self.ctx.source
         for name in names:
             if name != "_" and len(re.findall(r"\b" + re.escape(name) + r"\b", scope_text)) > 1:
                 return

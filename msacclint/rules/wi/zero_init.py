@@ -97,12 +97,12 @@ class ZeroWeightInit(Rule):
     name = "zero-weight-init"
     checklist = "wi.01"
     severity = Severity.ERROR
+    message = "a hidden layer's weight is initialised to zeros"
     evidence = ("The layer's position is resolved in its Cell: its weight is a literal zero initializer, its output "
                 'reaches another Dense/Conv/Embedding in `construct` (or it is not the last weight layer of a '
                 'SequentialCell), and it is not the end of a residual branch (its output is not added to a tensor '
                 'that does not come from it before another weight layer). A layer whose use is unknown is not '
                 'reported.')
-    message = "a hidden layer's weight is initialised to zeros"
     what = ("Reports a Dense/Conv/Embedding weight initialised to zeros (`weight_init='zeros'`/`'zero'`, "
             "`Zero()`, or `.weight.set_data(initializer('zeros', ...))`) when the layer is hidden: in "
             "`construct` its output reaches another Dense/Conv/Embedding of the Cell, or it is not the last "
