@@ -90,6 +90,19 @@ _MLP = """
 _mlp = partial(fill, _MLP)
 _ZERO_FC1 = "nn.Dense(784, 256, weight_init='zeros')  # MSA505"
 _HE_FC1 = "nn.Dense(784, 256, weight_init='he_uniform')"
+#: a block whose first layer starts at zero, then a second of ``{out}`` units
+_ZERO_FC1_BLOCK = """
+    import mindspore.nn as nn
+
+    class Block(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Dense(64, 64, weight_init='zeros')  # MSA505
+            self.fc2 = nn.Dense(64, {out})
+
+        def construct(self, x):
+            {construct}
+"""
 
 
 class ZeroWeightInit(Rule):
@@ -242,35 +255,17 @@ class ZeroWeightInit(Rule):
                     x = self.fc1(x)
                     return self.fc2(x)
         """, note="torch's nn.init.zeros_(self.fc1.weight) ported with set_data"),
-        Invalid("""
-            import mindspore.nn as nn
-
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc1 = nn.Dense(64, 64, weight_init='zeros')  # MSA505
-                    self.fc2 = nn.Dense(64, 64)
-
-                def construct(self, x):
-                    h = self.fc1(x)
-                    h = self.fc2(h)
-                    x += h
-                    return x
-        """, note="the zero layer is not the last of the branch: fc2 takes its output before the add"),
-        Invalid("""
-            import mindspore.nn as nn
-
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc1 = nn.Dense(64, 64, weight_init='zeros')  # MSA505
-                    self.fc2 = nn.Dense(64, 10)
-
-                def construct(self, x):
-                    x = self.fc1(x)
-                    x += 1
-                    return self.fc2(x)
-        """, note="adding a constant is no skip connection"),
+        Invalid(fill(_ZERO_FC1_BLOCK, out="64", construct="""
+            h = self.fc1(x)
+            h = self.fc2(h)
+            x += h
+            return x
+        """), note="the zero layer is not the last of the branch: fc2 takes its output before the add"),
+        Invalid(fill(_ZERO_FC1_BLOCK, out="10", construct="""
+            x = self.fc1(x)
+            x += 1
+            return self.fc2(x)
+        """), note="adding a constant is no skip connection"),
         Invalid("""
             import mindspore.nn as nn
             from mindspore.common.initializer import initializer, Zero
