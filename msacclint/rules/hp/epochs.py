@@ -18,6 +18,8 @@ from msacclint.analysis.facts import facts
 from msacclint.analysis.scopes import scopes
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
+from msacclint.rules.examples import fill
+from msacclint.rules.fixtures.mpwi import page
 
 MODELS = frozenset({"mindspore.Model"})  # the canonical name of every alias
 _TRAIN_SIGNATURE = ("epoch", "train_dataset", "callbacks", "dataset_sink_mode", "sink_size", "initial_epoch")
@@ -253,6 +255,20 @@ def _refs(node: cst.CSTNode) -> _Refs:
     return found
 
 
+#: a script whose learning-rate schedule is built for the dataset's steps per epoch, then
+#: trained by ``{train}``
+_SINK_SCRIPT = """
+    import mindspore as ms
+    from mindspore import nn
+    ds_train = create_dataset(args.data_path)
+    steps = ds_train.get_dataset_size()
+    lr = nn.cosine_decay_lr(0.0, 0.1, args.epochs * steps, steps, args.epochs)
+    opt = nn.Momentum(net.trainable_params(), lr, 0.9)
+    model = ms.Model(net, loss, opt)
+    {train}
+"""
+
+
 class SinkSizeEpochs(Rule):
     code = "MSA138"
     about_the_run = True
@@ -288,52 +304,21 @@ class SinkSizeEpochs(Rule):
            "still high (warm-up and decay never finish), with N > S it trains past the schedule's end. "
            "MindSpore's own scripts convert the count: `model.train(E * S // N, ds, sink_size=N)` (checklist "
            "hp.02).")
-    example = """
-    import mindspore as ms
-    from mindspore import nn
-    ds_train = create_dataset(args.data_path)
-    steps = ds_train.get_dataset_size()
-    lr = nn.cosine_decay_lr(0.0, 0.1, args.epochs * steps, steps, args.epochs)
-    opt = nn.Momentum(net.trainable_params(), lr, 0.9)
-    model = ms.Model(net, loss, opt)
-    model.train(args.epochs, ds_train, dataset_sink_mode=True, sink_size=args.sink_size)  # MSA138
-    """
-    use_instead = """
-    import mindspore as ms
-    from mindspore import nn
-    ds_train = create_dataset(args.data_path)
-    steps = ds_train.get_dataset_size()
-    lr = nn.cosine_decay_lr(0.0, 0.1, args.epochs * steps, steps, args.epochs)
-    opt = nn.Momentum(net.trainable_params(), lr, 0.9)
-    model = ms.Model(net, loss, opt)
-    sink_epochs = args.epochs * steps // args.sink_size
-    model.train(sink_epochs, ds_train, dataset_sink_mode=True, sink_size=args.sink_size)
-    """
+    example = page(fill(_SINK_SCRIPT, train="model.train(args.epochs, ds_train, dataset_sink_mode=True, "
+                                             "sink_size=args.sink_size)  # MSA138"), indent=4)
+    use_instead = page(fill(_SINK_SCRIPT, train="""
+        sink_epochs = args.epochs * steps // args.sink_size
+        model.train(sink_epochs, ds_train, dataset_sink_mode=True, sink_size=args.sink_size)
+    """), indent=4)
     fix_safety = "No automatic fix: the converted epoch count changes how often per-epoch callbacks run."
     versions = ("All MindSpore 1.x and 2.x releases. `dataset_sink_mode` defaults to False from 2.0 (True in 1.x); "
                 "the rule reads only calls that pass it, so a 1.x script relying on the default is not reported.")
     VALID = (
         Valid(use_instead, note="idiomatic: the epoch count converted to sink epochs"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            ds_train = create_dataset(args.data_path)
-            steps = ds_train.get_dataset_size()
-            lr = nn.cosine_decay_lr(0.0, 0.1, args.epochs * steps, steps, args.epochs)
-            opt = nn.Momentum(net.trainable_params(), lr, 0.9)
-            model = ms.Model(net, loss, opt)
-            model.train(args.epochs, ds_train, dataset_sink_mode=True, sink_size=steps)
-            """, note="sink_size is the dataset size"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-            ds_train = create_dataset(args.data_path)
-            steps = ds_train.get_dataset_size()
-            lr = nn.cosine_decay_lr(0.0, 0.1, args.epochs * steps, steps, args.epochs)
-            opt = nn.Momentum(net.trainable_params(), lr, 0.9)
-            model = ms.Model(net, loss, opt)
-            model.train(args.epochs, ds_train, dataset_sink_mode=False, sink_size=args.sink_size)
-            """, note="sink mode off: sink_size is ignored"),
+        Valid(fill(_SINK_SCRIPT, train="model.train(args.epochs, ds_train, dataset_sink_mode=True, sink_size=steps)"),
+              note="sink_size is the dataset size"),
+        Valid(fill(_SINK_SCRIPT, train="model.train(args.epochs, ds_train, dataset_sink_mode=False, "
+                                       "sink_size=args.sink_size)"), note="sink mode off: sink_size is ignored"),
         Valid("""
             import mindspore as ms
             from mindspore import nn

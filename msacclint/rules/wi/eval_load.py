@@ -22,7 +22,8 @@ from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
 from msacclint.rules.examples import dedent
-from msacclint.rules.wi.init_load import LOAD_INTO_NET, UncheckedCheckpointLoad
+from msacclint.rules.fixtures.mpwi import SWAP_IN_EMA
+from msacclint.rules.wi.checkpoint_load import LOAD_INTO_NET, UncheckedCheckpointLoad, code_of
 
 _HELPER = re.compile(r"convert|rename|filter|map_|_map|remap|torch|pth|strip|remove|adapt", re.IGNORECASE)
 _HDR = """
@@ -33,10 +34,6 @@ _HDR = """
 
 def _h(body: str) -> str:
     return dedent(_HDR) + dedent(body)
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 class UncheckedConvertedLoadInEval(UncheckedCheckpointLoad):
@@ -94,13 +91,7 @@ class UncheckedConvertedLoadInEval(UncheckedCheckpointLoad):
             ms.load_param_into_net(net, ms.load_checkpoint(args.ckpt))
             print(ms.Model(net, metrics={"acc"}).eval(eval_ds))
             """), note="the checkpoint as saved by MindSpore: names unchanged"),
-        Valid(_h("""
-            def swap_in_ema(net):
-                ema = {}
-                for p in net.get_parameters():
-                    ema[p.name[4:]] = p.data
-                ms.load_param_into_net(net, ema)
-            """), note="a dict built from the network's own names (EMA swap)"),
+        Valid(_h(SWAP_IN_EMA), note="a dict built from the network's own names (EMA swap)"),
         Valid("""
             import torch
             state = {k.replace("module.", ""): v for k, v in torch.load("m.pt").items()}
@@ -139,12 +130,12 @@ class UncheckedConvertedLoadInEval(UncheckedCheckpointLoad):
         return params is not None and self._transformed(params.value) is not None
 
     def _scope_text(self) -> str:
-        return _code(self._functions[-1]) if self._functions else self.ctx.source
+        return code_of(self._functions[-1]) if self._functions else self.ctx.source
 
     def _transformed(self, expr: cst.BaseExpression) -> Optional[str]:
         """How the dict was changed on the way, or None."""
         if isinstance(expr, cst.Call):
-            return "converted" if _HELPER.search(_code(expr.func)) else None
+            return "converted" if _HELPER.search(code_of(expr.func)) else None
         if isinstance(expr, cst.DictComp):
             return "renamed" if self._changes_keys(expr) else None
         if not isinstance(expr, cst.Name):
@@ -174,9 +165,9 @@ class UncheckedConvertedLoadInEval(UncheckedCheckpointLoad):
     def _changes_keys(comp: cst.DictComp) -> bool:
         target = comp.for_in.target
         key_var = target.elements[0].value if isinstance(target, cst.Tuple) and target.elements else None
-        if not isinstance(comp.for_in.iter, cst.Call) or "items" not in _code(comp.for_in.iter):
+        if not isinstance(comp.for_in.iter, cst.Call) or "items" not in code_of(comp.for_in.iter):
             return False
-        if "get_parameters" in _code(comp.for_in.iter) or "parameters_and_names" in _code(comp.for_in.iter):
+        if "get_parameters" in code_of(comp.for_in.iter) or "parameters_and_names" in code_of(comp.for_in.iter):
             return False
         changed = not (isinstance(key_var, cst.Name) and isinstance(comp.key, cst.Name)
                        and comp.key.value == key_var.value)

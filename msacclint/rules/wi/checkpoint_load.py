@@ -1,459 +1,31 @@
-"""wi.01 / wi.02: where the weights come from.
-
-MSA505 a hidden layer's weight initialised to zeros; MSA506 load_param_into_net /
-load_checkpoint(path, net) whose "not loaded" lists are thrown away (MS-CKPT-01).
-"""
+"""wi.02: load_param_into_net / load_checkpoint(path, net) whose "not loaded" lists are
+thrown away (MSA506, MS-CKPT-01)."""
 
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Set, Tuple
+from functools import partial
+from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
-from msacclint.analysis.cells import CellInfo, cells
 from msacclint.analysis.displayed import displayed
 from msacclint.analysis.flow import flow
 from msacclint.analysis.local_uses import local_uses
-from msacclint.analysis.residual import ends_residual
 from msacclint.analysis.scopes import says_eval, says_train
 from msacclint.analysis.training import training
-from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
-from msacclint.rules.base import Invalid, Rule, Valid
+from msacclint.rules.base import Invalid, Valid
 from msacclint.rules.examples import fill, notebook
+from msacclint.rules.fixtures.mpwi import SWAP_IN_EMA, fill_files
 from msacclint.rules.function_rule import InFunctionRule
-
-ZERO_INIT = "mindspore.common.initializer.Zero"
-INITIALIZER = "mindspore.common.initializer.initializer"
-#: layer -> parameter order up to its weight argument
-WEIGHT_LAYERS = {
-    "mindspore.nn.Dense": ("in_channels", "out_channels", "weight_init"),
-    "mindspore.nn.Embedding": ("vocab_size", "embedding_size", "use_one_hot", "embedding_table"),
-}
-for _conv in ("Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose", "Conv3dTranspose"):
-    WEIGHT_LAYERS["mindspore.nn." + _conv] = ()  # weight_init is far down the signature: keyword only
-WEIGHT_NAMES = ("weight", "embedding_table")
+from msacclint.rules.wi.checkpoint_paths import checkpoint_prefixes, path_name, path_shape
 
 
-def _code(node: cst.CSTNode) -> str:
+def code_of(node: cst.CSTNode) -> str:
+    """The source text of ``node``."""
     return cst.Module([]).code_for_node(node)
-
-
-def is_zero_init(ctx, node: cst.BaseExpression) -> bool:
-    value = literal(node)
-    if isinstance(value, str):
-        return value.lower() in ("zeros", "zero")
-    return isinstance(node, cst.Call) and ctx.resolve(node.func) == ZERO_INIT
-
-
-def zero_weight_layer(ctx, call: cst.BaseExpression) -> bool:
-    """``nn.Dense(.., weight_init='zeros')``, ``nn.Conv2d(.., weight_init=Zero())``, ..."""
-    if not isinstance(call, cst.Call):
-        return False
-    api = ctx.resolve(call.func)
-    if api not in WEIGHT_LAYERS:
-        return False
-    name = "embedding_table" if api.endswith("Embedding") else "weight_init"
-    arg = argument(call, name, WEIGHT_LAYERS[api])
-    return arg is not None and is_zero_init(ctx, arg.value)
-
-
-def hidden_layer(ctx, info: CellInfo, attr: str) -> bool:
-    """``self.<attr>``'s output reaches another weight layer in construct and is not the
-    end of a residual branch (added to a tensor that does not come from it first)."""
-    if not feeds_weight_layer(info, attr):
-        return False
-    weighted = lambda name: name in info.attrs and info.attrs[name].callee in WEIGHT_LAYERS  # noqa: E731
-    return not ends_residual(ctx, info, attr, weighted)
-
-
-def feeds_weight_layer(info: CellInfo, attr: str) -> bool:
-    """Whether the output of ``self.<attr>`` reaches another Dense/Conv/Embedding in construct."""
-    seen: Set[str] = set()
-    pending = list(info.consumers(attr))
-    while pending:
-        other = pending.pop()
-        if other in seen:
-            continue
-        seen.add(other)
-        target = info.attrs.get(other)
-        if target is not None and target.callee in WEIGHT_LAYERS:
-            return True
-        pending.extend(info.consumers(other))
-    return False
-
-
-class ZeroWeightInit(Rule):
-    code = "MSA505"
-    name = "zero-weight-init"
-    checklist = "wi.01"
-    severity = Severity.ERROR
-    evidence = ("The layer's position is resolved in its Cell: its weight is a literal zero initializer, its output "
-                'reaches another Dense/Conv/Embedding in `construct` (or it is not the last weight layer of a '
-                'SequentialCell), and it is not the end of a residual branch (its output is not added to a tensor '
-                'that does not come from it before another weight layer). A layer whose use is unknown is not '
-                'reported.')
-    message = "a hidden layer's weight is initialised to zeros"
-    what = ("Reports a Dense/Conv/Embedding weight initialised to zeros (`weight_init='zeros'`/`'zero'`, "
-            "`Zero()`, or `.weight.set_data(initializer('zeros', ...))`) when the layer is hidden: in "
-            "`construct` its output reaches another Dense/Conv/Embedding of the Cell, or it is not the last "
-            "weight layer of an `nn.SequentialCell`. A zero-initialised last layer or residual branch (a "
-            "classifier head, LoRA's B matrix, a ControlNet zero convolution) is a deliberate technique and "
-            "is never reported; neither are biases, BatchNorm's beta or layers whose position is unknown.")
-    why = ("A zero weight in a hidden layer gives every unit of the layer the same output and the same "
-           "gradient, and behind a ReLU no gradient at all: the layer and everything before it never learn. "
-           "PyTorch ports that translate `nn.init.zeros_` meant for a bias or a head onto a hidden weight "
-           "train a network that stays constant without any error.")
-    example = """
-        import mindspore.nn as nn
-        from mindspore.common.initializer import initializer, Zero
-
-        class MLP(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.fc1 = nn.Dense(784, 256, weight_init='zeros')  # MSA505
-                self.relu = nn.ReLU()
-                self.fc2 = nn.Dense(256, 10)
-
-            def construct(self, x):
-                return self.fc2(self.relu(self.fc1(x)))
-    """
-    use_instead = """
-        import mindspore.nn as nn
-        from mindspore.common.initializer import initializer, Zero
-
-        class MLP(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.fc1 = nn.Dense(784, 256, weight_init='he_uniform')
-                self.relu = nn.ReLU()
-                self.fc2 = nn.Dense(256, 10)
-
-            def construct(self, x):
-                return self.fc2(self.relu(self.fc1(x)))
-    """
-    fix_safety = "No automatic fix: choose an initializer."
-    versions = "All versions."
-    VALID = (
-        Valid("""
-            import mindspore.nn as nn
-            from mindspore.common.initializer import initializer, Zero
-
-            class MLP(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc1 = nn.Dense(784, 256, weight_init='he_uniform')
-                    self.relu = nn.ReLU()
-                    self.fc2 = nn.Dense(256, 10)
-
-                def construct(self, x):
-                    return self.fc2(self.relu(self.fc1(x)))
-        """, note="idiomatic"),
-        Valid("""
-            import mindspore.nn as nn
-            from mindspore.common.initializer import initializer, Zero
-
-            class MLP(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc1 = nn.Dense(784, 256, bias_init='zeros')
-                    self.relu = nn.ReLU()
-                    self.fc2 = nn.Dense(256, 10)
-
-                def construct(self, x):
-                    return self.fc2(self.relu(self.fc1(x)))
-        """, note="a zero bias"),
-        Valid("""
-            import mindspore.nn as nn
-            from mindspore.common.initializer import initializer, Zero
-
-            class Classifier(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.backbone = nn.Dense(784, 256)
-                    self.head = nn.Dense(256, 10, weight_init='zeros')
-
-                def construct(self, x):
-                    return self.head(self.backbone(x))
-        """, note="a zero-initialised head (the last layer) still learns"),
-        Valid("""
-            import mindspore.nn as nn
-            from mindspore.common.initializer import initializer, Zero
-
-            class LoRA(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.base = nn.Dense(64, 64)
-                    self.lora_a = nn.Dense(64, 4, has_bias=False)
-                    self.lora_b = nn.Dense(4, 64, weight_init=Zero(), has_bias=False)
-
-                def construct(self, x):
-                    return self.base(x) + self.lora_b(self.lora_a(x))
-        """, note="LoRA's B matrix starts at zero on purpose"),
-        Valid("""
-            import mindspore.nn as nn
-
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc1 = nn.Dense(64, 64)
-                    self.relu = nn.ReLU()
-                    self.fc2 = nn.Dense(64, 64, weight_init='zeros')
-                    self.head = nn.Dense(64, 10)
-
-                def construct(self, x):
-                    skip = x
-                    x = self.fc2(self.relu(self.fc1(x)))
-                    x += skip
-                    return self.head(x)
-        """, note="zero-init residual: the branch's last layer, then x += skip"),
-        Valid("""
-            import mindspore.nn as nn
-
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.conv1 = nn.Conv2d(64, 64, 3)
-                    self.conv2 = nn.Conv2d(64, 64, 3, weight_init='zeros')
-                    self.bn2 = nn.BatchNorm2d(64)
-                    self.conv3 = nn.Conv2d(64, 64, 3)
-
-                def construct(self, x):
-                    out = self.bn2(self.conv2(self.conv1(x)))
-                    x = x + out
-                    return self.conv3(x)
-        """, note="x = skip + f(x), past a BatchNorm (no weights of a Dense/Conv)"),
-        Valid("""
-            import mindspore.nn as nn
-            from mindspore.common.initializer import Zero
-
-            class Trunk(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.transition = nn.Dense(64, 64, weight_init=Zero())
-                    self.out = nn.Dense(64, 64)
-
-                def _update(self, act):
-                    return self.transition(act)
-
-                def construct(self, act):
-                    for _ in range(4):
-                        act = act + self._update(act)
-                    return self.out(act)
-        """, note="act = act + self.transition(act), repeated, through a helper method"),
-        Valid("""
-            import mindspore.nn as nn
-            import mindspore.ops as ops
-
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.proj = nn.Dense(64, 64, weight_init='zeros')
-                    self.head = nn.Dense(64, 10)
-
-                def construct(self, x, skip):
-                    x = self.proj(x)
-                    x = ops.add(skip, x)
-                    return self.head(x)
-        """, note="ops.add with a skip tensor"),
-        Valid("""
-            import torch.nn as nn
-            fc = nn.Linear(4, 4)
-            nn.init.zeros_(fc.weight)
-        """, note="PyTorch"),
-        Valid("""
-            import mindspore.nn as nn
-            from mindspore.common.initializer import initializer, Zero
-
-            layer = nn.Dense(4, 4, weight_init='zeros')
-        """, note="position unknown"),
-    )
-    INVALID = (
-        Invalid("""
-            import mindspore.nn as nn
-            from mindspore.common.initializer import initializer, Zero
-
-            class MLP(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc1 = nn.Dense(784, 256, weight_init='zeros')  # MSA505
-                    self.relu = nn.ReLU()
-                    self.fc2 = nn.Dense(256, 10)
-
-                def construct(self, x):
-                    return self.fc2(self.relu(self.fc1(x)))
-        """),
-        Invalid("""
-            import mindspore.nn as nn
-            from mindspore.common.initializer import initializer, Zero
-
-            class MLP(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc1 = nn.Dense(784, 256)
-                    self.fc2 = nn.Dense(256, 10)
-                    self.fc1.weight.set_data(initializer('zeros', self.fc1.weight.shape))  # MSA505
-
-                def construct(self, x):
-                    x = self.fc1(x)
-                    return self.fc2(x)
-        """, note="torch's nn.init.zeros_(self.fc1.weight) ported with set_data"),
-        Invalid("""
-            import mindspore.nn as nn
-
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc1 = nn.Dense(64, 64, weight_init='zeros')  # MSA505
-                    self.fc2 = nn.Dense(64, 64)
-
-                def construct(self, x):
-                    h = self.fc1(x)
-                    h = self.fc2(h)
-                    x += h
-                    return x
-        """, note="the zero layer is not the last of the branch: fc2 takes its output before the add"),
-        Invalid("""
-            import mindspore.nn as nn
-
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc1 = nn.Dense(64, 64, weight_init='zeros')  # MSA505
-                    self.fc2 = nn.Dense(64, 10)
-
-                def construct(self, x):
-                    x = self.fc1(x)
-                    x += 1
-                    return self.fc2(x)
-        """, note="adding a constant is no skip connection"),
-        Invalid("""
-            import mindspore.nn as nn
-            from mindspore.common.initializer import initializer, Zero
-
-            net = nn.SequentialCell([nn.Conv2d(3, 16, 3, weight_init=Zero()), nn.ReLU(),  # MSA505
-                                     nn.Conv2d(16, 16, 3)])
-        """),
-    )
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        info = cells(self.ctx).by_node.get(node)
-        if info is None:
-            return
-        for name, attr in info.attrs.items():
-            if zero_weight_layer(self.ctx, attr.value) and hidden_layer(self.ctx, info, name):
-                self.report(attr.value, f"self.{name}'s weight is initialised to zeros and its output feeds "
-                            f"further layers: the layer cannot break symmetry (and behind a ReLU gets no "
-                            f"gradient); use a random initializer")
-
-    def visit_Call(self, node: cst.Call) -> None:
-        api = self.ctx.resolve(node.func)
-        if api in ("mindspore.nn.SequentialCell", "mindspore.nn.CellList") and node.args:
-            self._sequence(node)
-            return
-        # self.<attr>.weight.set_data(initializer('zeros', ...))
-        func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "set_data" and node.args):
-            return
-        holder = func.value
-        if not (isinstance(holder, cst.Attribute) and holder.attr.value in WEIGHT_NAMES):
-            return
-        layer = holder.value
-        if not (isinstance(layer, cst.Attribute) and isinstance(layer.value, cst.Name) and layer.value.value == "self"):
-            return
-        init = node.args[0].value
-        if not (isinstance(init, cst.Call) and self.ctx.resolve(init.func) == INITIALIZER and init.args
-                and is_zero_init(self.ctx, init.args[0].value)):
-            return
-        info = _owner(self.ctx, node)
-        attr = info.attrs.get(layer.attr.value) if info is not None else None
-        if attr is not None and attr.callee in WEIGHT_LAYERS and hidden_layer(self.ctx, info, attr.name):
-            self.report(node, f"self.{attr.name}.{holder.attr.value} is set to zeros and its output feeds further "
-                        f"layers: the layer cannot break symmetry (and behind a ReLU gets no gradient)")
-
-    def _sequence(self, node: cst.Call) -> None:
-        first = node.args[0].value
-        items: List[cst.BaseExpression] = ([e.value for e in first.elements] if isinstance(first, (cst.List, cst.Tuple))
-                                           else [a.value for a in node.args if a.keyword is None and not a.star])
-        weighted = [i for i, e in enumerate(items) if isinstance(e, cst.Call) and self.ctx.resolve(e.func) in WEIGHT_LAYERS]
-        for i in weighted[:-1]:
-            if zero_weight_layer(self.ctx, items[i]):
-                self.report(items[i], "this layer's weight is initialised to zeros and later layers of the "
-                            "SequentialCell depend on it: it cannot break symmetry; use a random initializer")
-
-
-def _owner(ctx, node: cst.CSTNode) -> Optional[CellInfo]:
-    for info in cells(ctx).classes.values():
-        init = info.methods.get("__init__")
-        if init is not None and _contains(init, node):
-            return info
-    return None
-
-
-def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
-    found = []
-
-    class Finder(cst.CSTVisitor):
-        def on_visit(self, n: cst.CSTNode) -> bool:
-            if n is target:
-                found.append(n)
-            return not found
-
-    walk(root, Finder())
-    return bool(found)
-
-
-def _path_shape(expr: cst.BaseExpression) -> Optional[str]:
-    """What identifies a checkpoint path across functions: a string literal's value, an
-    f-string's text with every replacement field as ``{}``, or the code of a ``self.<attr>``;
-    None for anything else (a bare name may hold any path its callers pass)."""
-    if isinstance(expr, cst.SimpleString):
-        value = expr.evaluated_value
-        return f"'{value}'" if isinstance(value, str) else None
-    if isinstance(expr, cst.FormattedString):
-        parts = [p.value if isinstance(p, cst.FormattedStringText) else "{}" for p in expr.parts]
-        text = "".join(parts)
-        return f"f'{text}'" if text.strip("{}/") else None
-    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-        return _code(expr)
-    return None
-
-
-def _path_name(ctx, expr: cst.BaseExpression, owner) -> Optional[str]:
-    """The file name of a checkpoint path: a string (``scopes.string_value``), or a
-    ``"...-%s_732.ckpt" % epochs`` format (also held by a name) with each field filled in with 1."""
-    from msacclint.analysis.scopes import scopes, string_value
-
-    text = string_value(ctx, owner, expr)
-    if text is None and isinstance(expr, cst.Name) and owner is not None:
-        found = scopes(ctx).resolve(owner, expr.value)   # a module-level ``PATH = "...%s..." % n``
-        if found is not None and found[1].index is None:
-            expr = found[1].value
-    if text is None and isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
-        template = literal(expr.left)
-        if isinstance(template, str):
-            text = re.sub(r"%[-+ 0#]*\d*(?:\.\d+)?[sdif]", "1", template)
-    return text.replace("\\", "/").rsplit("/", 1)[-1] if text is not None else None
-
-
-def _checkpoint_prefixes(ctx) -> List[str]:
-    """The ``prefix`` of every ModelCheckpoint callback of the file, where it resolves to a string."""
-    from msacclint.analysis.facts import facts
-    from msacclint.analysis.scopes import scopes, string_value
-
-    out = []
-    sc = scopes(ctx)
-    for name, calls in facts(ctx).calls.items():
-        if not (name.startswith("mindspore.") and name.endswith(".ModelCheckpoint")):
-            continue
-        for call in calls:
-            prefix = argument(call, "prefix", ("prefix", "directory", "config"))
-            value = string_value(ctx, sc.owner(call), prefix.value) if prefix is not None else "CKP"
-            if value:
-                out.append(value)
-    return out
 
 
 LOAD_INTO_NET = "mindspore.load_param_into_net"
@@ -536,8 +108,7 @@ _SPLIT_TRAINER = {
 }
 
 
-def _split_trainer(load: str, step: str = "self.fit(dataset)\nself.network.set_train()") -> dict:
-    return {path: fill(text, load=load, step=step) for path, text in _SPLIT_TRAINER.items()}
+_split_trainer = partial(fill_files, _SPLIT_TRAINER, step="self.fit(dataset)\nself.network.set_train()")
 
 
 class UncheckedCheckpointLoad(InFunctionRule):
@@ -588,9 +159,9 @@ class UncheckedCheckpointLoad(InFunctionRule):
     fix_safety = "No automatic fix: what to do with unloaded parameters depends on the script."
     versions = "2.x returns (param_not_load, ckpt_not_load); verified on 2.10."
     VALID = (
-        Valid(files=_split_trainer("missing, _ = ms.load_param_into_net(self.network, params)\nassert not missing"),
+        Valid(files=_split_trainer(load="missing, _ = ms.load_param_into_net(self.network, params)\nassert not missing"),
               note="multi-file: the trainer base class checks what was not loaded"),
-        Valid(files=_split_trainer("ms.load_param_into_net(self.network, params)",
+        Valid(files=_split_trainer(load="ms.load_param_into_net(self.network, params)",
                                    step="self.network.set_train(False)\nreturn self.evaluate(dataset)"),
               note="multi-file look-alike: the only subclass evaluates; nothing in the project trains"),
         Valid("""
@@ -642,15 +213,11 @@ class UncheckedCheckpointLoad(InFunctionRule):
             import torch
             model.load_state_dict(torch.load('model.pt'))
         """, note="PyTorch raises by default"),
-        Valid("""
+        Valid(fill("""
             import mindspore as ms
 
-            def swap_in_ema(net):
-                ema = {}
-                for p in net.get_parameters():
-                    ema[p.name[4:]] = p.data
-                ms.load_param_into_net(net, ema)
-        """, note="a dict built here from the network's own names"),
+            {swap}
+        """, swap=SWAP_IN_EMA), note="a dict built here from the network's own names"),
         Valid("""
             import mindspore as ms
 
@@ -712,7 +279,7 @@ class UncheckedCheckpointLoad(InFunctionRule):
               note="an f-string of the same shape"),
     )
     INVALID = (
-        Invalid(files=_split_trainer("ms.load_param_into_net(self.network, params)  # MSA506"),
+        Invalid(files=_split_trainer(load="ms.load_param_into_net(self.network, params)  # MSA506"),
                 message_contains="extends BaseTrainer and trains",
                 note="multi-file: a loop split across files: the load sits in a trainer base class, the training "
                      "step in its subclass of another file"),
@@ -824,7 +391,7 @@ class UncheckedCheckpointLoad(InFunctionRule):
                 if not isinstance(element, cst.Name):
                     return  # stored somewhere: assume it is looked at
                 names.append(element.value)
-        scope_text = _code(self._functions[-1]) if self._functions else self.ctx.source
+        scope_text = code_of(self._functions[-1]) if self._functions else self.ctx.source
         for name in names:
             if name != "_" and len(re.findall(r"\b" + re.escape(name) + r"\b", scope_text)) > 1:
                 return
@@ -901,12 +468,12 @@ class UncheckedCheckpointLoad(InFunctionRule):
         from msacclint.analysis.facts import facts
 
         loaded = self._loaded_path(load, params)
-        shape = _path_shape(loaded[0]) if loaded is not None else None
+        shape = path_shape(loaded[0]) if loaded is not None else None
         if shape is None:
             return False
         for save in facts(self.ctx).called(SAVE_CHECKPOINT):
             saved_to = argument(save, "ckpt_file_name", ("save_obj", "ckpt_file_name"))
-            if saved_to is not None and _path_shape(saved_to.value) == shape:
+            if saved_to is not None and path_shape(saved_to.value) == shape:
                 return True
         return False
 
@@ -933,11 +500,11 @@ class UncheckedCheckpointLoad(InFunctionRule):
         by construction)."""
         from msacclint.analysis.scopes import scopes
 
-        name = _path_name(self.ctx, path, scopes(self.ctx).owner(at))
+        name = path_name(self.ctx, path, scopes(self.ctx).owner(at))
         if name is None:
             return False
         return any(re.fullmatch(re.escape(prefix) + r"(_\d+)?-\d+_\d+\.ckpt", name)
-                   for prefix in _checkpoint_prefixes(self.ctx))
+                   for prefix in checkpoint_prefixes(self.ctx))
 
     def _built_here(self, expr: cst.BaseExpression) -> bool:
         """A dict filled in this function (``d = {}`` / ``dict()`` / a comprehension), e.g. from

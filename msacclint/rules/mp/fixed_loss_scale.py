@@ -1,32 +1,28 @@
-"""mp.01 / mp.02: float16 training and its loss scale.
+"""mp.02: a fixed loss scale and the optimizer's loss_scale.
 
 MSA403 FixedLossScaleManager(x, drop_overflow_update=False) with an optimizer of the same
-Model whose loss_scale is not x (MS-LS-01); MSA404 float16 training with no loss scaling
-anywhere in the file; MSA405 Model(amp_level="O2"/"O3") given a network that computes its
-own loss, and O3 without loss_scale_manager/keep_batchnorm_fp32 (MS-AMP-01).
+Model whose loss_scale is not x (MS-LS-01), and an optimizer's loss_scale other than 1 that
+nothing multiplies the loss by, or that nn.TrainOneStepWithLossScaleCell divides by again.
 """
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple
+from functools import partial
+from typing import Any, Optional, Tuple
 
 import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, argument, has_star_kwargs, literal
-from msacclint.analysis.cells import cell_of_call
-from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import flow
-from msacclint.analysis.loss_scale import GRAD_FUNCTIONS, defined_value, file_has_loss_scaling, model_argument
-from msacclint.analysis.training import training
+from msacclint.analysis.loss_scale import defined_value, model_argument
 from msacclint.diagnostics import Severity
 from msacclint.project.values import Value
 from msacclint.rules.base import Invalid, Valid
-from msacclint.rules.examples import fill, model_zoo_config
+from msacclint.rules.examples import model_zoo_config
+from msacclint.rules.fixtures.mpwi import fill_files
 from msacclint.rules.function_rule import FunctionRule
+from msacclint.rules.mp.amp_calls import MODEL, amp_level, code_of, keyword
 
-MODEL = "mindspore.Model"
-BUILD_TRAIN = "mindspore.build_train_network"
-AUTO_MP = "mindspore.auto_mixed_precision"
 FIXED_MANAGER = "mindspore.FixedLossScaleManager"
 LOSS_SCALE_STEP = "mindspore.nn.TrainOneStepWithLossScaleCell"
 #: optimizers whose signature has loss_scale, with their parameter order
@@ -42,11 +38,6 @@ OPTIMIZER_SIGNATURES = {
                              "loss_scale"),
     "mindspore.nn.Adagrad": ("params", "accum", "learning_rate", "update_slots", "loss_scale"),
 }
-LOSS_FUNCTIONS = frozenset({
-    "mindspore.ops.cross_entropy", "mindspore.ops.binary_cross_entropy", "mindspore.ops.binary_cross_entropy_with_logits",
-    "mindspore.ops.mse_loss", "mindspore.ops.nll_loss", "mindspore.ops.l1_loss", "mindspore.ops.smooth_l1_loss",
-    "mindspore.ops.kl_div",
-})
 #: a model-zoo train.py whose optimizer's loss_scale is the configured one ({mark}: the
 #: marker of a finding on the optimizer)
 _SCALED_OPTIMIZER = """import mindspore as ms
@@ -59,63 +50,6 @@ def train(net, loss, dataset):
     model = ms.Model(net, loss_fn=loss, optimizer=opt)
     model.train(90, dataset)
 """
-BUILD_TRAIN_SIGNATURE = ("network", "optimizer", "loss_fn", "level")
-_CODE = lambda node: cst.Module([]).code_for_node(node)  # noqa: E731
-
-
-def _on_self(node: cst.BaseExpression) -> bool:
-    """``self.x...`` or a deep path (``net.a.b.matmul``): a per-layer cast, not the network.
-    ``net`` and ``net.backbone`` count as the network."""
-    depth = 0
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
-        node = node.value
-        depth += 1
-    return not isinstance(node, cst.Name) or node.value == "self" or depth > 1
-
-
-def _constructor_network(init: cst.FunctionDef, owner, node: cst.BaseExpression) -> bool:
-    """``backbone`` or ``self.backbone`` (given ``self.backbone = backbone``) where ``backbone``
-    is a parameter of ``__init__``: the network the Cell wraps, not a layer it builds."""
-    params = {p.name.value for p in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params)}
-    params.discard("self")
-    if isinstance(node, cst.Name):
-        return node.value in params
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        attr = owner.attrs.get(node.attr.value)
-        return attr is not None and isinstance(attr.value, cst.Name) and attr.value.value in params
-    return False
-
-
-ADAPTIVE = frozenset({"mindspore.nn.Adam", "mindspore.nn.LazyAdam", "mindspore.nn.RMSProp", "mindspore.nn.Adagrad"})
-
-
-def amp_level(call: cst.Call, callee: str) -> Optional[str]:
-    """The literal amp level of a Model / build_train_network / auto_mixed_precision call."""
-    if callee == MODEL:
-        value = model_argument(call, "amp_level")
-    elif callee == BUILD_TRAIN:
-        arg = argument(call, "level", BUILD_TRAIN_SIGNATURE)
-        value = arg.value if arg is not None else None
-    elif callee == AUTO_MP:
-        arg = argument(call, "amp_level", ("network", "amp_level"))
-        value = arg.value if arg is not None else None
-    else:
-        return None
-    if value is None:
-        return "O0"
-    level = literal(value)
-    return level if isinstance(level, str) else None
-
-
-def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
-    return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
-
-
-def o3_unguarded(call: cst.Call, callee: str) -> bool:
-    """O3 (float16 BatchNorm, no loss scaling) without loss_scale_manager nor
-    keep_batchnorm_fp32: the MS-AMP-01 finding of MSA405."""
-    return (amp_level(call, callee) == "O3" and not has_star_kwargs(call)
-            and _keyword(call, "loss_scale_manager") is None and _keyword(call, "keep_batchnorm_fp32") is None)
 
 
 #: a loss scale fixed in one function of src/ and the optimizer built in another
@@ -150,8 +84,10 @@ _SPLIT_SCALE = {
 }
 
 
-def _split_scale(drop: str = "False", scale: str = "", mark: str = "") -> dict:
-    return {path: fill(text, drop=drop, scale=scale, mark=mark) for path, text in _SPLIT_SCALE.items()}
+_split_scale = partial(fill_files, _SPLIT_SCALE, drop="False", scale="", mark="")
+
+#: optimizers that divide a constant factor of the gradients out of their step
+ADAPTIVE = frozenset({"mindspore.nn.Adam", "mindspore.nn.LazyAdam", "mindspore.nn.RMSProp", "mindspore.nn.Adagrad"})
 
 
 class FixedLossScaleMismatch(FunctionRule):
@@ -367,7 +303,7 @@ class FixedLossScaleMismatch(FunctionRule):
             return
         scope = self.scope
         before = flow(self.ctx, scope).order(node) if scope is not None else None
-        manager_arg = _keyword(node, "loss_scale_manager")
+        manager_arg = keyword(node, "loss_scale_manager")
         if manager_arg is None:
             self._divided_never_scaled(node, scope, before)
             return
@@ -394,12 +330,9 @@ class FixedLossScaleMismatch(FunctionRule):
             return
         if opt_name in ADAPTIVE and not _decays(optimizer, OPTIMIZER_SIGNATURES[opt_name]):
             return  # an adaptive step divides the factor out; only weight decay would feel it
-        x = _CODE(scale_arg.value) if scale_arg else "128.0"
-        y = _CODE(opt_arg.value) if opt_arg else "1.0 (its default)"
-        short = opt_name.rsplit(".", 1)[-1]
-        effect = (f"{short} divides the factor out of its step, but adds weight_decay to the scaled gradient, so "
-                  f"the decay is {x} times weaker than configured" if opt_name in ADAPTIVE
-                  else "every update is off by that ratio")
+        x = code_of(scale_arg.value) if scale_arg else "128.0"
+        y = code_of(opt_arg.value) if opt_arg else "1.0 (its default)"
+        short, effect = _unscaled_effect(opt_name, x)
         self.report(node, f"FixedLossScaleManager({x}, drop_overflow_update=False) scales the loss by {x} and "
                     f"leaves the division to the optimizer, but {short} has loss_scale={y}: {effect}; give the "
                     f"optimizer loss_scale={x}")
@@ -455,10 +388,7 @@ class FixedLossScaleMismatch(FunctionRule):
             return
         if opt_name in ADAPTIVE and not decays:
             return
-        short = opt_name.rsplit(".", 1)[-1]
-        effect = (f"{short} divides the factor out of its step, but adds weight_decay to the scaled gradient, so "
-                  f"the decay is {scale:g} times weaker than configured" if opt_name in ADAPTIVE
-                  else "every update is off by that ratio")
+        short, effect = _unscaled_effect(opt_name, f"{scale:g}")
         self.report(node, f"the loss-scale manager this Model gets is FixedLossScaleManager({scale:g}, "
                     f"drop_overflow_update=False), built by {builder.name} at {project.display(where)}:"
                     f"{construction.line}: it scales the loss by {scale:g} and leaves the division to the optimizer, "
@@ -497,15 +427,15 @@ class FixedLossScaleMismatch(FunctionRule):
         if opt_name in ADAPTIVE and not _decays(optimizer, OPTIMIZER_SIGNATURES[opt_name]):
             return  # an adaptive step divides the factor out: the same update
         short = opt_name.rsplit(".", 1)[-1]
-        shown = _CODE(opt_arg.value) + (f" = {value:g}{where}" if where or literal(opt_arg.value) is UNKNOWN else "")
+        shown = code_of(opt_arg.value) + (f" = {value:g}{where}" if where or literal(opt_arg.value) is UNKNOWN else "")
         effect = (f"{short} divides the factor out of its step, but weight_decay is added to the unscaled gradient "
                   f"divided by {value:g}, so the decay is {value:g} times stronger than configured"
                   if opt_name in ADAPTIVE else f"every update is {value:g} times too small")
         self.report(opt_arg, f"{short} is given loss_scale={shown} and divides every gradient by it, but this Model has "
                     f"no loss_scale_manager, so the loss is never multiplied by it: {effect}; pass "
-                    f"loss_scale_manager=FixedLossScaleManager({_CODE(opt_arg.value)}, drop_overflow_update=False) "
+                    f"loss_scale_manager=FixedLossScaleManager({code_of(opt_arg.value)}, drop_overflow_update=False) "
                     f"or leave the optimizer's loss_scale at 1" + (
-                        f" (assumed: {_CODE(opt_arg.value)} could not be resolved through the imports, so the "
+                        f" (assumed: {code_of(opt_arg.value)} could not be resolved through the imports, so the "
                         f"value was read from the configuration files next to this script)" if assumed else ""),
                     severity=Severity.WARNING if assumed else None,
                     related=[(evidence.path, evidence.line, evidence.what)] if evidence is not None else ())
@@ -529,7 +459,7 @@ class FixedLossScaleMismatch(FunctionRule):
             return
         short = opt_name.rsplit(".", 1)[-1]
         where = f" (read at {evidence.path}:{evidence.line})" if evidence is not None else ""
-        self.report(opt_arg, f"{short} is given loss_scale={_CODE(opt_arg.value)}{where}, but it trains through "
+        self.report(opt_arg, f"{short} is given loss_scale={code_of(opt_arg.value)}{where}, but it trains through "
                     f"nn.TrainOneStepWithLossScaleCell, which already divides the gradients by its scale_sense: they "
                     f"are divided by {value:g} a second time, so every update is {value:g} times too small"
                     + (" (its weight decay relatively that much stronger)" if opt_name in ADAPTIVE else "")
@@ -568,6 +498,16 @@ class FixedLossScaleMismatch(FunctionRule):
         return float(number), shown, assumed
 
 
+def _unscaled_effect(opt_name: str, scale: str) -> Tuple[str, str]:
+    """The optimizer's short name, and what a loss scaled by ``scale`` and never divided out
+    does to its updates."""
+    short = opt_name.rsplit(".", 1)[-1]
+    effect = (f"{short} divides the factor out of its step, but adds weight_decay to the scaled gradient, so "
+              f"the decay is {scale} times weaker than configured" if opt_name in ADAPTIVE
+              else "every update is off by that ratio")
+    return short, effect
+
+
 def _decays(optimizer: cst.Call, signature) -> bool:
     """The optimizer is given a literal weight decay other than 0 (a config value may be 0:
     not guessed at)."""
@@ -592,470 +532,3 @@ def _compare(manager: Optional[cst.BaseExpression], optimizer: Optional[cst.Base
     # a value from a config object may well be 1 (model-zoo CPU configs set loss_scale: 1):
     # undecidable, so silent
     return None
-
-
-TRAINING_APIS = GRAD_FUNCTIONS | {"mindspore.ops.GradOperation", "mindspore.nn.TrainOneStepCell", BUILD_TRAIN}
-
-
-def _preset_scales(ctx) -> bool:
-    """A Model/build_train_network at O2 (whose preset adds dynamic loss scaling)."""
-    for name in (MODEL, BUILD_TRAIN):
-        for call in facts(ctx).called(name):
-            if amp_level(call, name) == "O2":
-                return True
-    return False
-
-
-#: a loss cell that casts its backbone to float16 (``{mark}``: the marker of a finding
-#: there), and what else the file holds (``{rest}``)
-_FLOAT16_LOSS_CELL = """
-    import mindspore as ms
-    from mindspore import nn
-    from mindspore.train import Model
-
-    class NetWithLoss(nn.Cell):
-        def __init__(self, backbone, loss_fn):
-            super().__init__()
-            self.backbone = backbone.to_float(ms.float16){mark}
-            self.loss_fn = loss_fn
-
-        def construct(self, x, y):
-            return self.loss_fn(self.backbone(x), y)
-
-    {rest}
-"""
-
-
-def _float16_loss_cell(rest: str, mark: str = "") -> str:
-    return fill(_FLOAT16_LOSS_CELL, rest=rest, mark=mark)
-
-
-def _trained_by(model: str) -> str:
-    """A ``main`` that trains the loss cell with the ``model`` it builds."""
-    return fill("""
-        def main(ds):
-            train_net = NetWithLoss(resnet50(), nn.CrossEntropyLoss())
-            opt = nn.SGD(train_net.trainable_params(), 0.1, 0.9)
-            {model}
-            model.train(10, ds)
-    """, model=model)
-
-
-class Float16WithoutLossScale(FunctionRule):
-    code = "MSA404"
-    about_the_run = True
-    name = "float16-without-loss-scale"
-    checklist = "mp.02"
-    severity = Severity.WARNING
-    uses_facts = True
-    message = "float16 training with no loss scaling anywhere in the file"
-    what = ("Reports the float16 casts of a file that trains (`value_and_grad`/`grad`/`GradOperation`, "
-            "`TrainOneStepCell`, `build_train_network` or `Model.train`) when nothing in the file scales the "
-            "loss: `net.to_float(mstype.float16)`, the network a Cell of the file is given cast in its "
-            "`__init__` (`self.backbone = backbone.to_float(mstype.float16)`) when the file trains that Cell "
-            "(a loss cell trained elsewhere may be scaled there), `auto_mixed_precision(net, 'O2'/'O3')`, and "
-            "`Model`/`build_train_network` at O3 with `keep_batchnorm_fp32` (without it, MSA405 reports the "
-            "call). `Model(amp_level='O2')` is never reported: its preset adds a DynamicLossScaleManager. Any "
-            "loss-scale API, `loss_scale`/`scale_sense` argument or name in the file keeps it silent.")
-    why = ("float16 cannot represent gradients below about 6e-8; without a loss scale the small ones "
-           "flush to zero and training stalls or diverges silently. PyTorch users get the scale from "
-           "`GradScaler`; `auto_mixed_precision` and `to_float` only cast, they never scale.")
-    example = """
-        import mindspore as ms
-        from mindspore import nn
-
-        net = ms.amp.auto_mixed_precision(net, 'O2')  # MSA404
-        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-        for data, label in dataset:
-            loss, grads = grad_fn(data, label)
-            optimizer(grads)
-    """
-    use_instead = """
-        import mindspore as ms
-        from mindspore import nn
-
-        net = ms.amp.auto_mixed_precision(net, 'O2')
-        loss_scaler = ms.amp.DynamicLossScaler(2**16, 2, 1000)
-        # forward_fn returns loss_scaler.scale(loss); the step unscales the gradients
-        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-        for data, label in dataset:
-            loss, grads = grad_fn(data, label)
-            optimizer(grads)
-    """
-    fix_safety = "No automatic fix."
-    versions = "All MindSpore versions; the O2/O3 presets are read from 2.10's amp._config_level."
-    VALID = (
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            net = ms.amp.auto_mixed_precision(net, 'O2')
-            loss_scaler = ms.amp.DynamicLossScaler(1024, 2, 1000)
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-            for data, label in dataset:
-                loss, grads = grad_fn(data, label)
-                optimizer(grads)
-        """, note="idiomatic functional AMP"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            net.to_float(ms.float16)
-            model = ms.Model(net, loss, opt, amp_level='O2')
-            model.train(10, ds)
-        """, note="O2's preset scales the loss"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            net.to_float(ms.float32)
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-            for data, label in dataset:
-                loss, grads = grad_fn(data, label)
-                optimizer(grads)
-        """, note="float32"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            net.to_float(ms.float16)
-            model = ms.Model(net)
-            model.predict(x)
-        """, note="inference only"),
-        Valid("""
-            import torch
-            model = model.half()
-            with torch.autocast('cuda'):
-                loss = model(x)
-        """, note="PyTorch"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            net = ms.amp.auto_mixed_precision(net, 'O1')
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-            for data, label in dataset:
-                loss, grads = grad_fn(data, label)
-                optimizer(grads)
-        """, note="O1 keeps fp32 weights"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            class Head(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.dense = nn.Dense(8, 8)
-                    self.dense.to_float(ms.float16)
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-            for data, label in dataset:
-                loss, grads = grad_fn(data, label)
-                optimizer(grads)
-        """, note="one layer cast inside a Cell: an op-level choice, not float16 training"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            net.encoder.cell.matmul.to_float(ms.float16)
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-            for data, label in dataset:
-                loss, grads = grad_fn(data, label)
-                optimizer(grads)
-        """, note="one operation deep inside the network"),
-        Valid(_float16_loss_cell(_trained_by("""
-            manager = ms.FixedLossScaleManager(1024)
-            model = Model(train_net, optimizer=opt, loss_scale_manager=manager)
-        """)), note="the loss cell's backbone in float16, trained with a loss scale manager"),
-        Valid(_float16_loss_cell(_trained_by("""
-            model = Model(train_net, optimizer=opt,
-                          loss_scale_manager=ms.DynamicLossScaleManager(2**16, 2, 1000))
-        """)), note="DynamicLossScaleManager"),
-        Valid(_float16_loss_cell("""
-            class TrainStep(nn.Cell):
-                def __init__(self, network, optimizer):
-                    super().__init__()
-                    self.network = network
-                    self.optimizer = optimizer
-                    self.grad = ms.ops.GradOperation(get_by_list=True)
-        """), note="a loss cell module that casts the backbone but is trained by another file, which may scale"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            class Head(nn.Cell):
-                def __init__(self, channels):
-                    super().__init__()
-                    self.dense = nn.Dense(channels, 8).to_float(ms.float16)
-
-                def construct(self, x):
-                    return self.dense(x)
-
-            net = Head(8)
-            train_net = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
-        """, note="a layer the Cell builds itself, cast in a trained Cell: an op-level choice"),
-    )
-    INVALID = (
-        Invalid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            net = ms.amp.auto_mixed_precision(net, 'O2')  # MSA404
-            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-            for data, label in dataset:
-                loss, grads = grad_fn(data, label)
-                optimizer(grads)
-        """, note="torch.autocast ported without a GradScaler"),
-        Invalid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            from mindspore import dtype as mstype
-            net.to_float(mstype.float16)  # MSA404
-            train_net = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
-        """),
-        Invalid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=True)  # MSA404
-            model.train(10, ds)
-        """),
-        Invalid(_float16_loss_cell(_trained_by("model = Model(train_net, optimizer=opt)"), mark="  # MSA404"),
-                note="model.half() in a loss wrapper ported without the GradScaler"),
-        Invalid("""
-            import mindspore as ms
-            from mindspore import nn
-
-            class WithLoss(nn.Cell):
-                def __init__(self, network, criterion):
-                    super().__init__()
-                    self.network = network
-                    self.network.to_float(ms.float16)  # MSA404
-                    self.criterion = criterion
-
-                def construct(self, x, y):
-                    return self.criterion(self.network(x), y)
-
-            train_net = nn.TrainOneStepCell(WithLoss(build_net(), nn.MSELoss()), opt)
-        """, note="the wrapped network cast through its attribute, trained by TrainOneStepCell"),
-    )
-
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        self.casts: List[cst.Call] = []
-        #: casts of the network a Cell is given (``backbone.to_float(...)`` in ``__init__``),
-        #: with the name of that Cell: float16 training only when this file trains the Cell
-        self.wrapped_casts: List[Tuple[cst.Call, str]] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "to_float" and node.args:
-            if self.ctx.resolve(node.args[0].value) != "mindspore.float16":
-                return
-            if not self._classes:
-                # a whole network cast by the script
-                if not _on_self(func.value):
-                    self.casts.append(node)
-                return
-            # inside a Cell: ``self.dense.to_float(...)`` is a per-layer (O1-style) choice, but
-            # the network handed to the Cell's constructor is the whole backbone
-            owner = self._classes[-1]
-            if owner is not None and self.scope is not None and self.scope is owner.methods.get("__init__") \
-                    and _constructor_network(self.scope, owner, func.value):
-                self.wrapped_casts.append((node, owner.name))
-            return
-        callee = self.ctx.resolve(func)
-        if callee == AUTO_MP and amp_level(node, callee) in ("O2", "O3"):
-            self.casts.append(node)
-        elif callee in (MODEL, BUILD_TRAIN) and amp_level(node, callee) == "O3" \
-                and not o3_unguarded(node, callee) and not has_star_kwargs(node):
-            self.casts.append(node)
-
-    def finish(self) -> None:
-        if not (self.casts or self.wrapped_casts) or file_has_loss_scaling(self.ctx) or _preset_scales(self.ctx):
-            return
-        found = facts(self.ctx)
-        trains = found.calls_any(*TRAINING_APIS) or (found.calls_any(MODEL) and bool(found.method_calls("train")))
-        if not trains:
-            return
-        casts = list(self.casts)
-        if self.wrapped_casts:
-            trained = training(self.ctx).trained_classes()
-            casts += [call for call, owner in self.wrapped_casts if owner in trained]
-        for call in casts:
-            self.report(call, "float16 training with no loss scaling anywhere in this file: small gradients "
-                        "underflow to zero; add a loss scaler (DynamicLossScaler / a LossScaleManager) or "
-                        "use Model(amp_level='O2'), whose preset scales the loss")
-
-
-#: a network that computes its own loss (``{rest}``: what the file does with it)
-_NET_WITH_LOSS = """
-    import mindspore as ms
-    from mindspore import nn
-
-    class NetWithLoss(nn.Cell):
-        def __init__(self, backbone):
-            super().__init__()
-            self.backbone = backbone
-            self.loss = nn.CrossEntropyLoss()
-
-        def construct(self, x, y):
-            return self.loss(self.backbone(x), y)
-
-    {rest}
-"""
-
-
-def _with_loss_network(rest: str) -> str:
-    return fill(_NET_WITH_LOSS, rest=rest)
-
-
-class AmpLevelLossInNetwork(FunctionRule):
-    code = "MSA405"
-    about_the_run = True
-    name = "amp-level-loss-in-float16"
-    checklist = "mp.01"
-    severity = Severity.WARNING
-    message = "Model(amp_level='O2'/'O3') casts a network that computes its own loss: the loss runs in float16"
-    what = ("Reports a training `Model(net, amp_level='O2'/'O3')` (its `.train()` is called in the same "
-            "function; evaluation-only Models are skipped) and `build_train_network` without `loss_fn` when "
-            "`net` visibly contains its loss: an `nn.WithLossCell`, or a Cell of the file that calls a "
-            "MindSpore loss in `construct`. Also reports `amp_level='O3'` with neither `loss_scale_manager` "
-            "nor `keep_batchnorm_fp32` (MS-AMP-01). Networks the linter cannot see keep it silent.")
-    why = ("O2/O3 cast the whole network to float16, not an op list as torch.autocast does. Given "
-           "`loss_fn=`, Model adds the loss after casting the output back to float32; a loss inside the "
-           "network is computed in float16 instead (softmax/log of large logits overflow, small losses "
-           "round). O3 also runs BatchNorm in float16 and adds no loss scaling at all.")
-    example = """
-        import mindspore as ms
-        from mindspore import nn
-
-        class NetWithLoss(nn.Cell):
-            def __init__(self, backbone):
-                super().__init__()
-                self.backbone = backbone
-                self.loss = nn.CrossEntropyLoss()
-
-            def construct(self, x, y):
-                return self.loss(self.backbone(x), y)
-
-        model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')
-    """
-    use_instead = """
-        model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')
-    """
-    fix_safety = "No automatic fix."
-    versions = "Same O2/O3 presets in 1.x and 2.10 (read from amp._config_level)."
-    VALID = (
-        Valid(_with_loss_network("""
-            model = ms.Model(net, loss_fn=nn.CrossEntropyLoss(), optimizer=opt, amp_level='O2')
-        """), note="idiomatic: loss_fn given"),
-        Valid(_with_loss_network("""
-            model = ms.Model(NetWithLoss(net), optimizer=opt)
-            model.train(5, ds)
-        """), note="O0"),
-        Valid("""
-            import mindspore as ms
-            model = ms.Model(net, loss, opt, metrics={'acc'}, amp_level='O3')
-            acc = model.eval(ds)
-        """, note="an evaluation-only Model"),
-        Valid(_with_loss_network("""
-            model = ms.Model(build_net(), optimizer=opt, amp_level='O2')
-            model.train(5, ds)
-        """), note="a network the linter cannot see"),
-        Valid(_with_loss_network("""
-            model = ms.Model(net, loss, opt, amp_level='O3', keep_batchnorm_fp32=False,
-                             loss_scale_manager=ms.FixedLossScaleManager(1024, False))
-        """), note="O3 with explicit choices"),
-        Valid("""
-            import torch
-            with torch.autocast('cuda'):
-                loss = net_with_loss(x, y)
-        """, note="PyTorch"),
-    )
-    INVALID = (
-        Invalid(_with_loss_network("""
-            model = ms.Model(NetWithLoss(net), optimizer=opt, amp_level='O2')  # MSA405
-            model.train(5, ds)
-        """)),
-        Invalid("""
-            import mindspore as ms
-            from mindspore import nn
-            net_with_loss = nn.WithLossCell(net, nn.CrossEntropyLoss())
-            model = ms.Model(net_with_loss, optimizer=opt, amp_level='O3', keep_batchnorm_fp32=False)  # MSA405
-            model.train(5, ds)
-        """, note="a torch-style 'model computes its loss' port"),
-        Invalid("""
-            import mindspore as ms
-            def main(ds):
-                model = ms.Model(net, loss, opt, amp_level='O3')  # MSA405
-                model.train(5, ds)
-        """, message_contains="O3"),
-    )
-
-    def visit_Call(self, node: cst.Call) -> None:
-        callee = self.ctx.resolve(node.func)
-        if callee not in (MODEL, BUILD_TRAIN) or has_star_kwargs(node):
-            return
-        level = amp_level(node, callee)
-        if level not in ("O2", "O3") or (callee == MODEL and not self._trains(node)):
-            return
-        problems = []
-        if self._loss_inside(node, callee):
-            problems.append(f"amp_level='{level}' casts the whole network to float16 and this network computes "
-                            f"its own loss, which then runs in float16; pass the loss as loss_fn= instead")
-        if o3_unguarded(node, callee):
-            problems.append("amp_level='O3' also runs BatchNorm in float16 and adds no loss scaling; use 'O2', "
-                            "or pass keep_batchnorm_fp32= and loss_scale_manager= explicitly")
-        if problems:
-            self.report(node, "; ".join(problems))
-
-    def _trains(self, call: cst.Call) -> bool:
-        """The Model is assigned to a name whose ``.train(...)`` is called in the same scope
-        (an evaluation-only Model neither scales a loss nor trains BatchNorm)."""
-        scope = self.scope if self.scope is not None else self.ctx.module
-        fl = flow(self.ctx, scope)
-        for name, definitions in fl.defs.items():
-            if any(d.value is call for d in definitions):
-                return bool(fl.method_calls("train", receiver=name))
-        return False
-
-    def _loss_inside(self, call: cst.Call, callee: str) -> bool:
-        if callee == MODEL:
-            loss = model_argument(call, "loss_fn")
-            network = model_argument(call, "network")
-        else:
-            arg = argument(call, "loss_fn", BUILD_TRAIN_SIGNATURE)
-            loss = arg.value if arg else None
-            arg = argument(call, "network", BUILD_TRAIN_SIGNATURE)
-            network = arg.value if arg else None
-        if loss is not None and literal(loss) is not None:
-            return False
-        scope = self.scope
-        before = flow(self.ctx, scope).order(call) if scope is not None else None
-        value = defined_value(self.ctx, scope, network, before)
-        if not isinstance(value, cst.Call):
-            return False
-        if self.ctx.resolve(value.func) == "mindspore.nn.WithLossCell":
-            return True
-        info = cell_of_call(self.ctx, value)
-        return info is not None and _computes_loss(self.ctx, info)
-
-
-def _is_loss(name: Optional[str]) -> bool:
-    if not name:
-        return False
-    if name in LOSS_FUNCTIONS or name == "mindspore.nn.SoftmaxCrossEntropyWithLogits":
-        return True
-    return name.startswith("mindspore.nn.") and name.endswith("Loss")
-
-
-def _computes_loss(ctx, info) -> bool:
-    if "mindspore.nn.WithLossCell" in info.bases:
-        return True
-    if any(_is_loss(a.callee) and name in info.used_in_construct for name, a in info.attrs.items()):
-        return True
-    construct = info.construct
-    if construct is None:
-        return False
-    return any(_is_loss(e.callee) for e in flow(ctx, construct).calls())
