@@ -13,7 +13,6 @@ import libcst as cst
 from msacclint.analysis.cells import SEQUENTIAL, cells, self_attr
 from msacclint.analysis.flow import flow
 from msacclint.analysis.losses import is_builtin_loss
-from msacclint.diagnostics import Severity
 from msacclint.rules.api.conv_layers import (
     LOSS_FUNCTIONS,
     activation_function,
@@ -118,12 +117,9 @@ def _injected(default: str, conv: str) -> Dict[str, str]:
             "pkg/stem.py": fill(_INJECTED_STEM, conv=conv)}
 
 
-class ConvBiasDefault(TableRuleMixin, Rule):
+class ConvBiasDefault(TableRuleMixin, Rule, entry_id="MS-CONV-02"):
     code = "MSA108"
     name = "conv-bias-default"
-    checklist = "api.01"
-    severity = Severity.WARNING
-    entry_id = "MS-CONV-02"
     message = "conv without has_bias: MindSpore's conv has no bias (PyTorch's has one) and no norm layer follows"
     what = ("Reports `nn.Conv1d/2d/3d` and `nn.Conv*Transpose` calls without `has_bias` whose output "
             "this linter can follow and which does not go into a normalisation layer: in `construct` "

@@ -6,18 +6,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from msacclint.diagnostics import Severity
 from msacclint.rules.api.conv_layers import conv_fixes, conv_name, transpose_size_differs
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.table import TableRuleMixin
 
 
-class ConvTransposeDefaults(TableRuleMixin, Rule):
+class ConvTransposeDefaults(TableRuleMixin, Rule, entry_id="MS-CONV-04"):
     code = "MSA110"
     name = "conv-transpose-defaults"
-    checklist = "api.01"
-    severity = Severity.WARNING
-    entry_id = "MS-CONV-04"
     message = "Conv*Transpose without pad_mode and has_bias: output size and bias differ from PyTorch's"
     what = ("Reports `nn.Conv1dTranspose/Conv2dTranspose/Conv3dTranspose` calls that give neither "
             "`pad_mode`, `padding` nor `has_bias` and whose literal kernel size differs from the stride.")
