@@ -3,7 +3,7 @@ BatchNorm/Dropout while it may still be in training mode."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, Optional
 
 import libcst as cst
 
@@ -14,6 +14,36 @@ from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import fill
 from msacclint.rules.fixtures.api import EVAL_CALLBACK, HANDED_TO_CALLBACK, mode_net, split_loop
+
+#: ``evaluate`` loops over the data calling the network (after ``{mode}``); ``main`` builds a
+#: ``{cls}``, switches training mode on and evaluates it
+_EVALUATED_AFTER_TRAINING = """
+    def evaluate(net, ds):
+        {mode}
+        for x, y in ds:
+            net(x)
+    def main():
+        net = {cls}()
+        net.set_train()
+        evaluate(net, ds)
+"""
+
+#: training mode on, a training loop, then a loop over the test data calling the network
+_TRAINED_THEN_TESTED = """
+    net.set_train(True)
+    grad_fn = ms.value_and_grad(lambda x, y: net(x).sum(), None, opt.parameters)
+    for x, y in ds:
+        grad_fn(x, y)
+    for x, y in test_ds:
+        out = net(x)  # MSA202
+"""
+
+
+def _handed_to_callback(mark: str, layers: str, uses: str) -> Dict[str, str]:
+    """An entry script handing its Net (``layers``, used as ``uses``) to an EvalCallBack of src/
+    that switches training mode on right before evaluating (the line ending with ``mark``)."""
+    return {"src/callback.py": fill(EVAL_CALLBACK, before="self.network.set_train(True)" + mark, after="pass"),
+            "train.py": HANDED_TO_CALLBACK.format(layers=layers, uses=uses)}
 
 
 class EvalLoopInTrainingMode(Rule):
@@ -62,16 +92,7 @@ class EvalLoopInTrainingMode(Rule):
               note="multi-file look-alike: the trainer switches the network to inference before evaluating"),
         Valid(files=split_loop(layers="self.act = nn.ReLU()", uses="self.act(self.fc(x))"),
               note="multi-file look-alike: the network handed to the evaluator has no BatchNorm or Dropout"),
-        Valid(mode_net("""
-            def evaluate(net, ds):
-                net.set_train(False)
-                for x, y in ds:
-                    net(x)
-            def main():
-                net = Net()
-                net.set_train()
-                evaluate(net, ds)
-        """), note="idiomatic"),
+        Valid(mode_net(fill(_EVALUATED_AFTER_TRAINING, mode="net.set_train(False)", cls="Net")), note="idiomatic"),
         Valid(mode_net("""
             def main():
                 net = Net()
@@ -79,7 +100,7 @@ class EvalLoopInTrainingMode(Rule):
                 model = ms.Model(net)
                 model.eval(ds)
         """), note="Model.eval sets the mode"),
-        Valid("""
+        Valid(fill("""
             import mindspore as ms
             from mindspore import nn
             class Head(nn.Cell):
@@ -88,14 +109,8 @@ class EvalLoopInTrainingMode(Rule):
                     self.fc = nn.Dense(4, 2)
                 def construct(self, x):
                     return self.fc(x)
-            def evaluate(net, ds):
-                for x, y in ds:
-                    net(x)
-            def main():
-                net = Head()
-                net.set_train()
-                evaluate(net, ds)
-        """, note="no BatchNorm or Dropout: the mode changes nothing"),
+            {loop}
+        """, loop=fill(_EVALUATED_AFTER_TRAINING, mode="", cls="Head")), note="no BatchNorm or Dropout: the mode changes nothing"),
         Valid(mode_net("""
             def predict(path, ds):
                 net = Net()
@@ -121,10 +136,7 @@ class EvalLoopInTrainingMode(Rule):
         """, note="PyTorch"),
         Valid(fill(EVAL_CALLBACK, before="self.network.set_train(False)", after="self.network.set_train(True)"),
               note="the nearest look-alike: inference mode for the evaluation, training mode back after it"),
-        Valid(files={
-            "src/callback.py": fill(EVAL_CALLBACK, before="self.network.set_train(True)", after="pass"),
-            "train.py": HANDED_TO_CALLBACK.format(layers="self.fc2 = nn.Dense(8, 2)", uses="self.fc2(x)"),
-        }, note="multi-file: the only network the project hands the callback has no BatchNorm or Dropout"),
+        Valid(files=_handed_to_callback("", layers="self.fc2 = nn.Dense(8, 2)", uses="self.fc2(x)"), note="multi-file: the only network the project hands the callback has no BatchNorm or Dropout"),
     )
     INVALID = (
         Invalid(mode_net("""
@@ -138,17 +150,12 @@ class EvalLoopInTrainingMode(Rule):
                 net.set_train()
                 evaluate(net, ds)
         """), note="a PyTorch port that dropped net.eval()"),
-        Invalid(mode_net("""
+        Invalid(mode_net(fill("""
             def main(ds, test_ds, opt):
                 net = Net()
-                net.set_train(True)
-                grad_fn = ms.value_and_grad(lambda x, y: net(x).sum(), None, opt.parameters)
-                for x, y in ds:
-                    grad_fn(x, y)
-                for x, y in test_ds:
-                    out = net(x)  # MSA202
-        """)),
-        Invalid("""
+                {loops}
+        """, loops=_TRAINED_THEN_TESTED))),
+        Invalid(fill("""
             import mindspore as ms
             from mindspore import nn
 
@@ -156,19 +163,12 @@ class EvalLoopInTrainingMode(Rule):
                 net = nn.SequentialCell(nn.Conv2d(1, 8, 3), nn.BatchNorm2d(8), nn.ReLU(), nn.Flatten(),
                                         nn.Dense(8 * 28 * 28, 10))
                 opt = nn.SGD(net.trainable_params(), learning_rate=0.01)
-                net.set_train(True)
-                grad_fn = ms.value_and_grad(lambda x, y: net(x).sum(), None, opt.parameters)
-                for x, y in ds:
-                    grad_fn(x, y)
-                for x, y in test_ds:
-                    out = net(x)  # MSA202
-        """, note="a container network whose layers include a BatchNorm"),
+                {loops}
+        """, loops=_TRAINED_THEN_TESTED), note="a container network whose layers include a BatchNorm"),
         Invalid(fill(EVAL_CALLBACK, before="self.network.set_train(True)  # MSA202", after="pass"),
                 note="a callback switches training mode on right before its evaluation"),
-        Invalid(files={
-            "src/callback.py": fill(EVAL_CALLBACK, before="self.network.set_train(True)  # MSA202", after="pass"),
-            "train.py": HANDED_TO_CALLBACK.format(layers="self.bn = nn.BatchNorm1d(8)", uses="self.bn(x)"),
-        }, note="multi-file: the project hands the callback a network with a BatchNorm"),
+        Invalid(files=_handed_to_callback("  # MSA202", layers="self.bn = nn.BatchNorm1d(8)", uses="self.bn(x)"),
+                note="multi-file: the project hands the callback a network with a BatchNorm"),
         Invalid(files=split_loop(mark="  # MSA202"), message_contains="(Trainer(...), which trains it)",
                 note="multi-file: a loop split across files: the trainer of src/ puts the network in training mode, "
                      "the evaluator of another file runs it without switching it to inference"),
