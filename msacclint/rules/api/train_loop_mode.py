@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, Optional
 
 import libcst as cst
 
@@ -24,6 +24,26 @@ from msacclint.rules.fixtures.api import (
     mode_net,
     train_function,
 )
+
+#: a module holding one Cell: ``{layers}`` built in its ``__init__``
+_CELL_MODULE = """
+    import mindspore.nn as nn
+    {imports}
+
+    class {cls}(nn.Cell):
+        def __init__(self{params}):
+            super().__init__()
+            {layers}
+"""
+
+
+def _cell(cls: str, params: str, layers: str, imports: str = "") -> str:
+    return fill(_CELL_MODULE, cls=cls, params=params, layers=layers, imports=imports)
+
+
+def _scripted(modules: Dict[str, str], set_train: str = "", mark: str = "") -> Dict[str, str]:
+    """The modules of src/ and the TRAIN_SCRIPT that trains their Net (after ``set_train``)."""
+    return {"src/__init__.py": "", **modules, "train.py": fill(TRAIN_SCRIPT, set_train=set_train, mark=mark)}
 
 
 class TrainLoopWithoutSetTrain(Rule):
@@ -143,24 +163,12 @@ class TrainLoopWithoutSetTrain(Rule):
               note="a Dropout that drops nothing"),
     )
     VALID = VALID + (
-        Valid(files={"src/__init__.py": "", "src/model.py": fill(NET_WITH_RATE, rate="0.1"),
-                     "train.py": fill(TRAIN_SCRIPT, set_train="net.set_train()", mark="")},
+        Valid(files=_scripted({"src/model.py": fill(NET_WITH_RATE, rate="0.1")}, set_train="net.set_train()"),
               note="multi-file: set_train() in the entry script"),
-        Valid(files={"src/__init__.py": "", "src/model.py": fill(NET_WITH_RATE, rate="0.0"),
-                     "train.py": fill(TRAIN_SCRIPT, set_train="", mark="")},
+        Valid(files=_scripted({"src/model.py": fill(NET_WITH_RATE, rate="0.0")}),
               note="look-alike, multi-file: the Dropout's rate is 0.0 at the only construction"),
-        Valid(files={
-            "src/__init__.py": "",
-            "src/model.py": """
-                import mindspore.nn as nn
-
-                class Net(nn.Cell):
-                    def __init__(self):
-                        super().__init__()
-                        self.bn = nn.BatchNorm2d(8, use_batch_statistics=True)
-            """,
-            "train.py": fill(TRAIN_SCRIPT, set_train="", mark=""),
-        }, note="multi-file: batch statistics only"),
+        Valid(files=_scripted({"src/model.py": _cell("Net", "", "self.bn = nn.BatchNorm2d(8, use_batch_statistics=True)")}),
+              note="multi-file: batch statistics only"),
         Valid(files={"src/__init__.py": "", "src/model.py": fill(NET_WITH_RATE, rate="0.1"),
                      "src/trainer.py": fill(TRAINER, set_train="self.network.set_train()", mark=""),
                      "train.py": TRAINER_USER},
@@ -222,31 +230,12 @@ class TrainLoopWithoutSetTrain(Rule):
             for x, y in ds:
                 grad_fn(x, y)  # MSA201
         """, note="a network from a model factory: its BatchNorm cannot be seen, the mistake still can"),
-        Invalid(files={"src/__init__.py": "", "src/model.py": fill(NET_WITH_RATE, rate="0.1"),
-                       "train.py": fill(TRAIN_SCRIPT, set_train="", mark="  # MSA201")},
+        Invalid(files=_scripted({"src/model.py": fill(NET_WITH_RATE, rate="0.1")}, mark="  # MSA201"),
                 note="the network's class, with its Dropout, is in src/model.py (multi-file)"),
-        Invalid(files={
-            "src/__init__.py": "",
-            "src/blocks.py": """
-                import mindspore.nn as nn
-
-                class ConvBn(nn.Cell):
-                    def __init__(self, c):
-                        super().__init__()
-                        self.conv = nn.Conv2d(c, c, 3)
-                        self.bn = nn.BatchNorm2d(c)
-            """,
-            "src/model.py": """
-                import mindspore.nn as nn
-                from .blocks import ConvBn
-
-                class Net(nn.Cell):
-                    def __init__(self):
-                        super().__init__()
-                        self.body = ConvBn(8)
-            """,
-            "train.py": fill(TRAIN_SCRIPT, set_train="", mark="  # MSA201"),
-        }, note="multi-file: bn in a block of a third file"),
+        Invalid(files=_scripted({
+            "src/blocks.py": _cell("ConvBn", ", c", "self.conv = nn.Conv2d(c, c, 3)\nself.bn = nn.BatchNorm2d(c)"),
+            "src/model.py": _cell("Net", "", "self.body = ConvBn(8)", imports="from .blocks import ConvBn"),
+        }, mark="  # MSA201"), note="multi-file: bn in a block of a third file"),
         Invalid(files={"src/__init__.py": "", "src/model.py": fill(NET_WITH_RATE, rate="0.1"),
                        "src/trainer.py": fill(TRAINER, set_train="", mark="  # MSA201"),
                        "train.py": TRAINER_USER},
