@@ -6,7 +6,7 @@ from helpers import settings
 from msacclint.analysis.context import FileContext
 from msacclint.analysis.facts import facts
 from msacclint.analysis.imports import ImportTable
-from msacclint.rules.api.dropout import _with_p
+from msacclint.rules.api.dropout_values import with_p
 
 CODE = """\
 import random
@@ -38,7 +38,7 @@ def test_calls_of_several_names_are_in_source_order_whatever_order_the_names_com
 
 def test_the_p_fix_is_withheld_where_a_positional_argument_follows():
     call = cst.parse_expression("nn.Dropout(0.1, False)")
-    assert _with_p(call, call.args[0], call.args[0].value) is None
+    assert with_p(call, call.args[0], call.args[0].value) is None
     single = cst.parse_expression("nn.Dropout(0.1)")
-    fixed = _with_p(single, single.args[0], single.args[0].value)
+    fixed = with_p(single, single.args[0], single.args[0].value)
     assert cst.Module([]).code_for_node(fixed) == "nn.Dropout(p=0.1)"

@@ -1,5 +1,5 @@
 """A value the project resolves for a layer's argument counts only where the branch around
-the call lets it through (msacclint/rules/api/dropout.py, ``_on_path``), through the CLI on a
+the call lets it through (msacclint/rules/api/dropout_values.py, ``_on_path``), through the CLI on a
 real folder: under ``if config.dropout_p:`` a default of 0.0 never reaches the Dropout."""
 
 import json

@@ -8,7 +8,7 @@ there (MS-MODE-01).
 from __future__ import annotations
 
 import os
-from typing import List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -30,39 +30,46 @@ BUILTIN_CALLBACKS = frozenset({"TimeMonitor", "LossMonitor", "ModelCheckpoint", 
 _NOT_DURING_TRAINING = frozenset({"__init__", "end", "on_train_end"})
 
 
-#: an evaluation callback given the trained network; ``{hooks}`` are its methods
-_EVAL_CALLBACK = """
-    from mindspore.train.callback import Callback
+#: a callback given what ``__init__`` keeps (``{init}``, from ``{params}``); ``{hooks}`` are its
+#: other methods, ``{after}`` the code after the class
+_CALLBACK = """
+    {imports}
 
-    class EvalCallback(Callback):
-        def __init__(self, net, ds):
+    class {cls}({base}):
+        def __init__(self, {params}):
             super().__init__()
-            self.net = net
-            self.ds = ds
+            {init}
 
         {hooks}
+
+    {after}
+"""
+_IMPORT_CALLBACK = "from mindspore.train.callback import Callback"
+#: the usual evaluation callback's __init__: it keeps the trained network and the dataset
+_KEEPS_NET = """
+    self.net = net
+    self.ds = ds
 """
 
 
-def _eval_callback(hooks: str) -> str:
-    return fill(_EVAL_CALLBACK, hooks=hooks)
+def _callback(hooks: str, imports: str = _IMPORT_CALLBACK, cls: str = "EvalCallback", base: str = "Callback",
+              params: str = "net, ds", init: str = _KEEPS_NET, after: str = "") -> str:
+    return fill(_CALLBACK, imports=imports, cls=cls, base=base, params=params, init=init, hooks=hooks, after=after)
 
 
 #: multi-file examples: a callback handed the network by an entry script, and the network
-_MMOE_CALLBACK = """
-    from mindspore.train.callback import Callback
-
-    class EvalCallBack(Callback):
-        def __init__(self, net, ds):
-            super().__init__()
-            self.net = net
-            self.ds = ds
-
-        def epoch_end(self, run_context):
-            self.net.set_train(False){mark}
-            for x, y in self.ds.create_tuple_iterator():
-                self.net(x)
+_MMOE_HOOK = """
+    def epoch_end(self, run_context):
+        self.net.set_train(False){mark}
+        for x, y in self.ds.create_tuple_iterator():
+            self.net(x)
 """
+
+
+def _mmoe_callback(mark: str) -> str:
+    return _callback(fill(_MMOE_HOOK, mark=mark), cls="EvalCallBack")
+
+
 _MMOE_NET = """
     import mindspore.nn as nn
     import mindspore.ops as ops
@@ -112,28 +119,46 @@ _LSTM_BRANCHES = """
         return self.crf_loss(emissions, y)
     return self.decode(emissions)
 """
-_LSTM_TRAIN = """
-    import mindspore as ms
-    from mindspore.train.callback import TimeMonitor
-    from src.lstm_crf import LstmCRF
-
-    class EvalCallBack(TimeMonitor):
-        def __init__(self, network, ds):
-            super().__init__()
-            self.network = network
-            self.ds = ds
-
-        def epoch_end(self, run_context):
-            self.network.is_training = False{mark}
-            for x, y in self.ds.create_tuple_iterator():
-                self.network(x, y)
-            {back}
-
+_LSTM_HOOK = """
+    def epoch_end(self, run_context):
+        self.network.is_training = False{mark}
+        for x, y in self.ds.create_tuple_iterator():
+            self.network(x, y)
+        {back}
+"""
+_LSTM_MAIN = """
     def main(ds, eval_ds):
         network = LstmCRF(1000, 9)
         model = ms.Model(network, optimizer=ms.nn.Adam(network.trainable_params()))
         model.train(10, ds, callbacks=[EvalCallBack(network, eval_ds)])
 """
+
+
+def _lstm_train(mark: str, back: str) -> str:
+    """An entry script whose TimeMonitor subclass switches the network's own is_training flag off."""
+    return _callback(fill(_LSTM_HOOK, mark=mark, back=back), cls="EvalCallBack", base="TimeMonitor",
+                     imports="""
+                         import mindspore as ms
+                         from mindspore.train.callback import TimeMonitor
+                         from src.lstm_crf import LstmCRF
+                     """, params="network, ds", init="""
+                         self.network = network
+                         self.ds = ds
+                     """, after=_LSTM_MAIN)
+
+
+def _mmoe_project(mark: str, dropout: bool = True, sink: str = "") -> Dict[str, str]:
+    """An entry script handing an MMoE network (with a Dropout or none) to the callback of src/."""
+    drop, apply = ("self.drop = nn.Dropout(p=0.2)", "self.drop(self.experts(x))") if dropout \
+        else ("", "self.experts(x)")
+    return {"src/__init__.py": "", "src/callback.py": _mmoe_callback(mark),
+            "src/mmoe.py": fill(_MMOE_NET, drop=drop, apply=apply), "train.py": _mmoe_train(sink)}
+
+
+def _lstm_project(construct: str, mark: str = "", back: str = "") -> Dict[str, str]:
+    """The LstmCRF network of src/ (``construct``'s end) and the entry script training it."""
+    return {"src/__init__.py": "", "src/lstm_crf.py": fill(_LSTM_NET, construct=construct),
+            "train.py": _lstm_train(mark, back)}
 
 
 class CallbackLeavesEvalMode(Rule):
@@ -176,14 +201,14 @@ class CallbackLeavesEvalMode(Rule):
     references = ("rules/api_defaults.toml, entry MS-MODE-01",
                   "https://github.com/mindspore-ai/models/blob/ff84c5a05ecf/official/nlp/tinybert/src/utils.py (the fix)")
     VALID = (
-        Valid(_eval_callback("""
+        Valid(_callback("""
                 def epoch_end(self, run_context):
                     self.net.set_train(False)
                     for x, y in self.ds:
                         self.net(x)
                     self.net.set_train(True)
         """), note="idiomatic: back to training mode after evaluating"),
-        Valid(_eval_callback("""
+        Valid(_callback("""
                 def on_train_epoch_end(self, run_context):
                     self.net.set_train(False)
                     self.evaluate()
@@ -191,20 +216,14 @@ class CallbackLeavesEvalMode(Rule):
                 def on_train_epoch_begin(self, run_context):
                     self.net.set_train()
         """), note="switched back in another hook"),
-        Valid("""
-            import mindspore as ms
-            from mindspore.train.callback import Callback
-
-            class EvalCallback(Callback):
-                def __init__(self, model, ds):
-                    super().__init__()
-                    self.model = model
-                    self.ds = ds
-
-                def epoch_end(self, run_context):
-                    print(self.model.eval(self.ds))
-        """, note="Model.eval switches the mode itself"),
-        Valid(_eval_callback("""
+        Valid(_callback("""
+            def epoch_end(self, run_context):
+                print(self.model.eval(self.ds))
+        """, imports="import mindspore as ms\n" + _IMPORT_CALLBACK, params="model, ds", init="""
+            self.model = model
+            self.ds = ds
+        """), note="Model.eval switches the mode itself"),
+        Valid(_callback("""
                 def on_train_end(self, run_context):
                     self.net.set_train(False)
                     export_model(self.net)
@@ -217,77 +236,42 @@ class CallbackLeavesEvalMode(Rule):
                 def on_epoch_end(self, epoch, logs=None):
                     self.model.set_train(False)
         """, note="a Keras callback of the same name"),
-        Valid("""
-            from mindspore.train.callback import Callback
-
-            class EvalCallback(Callback):
-                def __init__(self, cfg, train_net):
-                    super().__init__()
-                    self.train_net = train_net
-                    self.eval_net = build_network(cfg, is_training=False)
-
-                def on_train_epoch_end(self, run_context):
-                    copy_weights(self.train_net, self.eval_net)
-                    self.eval_net.set_train(False)
-                    self.evaluate(self.eval_net)
-        """, note="a network of its own, given the trained weights"),
-        Valid("""
-            from mindspore.train.callback import Callback
-
-            class EvalCallback(Callback):
-                def __init__(self, net, ds):
-                    super().__init__()
-                    self.net = net
-                    self.net.set_train(False)
-                    self.ds = ds
-
-                def epoch_end(self, run_context):
-                    self.evaluate(self.net)
-        """, note="in __init__, before Model.train switches training mode on"),
-        Valid(files={
-            "src/__init__.py": "",
-            "src/callback.py": fill(_MMOE_CALLBACK, mark=""),
-            "src/mmoe.py": fill(_MMOE_NET, drop="", apply="self.experts(x)"),
-            "train.py": _mmoe_train(),
-        }, note="the only network the project hands the callback has no Dropout, BatchNorm or self.training read (another file): the mode changes nothing"),
-        Valid(files={
-            "src/__init__.py": "",
-            "src/lstm_crf.py": fill(_LSTM_NET, construct=_LSTM_BRANCHES),
-            "train.py": fill(_LSTM_TRAIN, mark="", back="self.network.is_training = True"),
-        }, note="the flag is set back after evaluating"),
-        Valid(files={
-            "src/__init__.py": "",
-            "src/lstm_crf.py": fill(_LSTM_NET, construct="return self.crf_loss(emissions, y)"),
-            "train.py": fill(_LSTM_TRAIN, mark="", back=""),
-        }, note="the nearest look-alike: the network stores the flag but never branches on it"),
+        Valid(_callback("""
+            def on_train_epoch_end(self, run_context):
+                copy_weights(self.train_net, self.eval_net)
+                self.eval_net.set_train(False)
+                self.evaluate(self.eval_net)
+        """, params="cfg, train_net", init="""
+            self.train_net = train_net
+            self.eval_net = build_network(cfg, is_training=False)
+        """), note="a network of its own, given the trained weights"),
+        Valid(_callback("""
+            def epoch_end(self, run_context):
+                self.evaluate(self.net)
+        """, init="""
+            self.net = net
+            self.net.set_train(False)
+            self.ds = ds
+        """), note="in __init__, before Model.train switches training mode on"),
+        Valid(files=_mmoe_project("", dropout=False),
+            note="the only network the project hands the callback has no Dropout, BatchNorm or self.training read (another file): the mode changes nothing"),
+        Valid(files=_lstm_project(_LSTM_BRANCHES, back="self.network.is_training = True"),
+            note="the flag is set back after evaluating"),
+        Valid(files=_lstm_project("return self.crf_loss(emissions, y)"),
+            note="the nearest look-alike: the network stores the flag but never branches on it"),
     )
     INVALID = (
-        Invalid(files={
-            "src/__init__.py": "",
-            "src/lstm_crf.py": fill(_LSTM_NET, construct=_LSTM_BRANCHES),
-            "train.py": fill(_LSTM_TRAIN, mark="  # MSA203", back=""),
-        }, note="the network's own is_training flag (another file) switched off in a subclass of MindSpore's TimeMonitor"),
-        Invalid(files={
-            "src/__init__.py": "",
-            "src/callback.py": fill(_MMOE_CALLBACK, mark="  # MSA203"),
-            "src/mmoe.py": fill(_MMOE_NET, drop="self.drop = nn.Dropout(p=0.2)", apply="self.drop(self.experts(x))"),
-            "train.py": _mmoe_train(),
-        }, note="the nearest look-alike: the network handed to it has a Dropout"),
-        Invalid(files={
-            "src/__init__.py": "",
-            "src/callback.py": fill(_MMOE_CALLBACK, mark="  # MSA203"),
-            "src/mmoe.py": fill(_MMOE_NET, drop="self.drop = nn.Dropout(p=0.2)", apply="self.drop(self.experts(x))"),
-            "train.py": _mmoe_train(", dataset_sink_mode=True"),
-        }, severity=Severity.WARNING, message_contains="assumed to run without dataset sink mode",
+        Invalid(files=_lstm_project(_LSTM_BRANCHES, mark="  # MSA203"),
+            note="the network's own is_training flag (another file) switched off in a subclass of MindSpore's TimeMonitor"),
+        Invalid(files=_mmoe_project("  # MSA203"),
+            note="the nearest look-alike: the network handed to it has a Dropout"),
+        Invalid(files=_mmoe_project("  # MSA203", sink=", dataset_sink_mode=True"),
+            severity=Severity.WARNING, message_contains="assumed to run without dataset sink mode",
             note="trained in dataset sink mode: Model sets training mode again at each epoch on Ascend/GPU in graph "
                  "mode, so the switch lasts only on CPU or in PyNative mode: a warning that says so"),
-        Invalid(files={
-            "src/__init__.py": "",
-            "src/callback.py": fill(_MMOE_CALLBACK, mark="  # MSA203"),
-            "src/mmoe.py": fill(_MMOE_NET, drop="self.drop = nn.Dropout(p=0.2)", apply="self.drop(self.experts(x))"),
-            "train.py": _mmoe_train(", dataset_sink_mode=False"),
-        }, severity=Severity.ERROR, note="sink mode off, as Model.train's default: an error"),
-        Invalid(_eval_callback("""
+        Invalid(files=_mmoe_project("  # MSA203", sink=", dataset_sink_mode=False"),
+            severity=Severity.ERROR, note="sink mode off, as Model.train's default: an error"),
+        Invalid(_callback("""
                 def epoch_end(self, run_context):
                     for x, y in self.ds.create_tuple_iterator():
                         self.net.set_train(False)  # MSA203
@@ -302,21 +286,15 @@ class CallbackLeavesEvalMode(Rule):
                     cb.train_network.set_train(mode=False)  # MSA203
                     self.score(cb.train_network)
         """),
-        Invalid("""
-            from mindspore import nn
-            from mindspore.train.callback import Callback
-
-            class EvalCallback(Callback):
-                def __init__(self, net, loss, ds):
-                    super().__init__()
-                    self.eval_net = nn.WithEvalCell(net, loss)
-                    self.ds = ds
-
-                def epoch_end(self, run_context):
-                    self.eval_net.set_train(False)  # MSA203
-                    for x, y in self.ds:
-                        self.eval_net(x, y)
-        """, note="a wrapper around the trained network switches it too"),
+        Invalid(_callback("""
+            def epoch_end(self, run_context):
+                self.eval_net.set_train(False)  # MSA203
+                for x, y in self.ds:
+                    self.eval_net(x, y)
+        """, imports="from mindspore import nn\n" + _IMPORT_CALLBACK, params="net, loss, ds", init="""
+            self.eval_net = nn.WithEvalCell(net, loss)
+            self.ds = ds
+        """), note="a wrapper around the trained network switches it too"),
     )
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:

@@ -12,7 +12,7 @@ from typing import List
 import libcst as cst
 
 from msacclint.analysis.calls import argument, has_star_args, has_star_kwargs
-from msacclint.diagnostics import Applicability, Severity
+from msacclint.diagnostics import Applicability
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 from msacclint.rules.examples import fill
 from msacclint.rules.table import TableRuleMixin, add_keywords, called
@@ -40,12 +40,9 @@ def _block(body: str) -> str:
     return fill(_BLOCK, body=body)
 
 
-class OpsDropoutTrainingDefault(TableRuleMixin, Rule):
+class OpsDropoutTrainingDefault(TableRuleMixin, Rule, entry_id="MS-DROP-02"):
     code = "MSA121"
     name = "ops-dropout-training-default"
-    checklist = "api.02"
-    severity = Severity.WARNING
-    entry_id = "MS-DROP-02"
     message = "ops.dropout in construct without training= drops in evaluation too"
     what = ("Reports `ops.dropout`, `ops.dropout2d` and `ops.dropout3d` calls inside a class's "
             "`construct` that do not pass `training`.")

@@ -8,7 +8,6 @@ from typing import List
 import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
-from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.table import TableRuleMixin, called
 
@@ -33,12 +32,9 @@ def device_target(ctx, call: cst.Call):
     return value if isinstance(value, str) else None
 
 
-class MomentumNesterovCpu(TableRuleMixin, Rule):
+class MomentumNesterovCpu(TableRuleMixin, Rule, entry_id="MS-OPT-05"):
     code = "MSA131"
     name = "momentum-nesterov-cpu"
-    checklist = "api.01"
-    severity = Severity.WARNING
-    entry_id = "MS-OPT-05"
     message = "nn.Momentum(use_nesterov=True) trains without Nesterov on the CPU backend"
     what = ("Reports `nn.Momentum(..., use_nesterov=True)` in a file that sets the device target "
             "to \"CPU\" literally (`set_context(device_target=\"CPU\")` or `set_device(\"CPU\")`).")

@@ -7,7 +7,6 @@ from __future__ import annotations
 import libcst as cst
 
 from msacclint.analysis.calls import UNKNOWN, argument, is_number, literal
-from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.table import TableRuleMixin, called
 
@@ -19,12 +18,9 @@ OPTIMIZERS = frozenset("mindspore.nn." + n for n in (
 _FLAT_LISTS = frozenset({"trainable_params", "get_parameters"})
 
 
-class WeightDecayNameFilter(TableRuleMixin, Rule):
+class WeightDecayNameFilter(TableRuleMixin, Rule, entry_id="MS-OPT-06"):
     code = "MSA132"
     name = "weight-decay-name-filter"
-    checklist = "hp.01"
-    severity = Severity.INFO
-    entry_id = "MS-OPT-06"
     message = "weight_decay on a flat parameter list skips parameters named *beta*/*gamma*"
     what = ("Reports a `mindspore.nn` optimizer given a literal `weight_decay > 0` together with a flat "
             "parameter list (`net.trainable_params()`, `net.get_parameters()`).")

@@ -16,7 +16,6 @@ from typing import List
 import libcst as cst
 
 from msacclint.analysis.calls import argument, has_star_kwargs
-from msacclint.diagnostics import Severity
 from msacclint.rules.api.optimizers import device_target
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.table import TableRuleMixin
@@ -24,12 +23,9 @@ from msacclint.rules.table import TableRuleMixin
 _KEY = "precision_mode"
 
 
-class AscendPrecisionModeUnset(TableRuleMixin, Rule):
+class AscendPrecisionModeUnset(TableRuleMixin, Rule, entry_id="MS-AMP-02"):
     code = "MSA135"
     name = "ascend-precision-mode-unset"
-    checklist = "mp.01"
-    severity = Severity.INFO
-    entry_id = "MS-AMP-02"
     message = "Ascend target without an explicit precision_mode: matrix ops may run in fp16"
     what = ("Reports the call that sets the device target to \"Ascend\" literally in a file that never "
             "mentions `precision_mode`.")

@@ -8,6 +8,7 @@ from typing import ClassVar, Iterable, Optional, Tuple
 from msacclint.analysis.snapshot import for_settings
 from msacclint.analysis.versions import in_range
 from msacclint.data import load_toml
+from msacclint.diagnostics import Severity
 from msacclint.probe.values import agrees
 from msacclint.rules.table.spec import load_table
 
@@ -27,21 +28,34 @@ def expected_default(api: str, parameter: str) -> Optional[str]:
 
 
 class TableRuleMixin:
-    """A rule backed by a table entry names it by ``entry_id``; an id the table does not
-    have fails when the class is defined (that is, when the rules load)."""
+    """A rule backed by a table entry names it by ``entry_id``, as an attribute or in the
+    class statement (``class ConvBiasDefault(TableRuleMixin, Rule, entry_id="MS-CONV-02")``);
+    an id the table does not have fails when the class is defined (that is, when the rules
+    load). A class that names its entry and leaves out ``checklist`` or ``severity`` takes the
+    entry's, so it states only what is its own."""
 
     entry_id: ClassVar[str] = ""
     since: ClassVar[Optional[str]] = None
     until: ClassVar[Optional[str]] = None
+    #: Rule's, declared only (no value here, so Rule's defaults are not shadowed)
+    checklist: ClassVar[str]
+    severity: ClassVar[Severity]
 
-    def __init_subclass__(cls, **kwargs) -> None:
+    def __init_subclass__(cls, entry_id: str = "", **kwargs) -> None:
         super().__init_subclass__(**kwargs)
+        if entry_id:
+            cls.entry_id = entry_id
         if cls.entry_id:
             try:
-                load_table().entry(cls.entry_id)
+                item = load_table().entry(cls.entry_id)
             except KeyError:
                 raise LookupError(f"{cls.__module__}.{cls.__name__}: entry_id {cls.entry_id!r} is not an "
                                   f"entry of rules/api_defaults.toml") from None
+            if "entry_id" in vars(cls):
+                if "checklist" not in vars(cls):
+                    cls.checklist = item.checklist
+                if "severity" not in vars(cls):
+                    cls.severity = Severity(item.severity)
 
     @classmethod
     def applies_to(cls, ctx) -> bool:

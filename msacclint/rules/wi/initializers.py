@@ -11,7 +11,6 @@ from __future__ import annotations
 import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
-from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.table import TableRuleMixin, called
 
@@ -19,12 +18,9 @@ INITIALIZER = "mindspore.common.initializer.initializer"
 _KEYWORDS = frozenset({"weight_init", "bias_init", "gamma_init", "beta_init"})
 
 
-class NormalInitString(TableRuleMixin, Rule):
+class NormalInitString(TableRuleMixin, Rule, entry_id="MS-INIT-01"):
     code = "MSA118"
     name = "normal-init-string"
-    checklist = "wi.01"
-    severity = Severity.INFO
-    entry_id = "MS-INIT-01"
     message = "'normal' initialises N(0, 0.01) in MindSpore, not N(0, 1)"
     what = ("Reports the string `'normal'` given as `weight_init`/`bias_init`/`gamma_init`/`beta_init` "
             "to a MindSpore API, and `initializer('normal', ...)`.")

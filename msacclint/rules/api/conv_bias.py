@@ -1,195 +1,32 @@
-"""MS-CONV-02 and MS-CONV-04: convolutions ported with PyTorch's defaults in mind.
-
-- MSA108 (warning): ``nn.Conv*d`` without ``has_bias`` (MindSpore: no bias, PyTorch:
-  bias) whose output provably does not go into a normalisation layer. Conv followed by
-  BatchNorm/GroupNorm/LayerNorm/InstanceNorm is the idiom (the norm's shift replaces the
-  bias) and is never reported; neither is any conv whose output this linter cannot
-  follow (built in a helper, handed to another class, returned, used in arithmetic).
-- MSA110 (warning): ``nn.Conv*Transpose`` without ``pad_mode`` and ``has_bias`` whose
-  kernel size differs from its stride: MindSpore's 'same' gives ``in * stride``,
-  PyTorch's padding=0 gives ``(in - 1) * stride + kernel``.
-"""
+"""MSA108 (MS-CONV-02, warning): ``nn.Conv*d`` without ``has_bias`` (MindSpore: no bias, PyTorch:
+bias) whose output provably does not go into a normalisation layer. Conv followed by
+BatchNorm/GroupNorm/LayerNorm/InstanceNorm is the idiom (the norm's shift replaces the bias) and
+is never reported; neither is any conv whose output this linter cannot follow (built in a helper,
+handed to another class, returned, used in arithmetic)."""
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, Optional
 
 import libcst as cst
 
-from msacclint.analysis.calls import argument, has_star_args, has_star_kwargs, literal
-from msacclint.analysis.cells import SEQUENTIAL, SHAPE_METHODS, cells, self_attr
+from msacclint.analysis.cells import SEQUENTIAL, cells, self_attr
 from msacclint.analysis.flow import flow
 from msacclint.analysis.losses import is_builtin_loss
-from msacclint.diagnostics import Applicability, Severity
-from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.api.conv_layers import (
+    LOSS_FUNCTIONS,
+    activation_function,
+    bias_left_default,
+    builds,
+    conv_fixes,
+    conv_name,
+    keeps_shift,
+    step_kind,
+    transpose_size_differs,
+)
+from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import fill
-from msacclint.rules.table import TableRuleMixin, add_keywords, called
-
-_CONV = ("in_channels", "out_channels", "kernel_size", "stride", "pad_mode", "padding", "dilation", "group")
-#: positional order of the MindSpore 2.10 signatures (verified with inspect.signature)
-SIGNATURES: Dict[str, Tuple[str, ...]] = {
-    "mindspore.nn.Conv1d": _CONV + ("has_bias", "weight_init", "bias_init", "dtype"),
-    "mindspore.nn.Conv2d": _CONV + ("has_bias", "weight_init", "bias_init", "data_format", "dtype"),
-    "mindspore.nn.Conv3d": _CONV + ("has_bias", "weight_init", "bias_init", "data_format", "dtype"),
-    "mindspore.nn.Conv1dTranspose": _CONV + ("has_bias", "weight_init", "bias_init", "dtype"),
-    "mindspore.nn.Conv2dTranspose": _CONV[:6] + ("output_padding", "dilation", "group", "has_bias",
-                                                 "weight_init", "bias_init", "dtype"),
-    "mindspore.nn.Conv3dTranspose": _CONV + ("output_padding", "has_bias", "weight_init", "bias_init",
-                                             "data_format", "dtype"),
-}
-TRANSPOSED = frozenset(name for name in SIGNATURES if name.endswith("Transpose"))
-
-#: layers after which a lost conv bias matters (resolved names under mindspore.nn.)
-_ACTIVATIONS = ("ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "HSwish", "HSigmoid",
-                "PReLU", "ELU", "CELU", "SeLU", "Mish", "Softplus", "Softsign", "Hardtanh", "Softmax",
-                "LogSoftmax")
-#: layers that carry a per-channel shift through to what follows (a later norm absorbs it)
-_SHIFT_PRESERVING = ("MaxPool", "AvgPool", "AdaptiveAvgPool", "AdaptiveMaxPool", "Dropout", "Flatten",
-                     "Upsample")
-DENSE = "mindspore.nn.Dense"
-#: functional activations (last name under mindspore.ops / mindspore.mint / mint.nn.functional)
-_ACTIVATION_FUNCTIONS = frozenset({
-    "relu", "relu6", "gelu", "silu", "sigmoid", "tanh", "elu", "leaky_relu", "mish", "softplus",
-    "hardswish", "hswish", "hardsigmoid", "hsigmoid", "softsign", "hardtanh", "selu", "celu",
-    "softmax", "log_softmax", "prelu"})
-_FUNCTION_ROOTS = ("mindspore.ops.", "mindspore.mint.nn.functional.", "mindspore.mint.")
-
-
-def activation_function(name: Optional[str]) -> Optional[str]:
-    """``ops.gelu`` for ``mindspore.ops.gelu`` and the other functional activations of
-    MindSpore's ops/mint namespaces; None for any other function."""
-    if name is None:
-        return None
-    for root in _FUNCTION_ROOTS:
-        if name.startswith(root) and name[len(root):] in _ACTIVATION_FUNCTIONS:
-            return name.replace("mindspore.", "", 1)
-    return None
-
-
-def is_norm(name: Optional[str]) -> bool:
-    return name is not None and name.startswith("mindspore.") and "Norm" in name.rsplit(".", 1)[-1]
-
-
-def _nn_member(name: Optional[str]) -> Optional[str]:
-    if name is None or not name.startswith("mindspore.nn.") or "." in name[len("mindspore.nn."):]:
-        return None
-    return name[len("mindspore.nn."):]
-
-
-def _has_bias(call: cst.Call, name: str) -> Optional[bool]:
-    """Whether a conv/Dense call has a bias; None when it cannot be told."""
-    if has_star_kwargs(call) or has_star_args(call):
-        return None
-    signature = SIGNATURES.get(name, ("in_channels", "out_channels", "weight_init", "bias_init", "has_bias"))
-    arg = argument(call, "has_bias", signature)
-    if arg is None:
-        return name == DENSE
-    value = literal(arg.value)
-    return value if isinstance(value, bool) else None
-
-
-#: MindSpore's loss functions taking logits first
-_LOSS_FUNCTIONS = frozenset("mindspore." + n for n in (
-    "ops.cross_entropy", "ops.binary_cross_entropy_with_logits", "ops.nll_loss", "ops.mse_loss", "ops.l1_loss",
-    "ops.smooth_l1_loss", "mint.nn.functional.cross_entropy", "mint.nn.functional.binary_cross_entropy_with_logits",
-    "mint.nn.functional.mse_loss", "mint.nn.functional.l1_loss"))
-#: functions that resample or rearrange a map (a per-channel shift passes through)
-_SHIFT_FUNCTIONS = frozenset("mindspore." + n for n in (
-    "ops.interpolate", "ops.ResizeBilinearV2", "ops.reshape", "ops.transpose", "ops.flatten", "ops.squeeze",
-    "ops.expand_dims", "mint.nn.functional.interpolate"))
-
-
-def _builds(value: cst.BaseExpression, name: str) -> bool:
-    """``Head(...)`` of the class ``name``, also as the built side of ``Head(...) if flag else None``."""
-    if isinstance(value, cst.IfExp):
-        return _builds(value.body, name) or _builds(value.orelse, name)
-    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == name
-
-
-def _keeps_shift(ctx, value: cst.BaseExpression, held) -> bool:
-    """``ops.interpolate(logits, ...)`` or ``logits.view(...)`` of a held name."""
-    if not isinstance(value, cst.Call) or not value.args:
-        return False
-    func = value.func
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in held:
-        return func.attr.value in SHAPE_METHODS
-    first = value.args[0].value
-    return isinstance(first, cst.Name) and first.value in held and ctx.resolve(func) in _SHIFT_FUNCTIONS
-
-
-def step_kind(name: Optional[str], call: Optional[cst.BaseExpression]) -> str:
-    """What a layer after a bias-less conv does with the missing bias: "act" (it matters:
-    report), "through" (a shift passes on to the next layer: look further) or "stop"
-    (a norm absorbs it, a biased linear layer can compensate, or the layer is unknown)."""
-    member = _nn_member(name)
-    if member is None or "Norm" in member:
-        return "stop"
-    if member in _ACTIVATIONS:
-        return "act"
-    if member.startswith(_SHIFT_PRESERVING):
-        return "through"
-    if name in SIGNATURES or name == DENSE:
-        if not isinstance(call, cst.Call):
-            return "stop"
-        return "through" if _has_bias(call, name) is False else "stop"
-    return "stop"
-
-
-def conv_name(ctx, call: cst.BaseExpression) -> Optional[str]:
-    if not isinstance(call, cst.Call):
-        return None
-    name = called(ctx, call)
-    return name if name in SIGNATURES else None
-
-
-def _given(call: cst.Call, param: str, name: str) -> bool:
-    return argument(call, param, SIGNATURES[name]) is not None
-
-
-def _bias_left_default(call: cst.Call, name: str) -> bool:
-    if has_star_kwargs(call) or has_star_args(call):
-        return False
-    return not _given(call, "has_bias", name)
-
-
-def _sizes(value) -> Optional[Tuple[int, ...]]:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return (value,)
-    if isinstance(value, tuple) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-        return value
-    return None
-
-
-def transpose_size_differs(call: cst.Call, name: str) -> bool:
-    """A transposed conv left at pad_mode/has_bias defaults whose output size differs
-    from PyTorch's (kernel != stride, both literal)."""
-    if name not in TRANSPOSED or has_star_kwargs(call) or has_star_args(call):
-        return False
-    signature = SIGNATURES[name]
-    if _given(call, "pad_mode", name) or _given(call, "has_bias", name) or _given(call, "padding", name):
-        return False
-    kernel_arg = argument(call, "kernel_size", signature)
-    stride_arg = argument(call, "stride", signature)
-    if kernel_arg is None:
-        return False
-    kernel = _sizes(literal(kernel_arg.value))
-    stride = _sizes(literal(stride_arg.value)) if stride_arg is not None else (1,)
-    if kernel is None or stride is None:
-        return False
-    if len(kernel) == 1 and len(stride) > 1:
-        kernel = kernel * len(stride)
-    if len(stride) == 1 and len(kernel) > 1:
-        stride = stride * len(kernel)
-    return kernel != stride
-
-
-def _fixes(call: cst.Call, safe: Dict[str, str], unsafe: Dict[str, str]) -> Sequence[FixSpec]:
-    describe = lambda adds: ", ".join(f"{k}={v}" for k, v in adds.items())  # noqa: E731
-    return (FixSpec("keep this behaviour, written out: " + describe(safe), Applicability.KEEP,
-                    [(call, add_keywords(call, safe))]),
-            FixSpec(describe(unsafe) + ", as in PyTorch", Applicability.UNSAFE,
-                    [(call, add_keywords(call, unsafe))]))
-
+from msacclint.rules.table import TableRuleMixin, called
 
 #: a head whose conv (``{conv}``) feeds an activation (``{act}``) and nothing else
 _HEAD = """
@@ -280,12 +117,9 @@ def _injected(default: str, conv: str) -> Dict[str, str]:
             "pkg/stem.py": fill(_INJECTED_STEM, conv=conv)}
 
 
-class ConvBiasDefault(TableRuleMixin, Rule):
+class ConvBiasDefault(TableRuleMixin, Rule, entry_id="MS-CONV-02"):
     code = "MSA108"
     name = "conv-bias-default"
-    checklist = "api.01"
-    severity = Severity.WARNING
-    entry_id = "MS-CONV-02"
     message = "conv without has_bias: MindSpore's conv has no bias (PyTorch's has one) and no norm layer follows"
     what = ("Reports `nn.Conv1d/2d/3d` and `nn.Conv*Transpose` calls without `has_bias` whose output "
             "this linter can follow and which does not go into a normalisation layer: in `construct` "
@@ -609,7 +443,7 @@ class ConvBiasDefault(TableRuleMixin, Rule):
         no class of the file builds it or any path is unknown or normalised."""
         found = None
         parents = [(parent, name) for parent in cells(self.ctx).classes.values() if parent.name not in classes
-                   for name, attr in parent.attrs.items() if _builds(attr.value, info.name)]
+                   for name, attr in parent.attrs.items() if builds(attr.value, info.name)]
         if not parents:
             return None
         for parent, name in parents:
@@ -644,7 +478,7 @@ class ConvBiasDefault(TableRuleMixin, Rule):
             value, target = node.value, node.targets[0].target.value
             if isinstance(value, cst.Call) and self_attr(value.func) == attr_name:
                 held.add(target)
-            elif _keeps_shift(self.ctx, value, held):
+            elif keeps_shift(self.ctx, value, held):
                 held.add(target)
             elif target in held:
                 held.discard(target)
@@ -658,7 +492,7 @@ class ConvBiasDefault(TableRuleMixin, Rule):
             attr = self_attr(node.func)
             loss = losses.get(local) if local else (info.attrs[attr].callee if attr in info.attrs else callee)
             if isinstance(first, cst.Name) and first.value in held and (is_builtin_loss(loss) or
-                                                                        (callee or "") in _LOSS_FUNCTIONS):
+                                                                        (callee or "") in LOSS_FUNCTIONS):
                 return f"the loss {(loss or callee or '').replace('mindspore.', '', 1)} as logits"
         return None
 
@@ -699,7 +533,7 @@ class ConvBiasDefault(TableRuleMixin, Rule):
                 self._report(current, name, activation)
 
     def _candidate(self, call: cst.Call, name: str) -> bool:
-        return _bias_left_default(call, name) and not transpose_size_differs(call, name)
+        return bias_left_default(call, name) and not transpose_size_differs(call, name)
 
     def _report(self, call: cst.Call, name: str, consumer: str) -> None:
         # a sequence inside a SequentialCell attr is seen both as a list and as an attr
@@ -709,91 +543,4 @@ class ConvBiasDefault(TableRuleMixin, Rule):
         self.report(call, f"{short} without has_bias has no bias in MindSpore (PyTorch's conv has one), and its "
                     f"output reaches {consumer} before any norm layer; write has_bias=True to keep the "
                     f"PyTorch layer, or has_bias=False if no bias is intended",
-                    _fixes(call, {"has_bias": "False"}, {"has_bias": "True"}))
-
-
-class ConvTransposeDefaults(TableRuleMixin, Rule):
-    code = "MSA110"
-    name = "conv-transpose-defaults"
-    checklist = "api.01"
-    severity = Severity.WARNING
-    entry_id = "MS-CONV-04"
-    message = "Conv*Transpose without pad_mode and has_bias: output size and bias differ from PyTorch's"
-    what = ("Reports `nn.Conv1dTranspose/Conv2dTranspose/Conv3dTranspose` calls that give neither "
-            "`pad_mode`, `padding` nor `has_bias` and whose literal kernel size differs from the stride.")
-    why = ("MindSpore's defaults are pad_mode='same' (output = in * stride) and no bias; PyTorch's "
-           "ConvTranspose2d has padding=0 (output = (in - 1) * stride + kernel) and a bias. A decoder "
-           "or generator ported as is produces a different size (8x8 instead of 10x10 for k=4, s=2 "
-           "on 4x4) without bias; silent when a crop or resize aligns the sizes afterwards.")
-    example = """
-        import mindspore.nn as nn
-        up = nn.Conv2dTranspose(64, 32, 4, 2)  # MSA110
-    """
-    use_instead = """
-        import mindspore.nn as nn
-        up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='pad', padding=1, has_bias=True)
-    """
-    fix_safety = ("Unsafe fix: `pad_mode='pad', has_bias=True`, PyTorch's geometry (padding 0) and bias. "
-                  "Keep this behaviour (not a fix; `--add-explicit` only): `pad_mode='same', has_bias=False`.")
-    versions = "Defaults unchanged from 1.x to 2.10."
-    VALID = (
-        Valid("""
-            import mindspore.nn as nn
-            up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='pad', padding=1, has_bias=True)
-        """),
-        Valid("""
-            import mindspore.nn as nn
-            up = nn.Conv2dTranspose(64, 32, 2, 2)
-        """, note="kernel == stride: same size as PyTorch"),
-        Valid("""
-            import mindspore.nn as nn
-            up = nn.Conv2dTranspose(64, 32, 4, 2, has_bias=True)
-        """, note="an explicit choice"),
-        Valid("""
-            import torch.nn as nn
-            up = nn.ConvTranspose2d(64, 32, 4, 2)
-        """),
-        Valid("""
-            from mindspore import mint
-            up = mint.nn.ConvTranspose2d(64, 32, 4, 2)
-        """),
-        Valid("""
-            import mindspore.nn as nn
-            up = nn.Conv2dTranspose(64, 32, cfg.kernel, cfg.stride)
-        """, note="values not guessed"),
-    )
-    INVALID = (
-        Invalid("""
-            import mindspore.nn as nn
-            up = nn.Conv2dTranspose(64, 32, 4, 2)  # MSA110
-        """, explicit_fixed="""
-            import mindspore.nn as nn
-            up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='same', has_bias=False)
-        """, unsafe_fixed="""
-            import mindspore.nn as nn
-            up = nn.Conv2dTranspose(64, 32, 4, 2, pad_mode='pad', has_bias=True)
-        """, note="ConvTranspose2d(64, 32, 4, 2) ported by renaming"),
-        Invalid("""
-            from mindspore import nn
-            class Gen(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.up = nn.Conv1dTranspose(16, 8, kernel_size=3, stride=2)  # MSA110
-        """),
-        Invalid("""
-            import mindspore.nn as nn
-            up = nn.Conv3dTranspose(8, 8, kernel_size=(3, 3, 3))  # MSA110
-        """),
-    )
-
-    def visit_Call(self, node: cst.Call) -> None:
-        name = conv_name(self.ctx, node)
-        if name is None or not transpose_size_differs(node, name):
-            return
-        short = name.replace("mindspore.", "", 1)
-        self.report(node, f"{short} without pad_mode and has_bias: MindSpore pads 'same' (output = in * stride) "
-                    f"and adds no bias, PyTorch's ConvTranspose has padding=0 (output = (in - 1) * stride + "
-                    f"kernel) and a bias; write pad_mode='pad', padding=..., has_bias=True to match a PyTorch "
-                    f"reference, or state the MindSpore defaults explicitly",
-                    _fixes(node, {"pad_mode": "'same'", "has_bias": "False"},
-                           {"pad_mode": "'pad'", "has_bias": "True"}))
+                    conv_fixes(call, {"has_bias": "False"}, {"has_bias": "True"}))
