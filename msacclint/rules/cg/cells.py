@@ -22,7 +22,7 @@ from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import fill
-from msacclint.rules.fixtures.cg import ONE_CELL
+from msacclint.rules.fixtures.cg import one_cell
 from msacclint.rules.function_rule import FunctionRule
 
 CELL = "mindspore.nn.Cell"
@@ -94,11 +94,11 @@ class UnusedSubCell(Rule):
     fix_safety = "No automatic fix: either call the layer or delete it."
     versions = "All versions."
     VALID = (
-        Valid(fill(ONE_CELL, name="Critic", init="""
+        Valid(one_cell("Critic", init="""
             self.crit_l1 = nn.Dense(8, 8)
             self.crit_l2 = nn.Dense(8, 1)
         """, construct="return self.critic_l2(self.critic_l1(x))"), note="construct reads self.critic_l1/critic_l2, never set: AttributeError on the first forward, loud"),
-        Valid(fill(ONE_CELL, name="Block", init="""
+        Valid(one_cell("Block", init="""
             self.conv = nn.Conv2d(3, 16, 3)
             self.bn = nn.BatchNorm2d(16)
             self.relu = nn.ReLU()
@@ -133,7 +133,7 @@ class UnusedSubCell(Rule):
             net = Net()
             aux = net.aux_head(net.body(x))
         """, note="used from outside the class"),
-        Valid(fill(ONE_CELL, name="Net", init="""
+        Valid(one_cell("Net", init="""
             self.layer1 = nn.Dense(4, 4)
             self.layer2 = nn.Dense(4, 4)
         """, construct="""
@@ -167,8 +167,8 @@ class UnusedSubCell(Rule):
                 def construct(self, x):
                     return x
         """, note="a base class of the file"),
-        Valid(fill(ONE_CELL, name="Net", init="self.loss = nn.CrossEntropyLoss()", construct="return x"), note="a loss kept for the training script"),
-        Valid(fill(ONE_CELL, name="Attention", init="""
+        Valid(one_cell("Net", init="self.loss = nn.CrossEntropyLoss()", construct="return x"), note="a loss kept for the training script"),
+        Valid(one_cell("Attention", init="""
             self.proj = nn.Dense(8, 8)
             self.softmax = nn.Softmax(axis=-1)
         """, construct="return nn.Softmax(axis=-1)(self.proj(x))"), note="an unused layer without parameters is dead code, not a training problem"),
@@ -194,12 +194,12 @@ class UnusedSubCell(Rule):
         """, note="a Cell of the file that wraps ops primitives owns no parameters"),
     )
     INVALID = (
-        Invalid(fill(ONE_CELL, name="Block", init="""
+        Invalid(one_cell("Block", init="""
             self.conv = nn.Conv2d(3, 16, 3)
             self.bn = nn.BatchNorm2d(16)  # MSA503
             self.relu = nn.ReLU()
         """, construct="return self.relu(self.conv(x))")),
-        Invalid(fill(ONE_CELL, name="Block", init="""
+        Invalid(one_cell("Block", init="""
             self.conv1 = nn.Conv2d(16, 16, 3)
             self.bn1 = nn.BatchNorm2d(16)
             self.conv2 = nn.Conv2d(16, 16, 3)
@@ -228,7 +228,7 @@ class UnusedSubCell(Rule):
                 def construct(self, x):
                     return self.head(x)
         """, note="a Cell of the file that owns parameters, built and never called"),
-        Invalid(fill(ONE_CELL, name="Critic", init="""
+        Invalid(one_cell("Critic", init="""
             self.crit_l1 = nn.Dense(8, 8)
             self.crit_l2 = nn.Dense(8, 1)  # MSA503
         """, construct="return self.crit_l1(x)"), note="nothing in the class reads a misspelling of crit_l2: an unused layer"),
