@@ -26,24 +26,14 @@ from msacclint.rules.api.conv_layers import (
 )
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import fill
+from msacclint.rules.fixtures.nets import cell, module
 from msacclint.rules.table import TableRuleMixin, called
 
-#: a head whose conv (``{conv}``) feeds an activation (``{act}``) and nothing else
-_HEAD = """
-    import mindspore.nn as nn
-    class Head(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.conv = {conv}
-            self.act = {act}
 
-        def construct(self, x):
-            return self.act(self.conv(x))
-"""
-
-
-def _head(conv: str, act: str = "nn.ReLU()") -> str:
-    return fill(_HEAD, conv=conv, act=act)
+def _head(conv: str, act: str = "nn.ReLU()", imports: str = "import mindspore.nn as nn") -> str:
+    """A module of one Head whose ``conv`` feeds an activation (``act``) and nothing else."""
+    return module(imports, cell("Head", init=f"self.conv = {conv}\nself.act = {act}",
+                                construct="return self.act(self.conv(x))"), tight=True)
 
 
 #: a segmentation head whose 1x1 classifier conv gives the logits, and the model that builds
@@ -152,32 +142,20 @@ class ConvBiasDefault(TableRuleMixin, Rule, entry_id="MS-CONV-02"):
                   "behaviour (not a fix; `--add-explicit` only): `has_bias=False`.")
     versions = "has_bias=False is the default in every MindSpore version checked (1.5 to 2.10)."
     VALID = (
-        Valid("""
-            import mindspore.nn as nn
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.conv = nn.Conv2d(64, 64, 3)
-                    self.bn = nn.BatchNorm2d(64)
-                    self.relu = nn.ReLU()
-
-                def construct(self, x):
-                    return self.relu(self.bn(self.conv(x)))
-        """, note="conv -> BatchNorm: the idiom"),
-        Valid("""
-            import mindspore.nn as nn
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.conv = nn.Conv2d(64, 64, 3)
-                    self.gn = nn.GroupNorm(8, 64)
-                    self.act = nn.ReLU()
-
-                def construct(self, x):
-                    x = self.conv(x)
-                    x = self.gn(x)
-                    return self.act(x)
-        """),
+        Valid(module("import mindspore.nn as nn", cell("Block", init="""
+            self.conv = nn.Conv2d(64, 64, 3)
+            self.bn = nn.BatchNorm2d(64)
+            self.relu = nn.ReLU()
+        """, construct="return self.relu(self.bn(self.conv(x)))"), tight=True), note="conv -> BatchNorm: the idiom"),
+        Valid(module("import mindspore.nn as nn", cell("Block", init="""
+            self.conv = nn.Conv2d(64, 64, 3)
+            self.gn = nn.GroupNorm(8, 64)
+            self.act = nn.ReLU()
+        """, construct="""
+            x = self.conv(x)
+            x = self.gn(x)
+            return self.act(x)
+        """), tight=True)),
         Valid("""
             import mindspore.nn as nn
             layers = nn.SequentialCell([nn.Conv2d(3, 64, 3), nn.BatchNorm2d(64), nn.ReLU()])
@@ -194,66 +172,27 @@ class ConvBiasDefault(TableRuleMixin, Rule, entry_id="MS-CONV-02"):
                 def forward(self, x):
                     return self.act(self.conv(x))
         """),
-        Valid("""
-            from mindspore import mint, nn
-            class Head(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.conv = mint.nn.Conv2d(256, 80, 1)
-                    self.act = nn.ReLU()
-
-                def construct(self, x):
-                    return self.act(self.conv(x))
-        """),
-        Valid("""
-            import mindspore.nn as nn
-            class Head(nn.Cell):
-                def __init__(self, norm_layer):
-                    super().__init__()
-                    self.conv = nn.Conv2d(256, 256, 3)
-                    self.norm = norm_layer(256)
-
-                def construct(self, x):
-                    return self.norm(self.conv(x))
-        """, note="the norm layer comes from a parameter: cannot tell, stay silent"),
-        Valid("""
-            import mindspore.nn as nn
-            class Head(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.conv = nn.Conv2d(256, 80, 1)
-
-                def construct(self, x):
-                    return self.conv(x)
-        """, note="returned: the caller may normalise it"),
+        Valid(_head("mint.nn.Conv2d(256, 80, 1)", imports="from mindspore import mint, nn")),
+        Valid(module("import mindspore.nn as nn", cell("Head", params="norm_layer", init="""
+            self.conv = nn.Conv2d(256, 256, 3)
+            self.norm = norm_layer(256)
+        """, construct="return self.norm(self.conv(x))"), tight=True), note="the norm layer comes from a parameter: cannot tell, stay silent"),
+        Valid(module("import mindspore.nn as nn", cell("Head", init="self.conv = nn.Conv2d(256, 80, 1)",
+                                                   construct="return self.conv(x)"), tight=True), note="returned: the caller may normalise it"),
         Valid("""
             import mindspore.nn as nn
             def conv3x3(cin, cout):
                 return nn.Conv2d(cin, cout, 3)
         """, note="built in a helper: the flow is not visible here"),
-        Valid("""
-            import mindspore.nn as nn
-            class SeparableConv(nn.Cell):
-                def __init__(self, c):
-                    super().__init__()
-                    self.depthwise = nn.Conv2d(c, c, 3, group=c)
-                    self.pointwise = nn.Conv2d(c, c, 1)
-
-                def construct(self, x):
-                    return self.pointwise(self.depthwise(x))
-        """, note="depthwise -> pointwise -> returned: the caller may normalise"),
-        Valid("""
-            import mindspore.nn as nn
-            class SeparableConv(nn.Cell):
-                def __init__(self, c):
-                    super().__init__()
-                    self.depthwise = nn.Conv2d(c, c, 3, group=c)
-                    self.pointwise = nn.Conv2d(c, c, 1, has_bias=True)
-                    self.act = nn.ReLU()
-
-                def construct(self, x):
-                    return self.act(self.pointwise(self.depthwise(x)))
-        """, note="the next linear layer's bias absorbs the missing shift"),
+        Valid(module("import mindspore.nn as nn", cell("SeparableConv", params="c", init="""
+            self.depthwise = nn.Conv2d(c, c, 3, group=c)
+            self.pointwise = nn.Conv2d(c, c, 1)
+        """, construct="return self.pointwise(self.depthwise(x))"), tight=True), note="depthwise -> pointwise -> returned: the caller may normalise"),
+        Valid(module("import mindspore.nn as nn", cell("SeparableConv", params="c", init="""
+            self.depthwise = nn.Conv2d(c, c, 3, group=c)
+            self.pointwise = nn.Conv2d(c, c, 1, has_bias=True)
+            self.act = nn.ReLU()
+        """, construct="return self.act(self.pointwise(self.depthwise(x)))"), tight=True), note="the next linear layer's bias absorbs the missing shift"),
         Valid(_head("nn.Conv2d(256, 256, 3, has_bias=cfg.bias)")),
         Valid("""
             from mindspore import nn, ops

@@ -19,6 +19,7 @@ from msacclint.analysis.scopes import scopes
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 from msacclint.rules.examples import fill, notebook
+from msacclint.rules.fixtures.nets import cell, module
 
 #: tensor methods that return a new tensor with other VALUES in MindSpore, PyTorch and NumPy
 #: alike (never a mutation of the receiver) and that no Python container or module mutates
@@ -267,19 +268,13 @@ class OutOfPlaceResultDiscarded(Rule):
                 boxes[:, 0].clip(0, shape[1])  # MSA146
                 boxes[:, 1].clip(0, shape[0])  # MSA146
         """, note="torch's boxes[:, 0].clamp_(0, w) on NumPy boxes"),
-        Invalid("""
+        Invalid(module("""
             from mindspore import nn
             from mindspore.ops import operations as P
-
-            class DecodeLayer(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.length_add = P.Add()
-
-                def construct(self, x, valid_length):
-                    self.length_add(valid_length, 1)  # MSA146
-                    return x, valid_length
-        """, note="a primitive held by the Cell, called as a statement"),
+        """, cell("DecodeLayer", init="self.length_add = P.Add()", args="x, valid_length", construct="""
+            self.length_add(valid_length, 1)  # MSA146
+            return x, valid_length
+        """)), note="a primitive held by the Cell, called as a statement"),
         Invalid(fill(_ROPE_HELPER, call="self._apply_rope(query, key, rotary)  # MSA146"),
                 note="a helper that rebinds its parameters and returns them, called as a statement"),
         Invalid("""

@@ -15,6 +15,7 @@ from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import fill
 from msacclint.rules.fixtures.api import EVAL_CALLBACK, HANDED_TO_CALLBACK, mode_net, split_loop
+from msacclint.rules.fixtures.nets import cell
 
 #: ``evaluate`` loops over the data calling the network (after ``{mode}``); ``main`` builds a
 #: ``{cls}``, switches training mode on and evaluates it
@@ -104,14 +105,9 @@ class EvalLoopInTrainingMode(Rule):
         Valid(fill("""
             import mindspore as ms
             from mindspore import nn
-            class Head(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc = nn.Dense(4, 2)
-                def construct(self, x):
-                    return self.fc(x)
+            {head}
             {loop}
-        """, loop=fill(_EVALUATED_AFTER_TRAINING, mode="", cls="Head")), note="no BatchNorm or Dropout: the mode changes nothing"),
+        """, head=cell("Head", init="self.fc = nn.Dense(4, 2)", construct="return self.fc(x)", tight=True), loop=fill(_EVALUATED_AFTER_TRAINING, mode="", cls="Head")), note="no BatchNorm or Dropout: the mode changes nothing"),
         Valid(mode_net("""
             def predict(path, ds):
                 net = Net()

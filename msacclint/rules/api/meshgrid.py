@@ -18,6 +18,7 @@ from msacclint.analysis.cells import self_attr
 from msacclint.analysis.edits import append_keywords
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.fixtures.nets import cell, module
 
 #: meshgrids whose default indexing is 'xy' (mint.meshgrid defaults to 'ij', as torch's)
 XY_MESHGRIDS = frozenset({"mindspore.ops.meshgrid", "mindspore.numpy.meshgrid", "mindspore.ops.function.meshgrid"})
@@ -154,20 +155,13 @@ class MeshgridXyDefault(Rule):
             import mindspore as ms
             shift_y, shift_x = ms.ops.meshgrid(ys, xs)  # MSA147
             """),
-        Invalid("""
-            from mindspore import nn, ops
-
-            class Offsets(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.meshgrid = ops.Meshgrid()
-
-                def construct(self, h, w):
-                    range_h = ops.range(1, h + 1, 1)
-                    range_w = ops.range(1, w + 1, 1)
-                    p_0_x, p_0_y = self.meshgrid((range_h, range_w))  # MSA147
-                    return p_0_x.reshape(1, 1, h, w), p_0_y.reshape(1, 1, h, w)
-            """, note="a deformable-conv port: the primitive, rows first, names that follow torch's code"),
+        Invalid(module("from mindspore import nn, ops", cell("Offsets", init="self.meshgrid = ops.Meshgrid()",
+                                                           args="h, w", construct="""
+            range_h = ops.range(1, h + 1, 1)
+            range_w = ops.range(1, w + 1, 1)
+            p_0_x, p_0_y = self.meshgrid((range_h, range_w))  # MSA147
+            return p_0_x.reshape(1, 1, h, w), p_0_y.reshape(1, 1, h, w)
+        """)), note="a deformable-conv port: the primitive, rows first, names that follow torch's code"),
     )
 
     def __init__(self, ctx) -> None:

@@ -22,7 +22,8 @@ from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import fill
-from msacclint.rules.fixtures.cg import ONE_CELL
+from msacclint.rules.fixtures.cg import one_cell
+from msacclint.rules.fixtures.nets import cell, module
 from msacclint.rules.function_rule import FunctionRule
 
 CELL = "mindspore.nn.Cell"
@@ -94,46 +95,32 @@ class UnusedSubCell(Rule):
     fix_safety = "No automatic fix: either call the layer or delete it."
     versions = "All versions."
     VALID = (
-        Valid(fill(ONE_CELL, name="Critic", init="""
+        Valid(one_cell("Critic", init="""
             self.crit_l1 = nn.Dense(8, 8)
             self.crit_l2 = nn.Dense(8, 1)
         """, construct="return self.critic_l2(self.critic_l1(x))"), note="construct reads self.critic_l1/critic_l2, never set: AttributeError on the first forward, loud"),
-        Valid(fill(ONE_CELL, name="Block", init="""
+        Valid(one_cell("Block", init="""
             self.conv = nn.Conv2d(3, 16, 3)
             self.bn = nn.BatchNorm2d(16)
             self.relu = nn.ReLU()
         """, construct="return self.relu(self.bn(self.conv(x)))"), note="idiomatic"),
-        Valid("""
-            import mindspore.nn as nn
-
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.features = nn.Dense(4, 4)
-                    self.head = nn.Dense(4, 2)
-
-                def forward_head(self, x):
-                    return self.head(x)
-
-                def construct(self, x):
-                    return self.forward_head(self.features(x))
-        """, note="used in a method construct calls"),
-        Valid("""
-            import mindspore.nn as nn
-
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.body = nn.Dense(4, 4)
-                    self.aux_head = nn.Dense(4, 2)
-
-                def construct(self, x):
-                    return self.body(x)
+        Valid(module("import mindspore.nn as nn", cell("Net", init="""
+            self.features = nn.Dense(4, 4)
+            self.head = nn.Dense(4, 2)
+        """, methods="""
+            def forward_head(self, x):
+                return self.head(x)
+        """, construct="return self.forward_head(self.features(x))")), note="used in a method construct calls"),
+        Valid(fill("""
+            {net}
 
             net = Net()
             aux = net.aux_head(net.body(x))
-        """, note="used from outside the class"),
-        Valid(fill(ONE_CELL, name="Net", init="""
+        """, net=one_cell("Net", init="""
+            self.body = nn.Dense(4, 4)
+            self.aux_head = nn.Dense(4, 2)
+        """, construct="return self.body(x)")), note="used from outside the class"),
+        Valid(one_cell("Net", init="""
             self.layer1 = nn.Dense(4, 4)
             self.layer2 = nn.Dense(4, 4)
         """, construct="""
@@ -152,54 +139,36 @@ class UnusedSubCell(Rule):
                 def forward(self, x):
                     return x
         """, note="PyTorch"),
-        Valid("""
-            import mindspore.nn as nn
-
-            class Base(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.norm = nn.LayerNorm((4,))
-
-                def construct(self, x):
-                    return x
+        Valid(fill("""
+            {base}
 
             class Child(Base):
                 def construct(self, x):
                     return x
-        """, note="a base class of the file"),
-        Valid(fill(ONE_CELL, name="Net", init="self.loss = nn.CrossEntropyLoss()", construct="return x"), note="a loss kept for the training script"),
-        Valid(fill(ONE_CELL, name="Attention", init="""
+        """, base=one_cell("Base", init="self.norm = nn.LayerNorm((4,))", construct="return x")), note="a base class of the file"),
+        Valid(one_cell("Net", init="self.loss = nn.CrossEntropyLoss()", construct="return x"), note="a loss kept for the training script"),
+        Valid(one_cell("Attention", init="""
             self.proj = nn.Dense(8, 8)
             self.softmax = nn.Softmax(axis=-1)
         """, construct="return nn.Softmax(axis=-1)(self.proj(x))"), note="an unused layer without parameters is dead code, not a training problem"),
-        Valid("""
+        Valid(fill("""
             import mindspore.nn as nn
             from mindspore import ops
 
-            class Mod(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.floor_div = ops.FloorDiv()
+            {mod}
 
-                def construct(self, a, b):
-                    return a - b * self.floor_div(a, b)
-
-            class BeamSearch(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.mod = Mod()
-
-                def construct(self, x):
-                    return x
-        """, note="a Cell of the file that wraps ops primitives owns no parameters"),
+            {search}
+        """, mod=cell("Mod", init="self.floor_div = ops.FloorDiv()", construct="return a - b * self.floor_div(a, b)",
+                      args="a, b"),
+           search=cell("BeamSearch", init="self.mod = Mod()", construct="return x")), note="a Cell of the file that wraps ops primitives owns no parameters"),
     )
     INVALID = (
-        Invalid(fill(ONE_CELL, name="Block", init="""
+        Invalid(one_cell("Block", init="""
             self.conv = nn.Conv2d(3, 16, 3)
             self.bn = nn.BatchNorm2d(16)  # MSA503
             self.relu = nn.ReLU()
         """, construct="return self.relu(self.conv(x))")),
-        Invalid(fill(ONE_CELL, name="Block", init="""
+        Invalid(one_cell("Block", init="""
             self.conv1 = nn.Conv2d(16, 16, 3)
             self.bn1 = nn.BatchNorm2d(16)
             self.conv2 = nn.Conv2d(16, 16, 3)
@@ -208,27 +177,15 @@ class UnusedSubCell(Rule):
             x = self.bn1(self.conv1(x))
             return self.bn1(self.conv2(x))
         """), note="a torch block ported by copy-paste: bn1 reused, bn2 never called"),
-        Invalid("""
-            import mindspore.nn as nn
+        Invalid(fill("""
+            {head}
 
-            class Head(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc = nn.Dense(8, 2)
-
-                def construct(self, x):
-                    return self.fc(x)
-
-            class Net(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.head = Head()
-                    self.aux = Head()  # MSA503
-
-                def construct(self, x):
-                    return self.head(x)
-        """, note="a Cell of the file that owns parameters, built and never called"),
-        Invalid(fill(ONE_CELL, name="Critic", init="""
+            {net}
+        """, head=one_cell("Head", init="self.fc = nn.Dense(8, 2)", construct="return self.fc(x)"), net=cell("Net", init="""
+            self.head = Head()
+            self.aux = Head()  # MSA503
+        """, construct="return self.head(x)")), note="a Cell of the file that owns parameters, built and never called"),
+        Invalid(one_cell("Critic", init="""
             self.crit_l1 = nn.Dense(8, 8)
             self.crit_l2 = nn.Dense(8, 1)  # MSA503
         """, construct="return self.crit_l1(x)"), note="nothing in the class reads a misspelling of crit_l2: an unused layer"),
@@ -380,21 +337,17 @@ class FrozenParameters(FunctionRule):
             for param in net.backbone.get_parameters():
                 param.requires_grad = False  # MSA504
         """, note="torch's p.requires_grad = False loop, ported as is"),
-        Invalid("""
+        Invalid(module("""
             import mindspore as ms
             from mindspore import nn, ops
-
-            class Student(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.backbone = nn.Dense(8, 8)
-                    self.head = nn.Dense(8, 2)
-
-                def construct(self, x):
-                    feats = self.backbone(x)
-                    feats = ops.stop_gradient(feats)  # MSA504
-                    return self.head(feats)
-        """),
+        """, cell("Student", init="""
+            self.backbone = nn.Dense(8, 8)
+            self.head = nn.Dense(8, 2)
+        """, construct="""
+            feats = self.backbone(x)
+            feats = ops.stop_gradient(feats)  # MSA504
+            return self.head(feats)
+        """))),
     )
 
     def visit_Assign(self, node: cst.Assign) -> None:

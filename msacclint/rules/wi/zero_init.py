@@ -15,6 +15,7 @@ from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import fill
 from msacclint.rules.fixtures.mpwi import page
+from msacclint.rules.fixtures.nets import cell, module
 
 ZERO_INIT = "mindspore.common.initializer.Zero"
 INITIALIZER = "mindspore.common.initializer.initializer"
@@ -72,6 +73,11 @@ def feeds_weight_layer(info: CellInfo, attr: str) -> bool:
     return False
 
 
+#: the imports of most examples
+_INITIALIZERS = """
+    import mindspore.nn as nn
+    from mindspore.common.initializer import initializer, Zero
+"""
 #: a two-layer perceptron whose first layer is ``{fc1}``
 _MLP = """
     import mindspore.nn as nn
@@ -133,99 +139,61 @@ class ZeroWeightInit(Rule):
     VALID = (
         Valid(_mlp(fc1=_HE_FC1), note="idiomatic"),
         Valid(_mlp(fc1="nn.Dense(784, 256, bias_init='zeros')"), note="a zero bias"),
-        Valid("""
-            import mindspore.nn as nn
-            from mindspore.common.initializer import initializer, Zero
-
-            class Classifier(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.backbone = nn.Dense(784, 256)
-                    self.head = nn.Dense(256, 10, weight_init='zeros')
-
-                def construct(self, x):
-                    return self.head(self.backbone(x))
-        """, note="a zero-initialised head (the last layer) still learns"),
-        Valid("""
-            import mindspore.nn as nn
-            from mindspore.common.initializer import initializer, Zero
-
-            class LoRA(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.base = nn.Dense(64, 64)
-                    self.lora_a = nn.Dense(64, 4, has_bias=False)
-                    self.lora_b = nn.Dense(4, 64, weight_init=Zero(), has_bias=False)
-
-                def construct(self, x):
-                    return self.base(x) + self.lora_b(self.lora_a(x))
-        """, note="LoRA's B matrix starts at zero on purpose"),
-        Valid("""
-            import mindspore.nn as nn
-
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc1 = nn.Dense(64, 64)
-                    self.relu = nn.ReLU()
-                    self.fc2 = nn.Dense(64, 64, weight_init='zeros')
-                    self.head = nn.Dense(64, 10)
-
-                def construct(self, x):
-                    skip = x
-                    x = self.fc2(self.relu(self.fc1(x)))
-                    x += skip
-                    return self.head(x)
-        """, note="zero-init residual: the branch's last layer, then x += skip"),
-        Valid("""
-            import mindspore.nn as nn
-
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.conv1 = nn.Conv2d(64, 64, 3)
-                    self.conv2 = nn.Conv2d(64, 64, 3, weight_init='zeros')
-                    self.bn2 = nn.BatchNorm2d(64)
-                    self.conv3 = nn.Conv2d(64, 64, 3)
-
-                def construct(self, x):
-                    out = self.bn2(self.conv2(self.conv1(x)))
-                    x = x + out
-                    return self.conv3(x)
-        """, note="x = skip + f(x), past a BatchNorm (no weights of a Dense/Conv)"),
-        Valid("""
+        Valid(module(_INITIALIZERS, cell("Classifier", init="""
+            self.backbone = nn.Dense(784, 256)
+            self.head = nn.Dense(256, 10, weight_init='zeros')
+        """, construct="return self.head(self.backbone(x))")), note="a zero-initialised head (the last layer) still learns"),
+        Valid(module(_INITIALIZERS, cell("LoRA", init="""
+            self.base = nn.Dense(64, 64)
+            self.lora_a = nn.Dense(64, 4, has_bias=False)
+            self.lora_b = nn.Dense(4, 64, weight_init=Zero(), has_bias=False)
+        """, construct="return self.base(x) + self.lora_b(self.lora_a(x))")), note="LoRA's B matrix starts at zero on purpose"),
+        Valid(module("import mindspore.nn as nn", cell("Block", init="""
+            self.fc1 = nn.Dense(64, 64)
+            self.relu = nn.ReLU()
+            self.fc2 = nn.Dense(64, 64, weight_init='zeros')
+            self.head = nn.Dense(64, 10)
+        """, construct="""
+            skip = x
+            x = self.fc2(self.relu(self.fc1(x)))
+            x += skip
+            return self.head(x)
+        """)), note="zero-init residual: the branch's last layer, then x += skip"),
+        Valid(module("import mindspore.nn as nn", cell("Block", init="""
+            self.conv1 = nn.Conv2d(64, 64, 3)
+            self.conv2 = nn.Conv2d(64, 64, 3, weight_init='zeros')
+            self.bn2 = nn.BatchNorm2d(64)
+            self.conv3 = nn.Conv2d(64, 64, 3)
+        """, construct="""
+            out = self.bn2(self.conv2(self.conv1(x)))
+            x = x + out
+            return self.conv3(x)
+        """)), note="x = skip + f(x), past a BatchNorm (no weights of a Dense/Conv)"),
+        Valid(module("""
             import mindspore.nn as nn
             from mindspore.common.initializer import Zero
-
-            class Trunk(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.transition = nn.Dense(64, 64, weight_init=Zero())
-                    self.out = nn.Dense(64, 64)
-
-                def _update(self, act):
-                    return self.transition(act)
-
-                def construct(self, act):
-                    for _ in range(4):
-                        act = act + self._update(act)
-                    return self.out(act)
-        """, note="act = act + self.transition(act), repeated, through a helper method"),
-        Valid("""
+        """, cell("Trunk", init="""
+            self.transition = nn.Dense(64, 64, weight_init=Zero())
+            self.out = nn.Dense(64, 64)
+        """, methods="""
+            def _update(self, act):
+                return self.transition(act)
+        """, args="act", construct="""
+            for _ in range(4):
+                act = act + self._update(act)
+            return self.out(act)
+        """)), note="act = act + self.transition(act), repeated, through a helper method"),
+        Valid(module("""
             import mindspore.nn as nn
             import mindspore.ops as ops
-
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.proj = nn.Dense(64, 64, weight_init='zeros')
-                    self.head = nn.Dense(64, 10)
-
-                def construct(self, x, skip):
-                    x = self.proj(x)
-                    x = ops.add(skip, x)
-                    return self.head(x)
-        """, note="ops.add with a skip tensor"),
+        """, cell("Block", init="""
+            self.proj = nn.Dense(64, 64, weight_init='zeros')
+            self.head = nn.Dense(64, 10)
+        """, args="x, skip", construct="""
+            x = self.proj(x)
+            x = ops.add(skip, x)
+            return self.head(x)
+        """)), note="ops.add with a skip tensor"),
         Valid("""
             import torch.nn as nn
             fc = nn.Linear(4, 4)
@@ -240,21 +208,14 @@ class ZeroWeightInit(Rule):
     )
     INVALID = (
         Invalid(_mlp(fc1=_ZERO_FC1)),
-        Invalid("""
-            import mindspore.nn as nn
-            from mindspore.common.initializer import initializer, Zero
-
-            class MLP(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.fc1 = nn.Dense(784, 256)
-                    self.fc2 = nn.Dense(256, 10)
-                    self.fc1.weight.set_data(initializer('zeros', self.fc1.weight.shape))  # MSA505
-
-                def construct(self, x):
-                    x = self.fc1(x)
-                    return self.fc2(x)
-        """, note="torch's nn.init.zeros_(self.fc1.weight) ported with set_data"),
+        Invalid(module(_INITIALIZERS, cell("MLP", init="""
+            self.fc1 = nn.Dense(784, 256)
+            self.fc2 = nn.Dense(256, 10)
+            self.fc1.weight.set_data(initializer('zeros', self.fc1.weight.shape))  # MSA505
+        """, construct="""
+            x = self.fc1(x)
+            return self.fc2(x)
+        """)), note="torch's nn.init.zeros_(self.fc1.weight) ported with set_data"),
         Invalid(fill(_ZERO_FC1_BLOCK, out="64", construct="""
             h = self.fc1(x)
             h = self.fc2(h)
