@@ -48,6 +48,7 @@ from msacclint.analysis.guarded_walk import GuardedWalk, State, blocks, catches,
 from msacclint.analysis.imports import dotted, imported_names
 from msacclint.analysis.project_imports import ProjectModules
 from msacclint.analysis.rejected_args import combinations, holds, literal
+from msacclint.analysis.source import code_of as _code
 from msacclint.analysis.walk import descendants
 
 #: what raised (the ``kind`` of a Raising)
@@ -467,10 +468,6 @@ class _Finder(GuardedWalk):
 
 def _count(n: int) -> str:
     return {0: "no", 1: "one", 2: "two", 3: "three"}.get(n, str(n))
-
-
-def _code(node: cst.BaseExpression) -> str:
-    return cst.Module(body=()).code_for_node(node)
 
 
 def _written(name: str, full: str, missing: str) -> str:
