@@ -350,6 +350,20 @@ def walk(node: cst.CSTNode, visitor: Any) -> None:
                         push((item, False))
 
 
+class OwnScope(cst.CSTVisitor):
+    """A visitor of one body's own code: the functions, classes and lambdas defined in it
+    are not entered (their code runs elsewhere, or not at all)."""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
 def _method(visitor: Any, name: str) -> Optional[NodeCallback]:
     func = getattr(visitor, name, None)
     if func is None or getattr(func, "_is_no_op", False):
