@@ -40,12 +40,15 @@ from typing import (
     Protocol,
     Sequence,
     Tuple,
+    Type,
+    TypeVar,
     runtime_checkable,
 )
 
 import libcst as cst
 
 NodeCallback = Callable[[cst.CSTNode], Any]
+N = TypeVar("N", bound=cst.CSTNode)
 
 #: the deepest tree the engine walks (LibCST's recursive visit failed about here under the
 #: engine's recursion limit of 3,000 frames, and recursive analyses still would)
@@ -246,6 +249,20 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                     if (type(item) in node_classes or isinstance(item, cst.CSTNode)) and \
                             (not mixed or type(item) not in trivia_classes):
                         push(item)
+
+
+def own_nodes(function: cst.FunctionDef, kind: Type[N]) -> List[N]:
+    """The ``kind`` nodes of ``function`` in lexical order, not those of the functions
+    defined inside it (its returns, its yields)."""
+    found: List[N] = []
+    stack: List[cst.CSTNode] = [function]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, kind):
+            found.append(current)
+        if current is function or not isinstance(current, cst.FunctionDef):
+            stack.extend(_reversed_children(current))
+    return found
 
 
 def _wants_trivia(names: Iterable[str]) -> bool:
