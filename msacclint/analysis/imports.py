@@ -78,6 +78,20 @@ def _module_name(node: Optional[cst.BaseExpression]) -> Optional[str]:
     return dotted(node) if node is not None else None
 
 
+def imported_modules(node: cst.Import) -> Iterator[Tuple[str, str]]:
+    """(name bound in the file, module imported) for each alias of ``import a.b as c, d.e``:
+    ``c`` for ``a.b``, ``d`` for ``d``."""
+    for alias in node.names:
+        full = dotted(alias.name)
+        if full is None:
+            continue
+        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            yield alias.asname.name.value, full
+        else:
+            head = full.split(".")[0]
+            yield head, head
+
+
 def imported_names(node: cst.ImportFrom) -> Iterator[Tuple[str, str]]:
     """(name bound in the file, name imported) for each alias of ``from m import a as b, c``
     (none for ``import *``)."""
@@ -173,15 +187,8 @@ class ImportTable:
 
     def _small(self, small: cst.BaseSmallStatement, top_level: bool) -> None:
         if isinstance(small, cst.Import):
-            for alias in small.names:
-                full = _module_name(alias.name)
-                if full is None:
-                    continue
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    self.bindings[alias.asname.name.value] = full
-                else:
-                    head = full.split(".")[0]
-                    self.bindings[head] = head
+            for bound, full in imported_modules(small):
+                self.bindings[bound] = full
         elif isinstance(small, cst.ImportFrom):
             if small.relative or isinstance(small.names, cst.ImportStar):
                 return
