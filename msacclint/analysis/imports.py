@@ -78,18 +78,21 @@ def _module_name(node: Optional[cst.BaseExpression]) -> Optional[str]:
     return dotted(node) if node is not None else None
 
 
+def _aliases(names: Sequence[cst.ImportAlias]) -> Iterator[Tuple[Optional[str], str]]:
+    """(the ``as`` name or None, the dotted name) of each alias of an import."""
+    for alias in names:
+        name = dotted(alias.name)
+        if name is not None:
+            asname = alias.asname
+            yield (asname.name.value if asname is not None and isinstance(asname.name, cst.Name) else None), name
+
+
 def imported_modules(node: cst.Import) -> Iterator[Tuple[str, str]]:
     """(name bound in the file, module imported) for each alias of ``import a.b as c, d.e``:
     ``c`` for ``a.b``, ``d`` for ``d``."""
-    for alias in node.names:
-        full = dotted(alias.name)
-        if full is None:
-            continue
-        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-            yield alias.asname.name.value, full
-        else:
-            head = full.split(".")[0]
-            yield head, head
+    for bound, full in _aliases(node.names):
+        head = full.split(".")[0]
+        yield (bound, full) if bound is not None else (head, head)
 
 
 def imported_names(node: cst.ImportFrom) -> Iterator[Tuple[str, str]]:
@@ -97,14 +100,8 @@ def imported_names(node: cst.ImportFrom) -> Iterator[Tuple[str, str]]:
     (none for ``import *``)."""
     if isinstance(node.names, cst.ImportStar):
         return
-    for alias in node.names:
-        name = dotted(alias.name)
-        if name is None:
-            continue
-        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-            yield alias.asname.name.value, name
-        else:
-            yield name, name
+    for bound, name in _aliases(node.names):
+        yield (bound if bound is not None else name), name
 
 
 class ImportTable:
