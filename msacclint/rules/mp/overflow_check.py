@@ -26,7 +26,7 @@ from msacclint.analysis.loss_scale import (
     says_scale,
 )
 from msacclint.analysis.training import is_mindspore_optimizer
-from msacclint.analysis.walk import walk
+from msacclint.analysis.walk import descendants
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
 from msacclint.rules.examples import fill
@@ -457,14 +457,7 @@ def _passed_to_super(init: cst.FunctionDef, params: List[str]) -> Optional[str]:
 
 
 def _calls(node: cst.CSTNode) -> List[cst.Call]:
-    found: List[cst.Call] = []
-
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, n: cst.Call) -> None:
-            found.append(n)
-
-    walk(node, Calls())
-    return found
+    return [n for n in descendants(node) if isinstance(n, cst.Call)]
 
 
 def scaled_source(analysis: GradScaleFlow, name: str, before: int, depth: int = 0) -> Optional[Scaled]:
