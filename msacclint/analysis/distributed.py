@@ -25,16 +25,13 @@ from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import FileFacts, facts
 from msacclint.analysis.scopes import scopes
+from msacclint.analysis.source import code_of as _code
 from msacclint.analysis.walk import walk
 
 INIT = "mindspore.communication.init"
 SET_SEED = "mindspore.set_seed"
 PY_SEEDS = frozenset({"numpy.random.seed", "random.seed"})
 REDUCERS = ("DistributedGradReducer", "AllReduce", "all_reduce")
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 class Distributed:

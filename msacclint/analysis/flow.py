@@ -21,7 +21,7 @@ import libcst as cst
 
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.imports import ImportTable, dotted
-from msacclint.analysis.walk import descendants, walk
+from msacclint.analysis.walk import OwnScope, descendants, walk
 
 #: the node type of an event (``Event[cst.Call]`` for the events of calls)
 N = TypeVar("N", bound=cst.CSTNode, covariant=True)
@@ -65,7 +65,7 @@ def target_names(target: cst.BaseExpression) -> List[Tuple[str, Optional[int]]]:
     return []
 
 
-class FunctionFlow(cst.CSTVisitor):
+class FunctionFlow(OwnScope):
     def __init__(self, node: Union[cst.FunctionDef, cst.Module], imports: ImportTable) -> None:
         super().__init__()
         self.root = node
@@ -88,15 +88,6 @@ class FunctionFlow(cst.CSTVisitor):
         self.events.append(Event(order, node, callee, self._loop, tuple(self._guards), tuple(self._loops)))
         self.order_of[node] = order
         return order
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def visit_For(self, node: cst.For) -> bool:
         walk(node.iter, self)

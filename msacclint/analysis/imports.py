@@ -78,19 +78,30 @@ def _module_name(node: Optional[cst.BaseExpression]) -> Optional[str]:
     return dotted(node) if node is not None else None
 
 
+def _aliases(names: Sequence[cst.ImportAlias]) -> Iterator[Tuple[Optional[str], str]]:
+    """(the ``as`` name or None, the dotted name) of each alias of an import."""
+    for alias in names:
+        name = dotted(alias.name)
+        if name is not None:
+            asname = alias.asname
+            yield (asname.name.value if asname is not None and isinstance(asname.name, cst.Name) else None), name
+
+
+def imported_modules(node: cst.Import) -> Iterator[Tuple[str, str]]:
+    """(name bound in the file, module imported) for each alias of ``import a.b as c, d.e``:
+    ``c`` for ``a.b``, ``d`` for ``d``."""
+    for bound, full in _aliases(node.names):
+        head = full.split(".")[0]
+        yield (bound, full) if bound is not None else (head, head)
+
+
 def imported_names(node: cst.ImportFrom) -> Iterator[Tuple[str, str]]:
     """(name bound in the file, name imported) for each alias of ``from m import a as b, c``
     (none for ``import *``)."""
     if isinstance(node.names, cst.ImportStar):
         return
-    for alias in node.names:
-        name = dotted(alias.name)
-        if name is None:
-            continue
-        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-            yield alias.asname.name.value, name
-        else:
-            yield name, name
+    for bound, name in _aliases(node.names):
+        yield (bound if bound is not None else name), name
 
 
 class ImportTable:
@@ -173,15 +184,8 @@ class ImportTable:
 
     def _small(self, small: cst.BaseSmallStatement, top_level: bool) -> None:
         if isinstance(small, cst.Import):
-            for alias in small.names:
-                full = _module_name(alias.name)
-                if full is None:
-                    continue
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    self.bindings[alias.asname.name.value] = full
-                else:
-                    head = full.split(".")[0]
-                    self.bindings[head] = head
+            for bound, full in imported_modules(small):
+                self.bindings[bound] = full
         elif isinstance(small, cst.ImportFrom):
             if small.relative or isinstance(small.names, cst.ImportStar):
                 return

@@ -13,7 +13,7 @@ Everything answers None when it cannot be decided.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Union
+from typing import Callable, Optional, Union
 
 import libcst as cst
 
@@ -21,7 +21,7 @@ from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import FunctionFlow, flow
-from msacclint.analysis.walk import walk
+from msacclint.analysis.walk import own_nodes
 
 INT_TYPES = frozenset("mindspore." + t for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                                                  "uint64")) | frozenset("numpy." + t for t in ("int8", "int16",
@@ -140,16 +140,7 @@ Builder = Callable[[cst.BaseExpression], Optional[cst.BaseExpression]]
 def unreduced_return(ctx: FileContext, func: cst.FunctionDef, builder: Builder) -> Optional[cst.CSTNode]:
     """The return statement of ``func`` that gives an element-wise loss, when every
     return does (None otherwise, or when undecidable)."""
-    returns: List[cst.Return] = []
-
-    class Returns(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is func
-
-        def visit_Return(self, node: cst.Return) -> None:
-            returns.append(node)
-
-    walk(func, Returns())
+    returns = own_nodes(func, cst.Return)
     if not returns:
         return None
     fn_flow = flow(ctx, func)

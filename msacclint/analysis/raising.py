@@ -45,9 +45,10 @@ import libcst as cst
 from msacclint.analysis import api_surface as api
 from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.guarded_walk import GuardedWalk, State, blocks, catches, compound_targets
-from msacclint.analysis.imports import dotted, imported_names
+from msacclint.analysis.imports import dotted, imported_modules, imported_names
 from msacclint.analysis.project_imports import ProjectModules
 from msacclint.analysis.rejected_args import combinations, holds, literal
+from msacclint.analysis.source import code_of as _code
 from msacclint.analysis.walk import descendants
 
 #: what raised (the ``kind`` of a Raising)
@@ -130,14 +131,8 @@ class _Module:
 
     def _small(self, small: cst.BaseSmallStatement) -> None:
         if isinstance(small, cst.Import):
-            for alias in small.names:
-                full = dotted(alias.name)
-                if full is None:
-                    continue
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    self._bind(alias.asname.name.value, full)
-                else:
-                    self._bind(full.split(".")[0], full.split(".")[0])
+            for bound, full in imported_modules(small):
+                self._bind(bound, full)
         elif isinstance(small, cst.ImportFrom):
             if isinstance(small.names, cst.ImportStar):
                 return
@@ -467,10 +462,6 @@ class _Finder(GuardedWalk):
 
 def _count(n: int) -> str:
     return {0: "no", 1: "one", 2: "two", 3: "three"}.get(n, str(n))
-
-
-def _code(node: cst.BaseExpression) -> str:
-    return cst.Module(body=()).code_for_node(node)
 
 
 def _written(name: str, full: str, missing: str) -> str:

@@ -1,7 +1,7 @@
 """A source file as the engine and the project layer read it: bytes decoded as Python
 does (a UTF-8 BOM or a PEP 263 coding line), a size limit, and a parse that refuses input
 that would crash LibCST (nesting beyond Python's own limit) or that Python itself rejects,
-with Python's words for the problem."""
+with Python's words for the problem; and one node written back as its source text."""
 
 from __future__ import annotations
 
@@ -110,3 +110,6 @@ def syntax_problem(text: str, exc: cst.ParserSyntaxError) -> Tuple[str, int, int
     return (f"LibCST cannot parse this file, not checked: {first}", exc.raw_line, exc.raw_column + 1)
 
 
+def code_of(node: cst.CSTNode) -> str:
+    """The source text of ``node`` (its own code, without the lines around it)."""
+    return cst.Module([]).code_for_node(node)

@@ -18,10 +18,7 @@ import libcst as cst
 
 from msacclint.analysis.context import FileContext
 from msacclint.analysis.scopes import scopes
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
+from msacclint.analysis.source import code_of as _code
 
 
 def _options(call: cst.Call) -> List[str]:

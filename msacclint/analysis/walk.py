@@ -40,12 +40,15 @@ from typing import (
     Protocol,
     Sequence,
     Tuple,
+    Type,
+    TypeVar,
     runtime_checkable,
 )
 
 import libcst as cst
 
 NodeCallback = Callable[[cst.CSTNode], Any]
+N = TypeVar("N", bound=cst.CSTNode)
 
 #: the deepest tree the engine walks (LibCST's recursive visit failed about here under the
 #: engine's recursion limit of 3,000 frames, and recursive analyses still would)
@@ -248,6 +251,20 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                         push(item)
 
 
+def own_nodes(function: cst.FunctionDef, kind: Type[N]) -> List[N]:
+    """The ``kind`` nodes of ``function`` in lexical order, not those of the functions
+    defined inside it (its returns, its yields)."""
+    found: List[N] = []
+    stack: List[cst.CSTNode] = [function]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, kind):
+            found.append(current)
+        if current is function or not isinstance(current, cst.FunctionDef):
+            stack.extend(_reversed_children(current))
+    return found
+
+
 def _wants_trivia(names: Iterable[str]) -> bool:
     for name in names:
         kind = name.split("_", 1)[1] if "_" in name else ""
@@ -348,6 +365,20 @@ def walk(node: cst.CSTNode, visitor: Any) -> None:
                     if (type(item) in node_classes or isinstance(item, cst.CSTNode)) and \
                             (not mixed or type(item) not in trivia_classes):
                         push((item, False))
+
+
+class OwnScope(cst.CSTVisitor):
+    """A visitor of one body's own code: the functions, classes and lambdas defined in it
+    are not entered (their code runs elsewhere, or not at all)."""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
 
 
 def _method(visitor: Any, name: str) -> Optional[NodeCallback]:

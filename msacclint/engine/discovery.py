@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, List, Sequence
 
-from msacclint.analysis.folders import SKIPPED_FOLDERS
+from msacclint.analysis.folders import entries, skipped
 
 if TYPE_CHECKING:
     import pathspec
@@ -28,22 +28,11 @@ class MissingPath(Exception):
     """A path named on the command line does not exist."""
 
 
-def _skip_folder(entry: os.DirEntry[str]) -> bool:
-    name = entry.name
-    if name.startswith(".") or name in SKIPPED_FOLDERS or name.endswith(".egg-info"):
-        return True
-    return os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
-
-
 def _walk(folder: str) -> Iterator[str]:
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
+    for entry in entries(folder):
         try:
             if entry.is_dir(follow_symlinks=False):
-                if not _skip_folder(entry):
+                if not skipped(entry):
                     yield from _walk(entry.path)
             elif entry.name.endswith(SUFFIXES):
                 yield entry.path

@@ -25,7 +25,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from msacclint import __version__, api, install_info
 from msacclint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
@@ -248,18 +248,22 @@ def build_server():
         if handle is not None:
             handle.cancel()
 
-    def publish_now(uri: str) -> None:
+    def publish_later(uri: str, publish_one: Callable[[str], None], is_open: Callable[[str], bool]) -> None:
+        """``publish_one(uri)`` once no change came for DEBOUNCE seconds, unless the document
+        was closed meanwhile (nothing to show)."""
+        cancel_pending(uri)
+        pending[uri] = asyncio.get_running_loop().call_later(DEBOUNCE, publish_if_open, uri, publish_one, is_open)
+
+    def publish_if_open(uri: str, publish_one: Callable[[str], None], is_open: Callable[[str], bool]) -> None:
         pending.pop(uri, None)
-        if uri in server.workspace.text_documents:  # closed meanwhile: nothing to show
-            publish(uri)
+        if is_open(uri):
+            publish_one(uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls, params: types.DidChangeTextDocumentParams) -> None:
         # the workspace has already applied the (incremental) change; the analysis waits
         # until no change came for DEBOUNCE seconds
-        uri = params.text_document.uri
-        cancel_pending(uri)
-        pending[uri] = asyncio.get_running_loop().call_later(DEBOUNCE, publish_now, uri)
+        publish_later(params.text_document.uri, publish, lambda uri: uri in server.workspace.text_documents)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls, params: types.DidSaveTextDocumentParams) -> None:
@@ -282,16 +286,10 @@ def build_server():
     def notebook_did_open(ls, params: types.DidOpenNotebookDocumentParams) -> None:
         publish_notebook(params.notebook_document.uri)
 
-    def publish_notebook_now(uri: str) -> None:
-        pending.pop(uri, None)
-        if server.workspace.get_notebook_document(notebook_uri=uri) is not None:
-            publish_notebook(uri)
-
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
     def notebook_did_change(ls, params: types.DidChangeNotebookDocumentParams) -> None:
-        uri = params.notebook_document.uri
-        cancel_pending(uri)
-        pending[uri] = asyncio.get_running_loop().call_later(DEBOUNCE, publish_notebook_now, uri)
+        publish_later(params.notebook_document.uri, publish_notebook,
+                      lambda uri: server.workspace.get_notebook_document(notebook_uri=uri) is not None)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
     def notebook_did_save(ls, params: types.DidSaveNotebookDocumentParams) -> None:

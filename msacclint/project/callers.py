@@ -82,19 +82,35 @@ class CallerQueries:
             return None
         names = [name for name, _ in found[2].params]
         position = names.index(param) if param in names else None
+        return self.passed_classes(found[1], target, param, position, depth=depth)
+
+    def passed_classes(self, path: str, target: str, param: str, position: Optional[int],
+                       depth: Optional[int] = None, in_place: bool = False
+                       ) -> Optional[List[Tuple[str, str, int]]]:
+        """What every call of ``target`` (defined in ``path``) passes for its parameter
+        ``param``, given by keyword or as the argument at ``position``, when each passes a
+        name assigned only from constructor calls; with ``depth`` (``argument_classes``), also
+        a parameter of the calling function, followed to that function's callers; with
+        ``in_place``, also a constructor call written as the argument itself (a class that
+        inherits its ``__init__`` from MindSpore: msacclint.rules.mp.overflow_check). (file,
+        callee as written there, line of the call); None when some call passes anything
+        else, or nothing in the project calls ``target``."""
         out: List[Tuple[str, str, int]] = []
-        for other, summary, call, _cls, func in self.call_sites(found[1], target):
+        for other, summary, call, _cls, func in self.call_sites(path, target):
             if param in call.kwargs:
                 expr = call.kwargs[param]
             elif position is not None and position < len(call.args):
                 expr = call.args[position]
             else:
                 return None
-            if expr[0] == "param" and func is not None and "." not in func.name:
+            if depth is not None and expr[0] == "param" and func is not None and "." not in func.name:
                 handed = self.argument_classes(other, func.name, expr[1], depth + 1)
                 if handed is None:
                     return None
                 out.extend(handed)
+                continue
+            if in_place and expr[0] == "call":
+                out.append((other, expr[1], call.line))
                 continue
             builds = self.names_built(summary, func, expr)
             if builds is None:

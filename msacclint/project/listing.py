@@ -12,7 +12,7 @@ import os
 from collections import deque
 from typing import Iterable, List, Optional, Tuple
 
-from msacclint.analysis.folders import SKIPPED_FOLDERS
+from msacclint.analysis.folders import entries, skipped
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 #: a repository larger than this is indexed in part: the files nearest its top
@@ -68,19 +68,11 @@ def _walk(root: str, limit: int, max_folders: Optional[int] = None) -> Tuple[Lis
             truncated = True
             break
         folders += 1
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
-            continue
-        for entry in entries:
+        for entry in entries(folder):
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    name = entry.name
-                    if name.startswith(".") or name in SKIPPED_FOLDERS or name.endswith(".egg-info"):
-                        continue
-                    if os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
-                        continue
-                    queue.append(entry.path)
+                    if not skipped(entry):
+                        queue.append(entry.path)
                 elif entry.name.endswith((".py", ".ipynb")):
                     if len(py) >= limit:
                         truncated = True

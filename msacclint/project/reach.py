@@ -249,18 +249,23 @@ class ReachQueries:
                         f"{self.display(folder) if folder != self.root else 'the repository'} may run")
         return None
 
+    def _outlines_naming(self, *words: bytes) -> Iterator[Tuple[str, Outline]]:
+        """(file, outline) of every file of the project whose text holds one of ``words``."""
+        for path in sorted(self.files):
+            data = self._bytes(path) or b""
+            if any(word in data for word in words):
+                found = self.outline(path)
+                if found is not None:
+                    yield path, found
+
     def _computed_lookups(self) -> Set[str]:
         """Files that look a name up at run time (``getattr(module, name)``)."""
         state = self._reach_state()
         if state.lookups is None:
             state.lookups = set()
-            for path in sorted(self.files):
-                data = self._bytes(path) or b""
-                if b"getattr" not in data and b"eval(" not in data and b"exec(" not in data:
-                    continue
-                found = self.outline(path)
-                if found is not None and (any(ref.endswith(".*") for s in found.scopes.values() for ref, _ in s.refs)
-                                          or any(p == EVAL for s in found.scopes.values() for p, _ in s.dynamic)):
+            for path, found in self._outlines_naming(b"getattr", b"eval(", b"exec("):
+                if any(ref.endswith(".*") for s in found.scopes.values() for ref, _ in s.refs) \
+                        or any(p == EVAL for s in found.scopes.values() for p, _ in s.dynamic):
                     state.lookups.add(path)
         return state.lookups
 
@@ -270,12 +275,8 @@ class ReachQueries:
         state = self._reach_state()
         if state.prefixes is None:
             state.prefixes = []
-            for path in sorted(self.files):
-                data = self._bytes(path) or b""
-                if b"import_module" not in data and b"__import__" not in data:
-                    continue
-                found = self.outline(path)
-                for scope_name, scope in (found.scopes.items() if found is not None else ()):
+            for path, found in self._outlines_naming(b"import_module", b"__import__"):
+                for scope_name, scope in found.scopes.items():
                     for prefix, line in scope.dynamic:
                         if prefix and not prefix.endswith("\0"):
                             state.prefixes.append((prefix, path, scope_name, line))
@@ -296,13 +297,7 @@ class ReachQueries:
         state = self._reach_state()
         if state.dynamic_all is None:
             state.dynamic_all = []
-            for path in sorted(self.files):
-                data = self._bytes(path) or b""
-                if b"import_module" not in data and b"__import__" not in data:
-                    continue
-                found = self.outline(path)
-                if found is None:
-                    continue
+            for path, found in self._outlines_naming(b"import_module", b"__import__"):
                 lines = [line for s in found.scopes.values() for prefix, line in s.dynamic if prefix == ""]
                 if lines:
                     where = f"{self.display(path)}:{lines[0]}"

@@ -9,6 +9,7 @@ import libcst as cst
 
 from msacclint.analysis.cells import cells, self_attr
 from msacclint.analysis.scopes import says_eval, scopes
+from msacclint.analysis.source import code_of as _code
 from msacclint.analysis.train_modes import holds_mode_cells
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
@@ -403,10 +404,6 @@ def _constructor_parameter(ctx, owner: cst.ClassDef, attr: str) -> Optional[str]
 def _calls_held(call: cst.Call, held) -> bool:
     """``self.<attr>(...)`` for an attribute the class's ``__init__`` sets (a network it holds)."""
     return self_attr(call.func) in held
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _enables(call: cst.Call) -> bool:

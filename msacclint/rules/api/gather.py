@@ -13,6 +13,7 @@ import libcst as cst
 
 from msacclint.analysis.calls import argument, literal
 from msacclint.analysis.facts import facts
+from msacclint.analysis.source import code_of as _code
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 
@@ -21,10 +22,6 @@ GATHER_FUNCTIONS = {
 }
 _METHOD_SIGNATURE = ("input_indices", "axis", "batch_dims")
 _UNSQUEEZE = ("unsqueeze", "expand_dims")
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _new_unit_axis(ctx, index: cst.BaseExpression) -> bool:

@@ -12,6 +12,7 @@ from typing import List, Optional
 import libcst as cst
 
 from msacclint.analysis.facts import facts
+from msacclint.analysis.source import code_of as _code
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 
@@ -21,10 +22,6 @@ _JIT = frozenset({"mindspore.jit", "mindspore.ms_function", "mindspore.jit_class
 def _is_random(name: Optional[str]) -> bool:
     return bool(name) and (name.startswith("numpy.random.") or name.startswith("random.")) \
         and not name.endswith((".seed", ".RandomState", ".default_rng", ".Generator", ".get_state", ".set_state"))
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 class _RandomCalls(cst.CSTVisitor):

@@ -15,6 +15,7 @@ import libcst as cst
 from msacclint.analysis.calls import UNKNOWN, argument, has_star_kwargs, literal
 from msacclint.analysis.facts import facts
 from msacclint.analysis.scopes import scopes
+from msacclint.analysis.walk import OwnScope
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 
@@ -23,21 +24,12 @@ _SIGNATURE = ("fn", "grad_position", "weights", "has_aux", "return_ids")
 _NO_GRAD = ("stop_gradient",)
 
 
-class _Returns(cst.CSTVisitor):
+class _Returns(OwnScope):
     """The return statements of one function body (not of nested functions)."""
 
     def __init__(self) -> None:
         self.returns: List[cst.Return] = []
         self.yields = False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
 
     def visit_Return(self, node: cst.Return) -> None:
         self.returns.append(node)

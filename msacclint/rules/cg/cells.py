@@ -18,6 +18,7 @@ from msacclint.analysis.calls import literal
 from msacclint.analysis.cells import DYNAMIC_CHILDREN, CellInfo, cells
 from msacclint.analysis.flow import flow
 from msacclint.analysis.names import last_name
+from msacclint.analysis.source import code_of as _code
 from msacclint.analysis.walk import walk
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
@@ -43,10 +44,6 @@ def _is_layer_call(ctx, info: CellInfo, callee: Optional[str], value: cst.BaseEx
         return (other is not None and other is not info and CELL in other.bases
                 and any(_owns_parameters(ctx, other, name) for name in other.attrs))
     return False
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 class UnusedSubCell(Rule):

@@ -14,6 +14,7 @@ import libcst as cst
 
 from msacclint.analysis.facts import facts
 from msacclint.analysis.scopes import names_in, scopes
+from msacclint.analysis.source import code_of as _code
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 
@@ -24,10 +25,6 @@ _STATELESS = re.compile(r"(ReLU\d?|GELU|SiLU|Sigmoid|Tanh|HSwish|HSigmoid|Softma
                         r"Identity|(Adaptive)?(Max|Avg)Pool\dD?|LeakyReLU|ELU|Mish|Softplus|Hardtanh|PReLU_?|"
                         r"ZeroPad2d|Pad|Upsample|ResizeBilinear|Unfold)$")
 _MEANT = re.compile(r"shar|tied|\btie\b|_tie|same|reuse|common", re.IGNORECASE)
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _statement_comments(stmt: cst.CSTNode) -> str:

@@ -18,6 +18,7 @@ from msacclint.analysis.scopes import scopes
 from msacclint.diagnostics import Severity
 from msacclint.rules.examples import dedent
 from msacclint.rules.base import Invalid, Rule, Valid
+from msacclint.analysis.source import code_of as _code
 
 _GROUP_CALLS = frozenset({"get_group_size", "get_device_num", "get_world_size"})
 _GROUP_WORDS = ("group_size", "device_num", "rank_size", "world_size", "num_devices", "device_count", "ndevices")
@@ -37,10 +38,6 @@ def _optimizers(ctx) -> List[str]:
         if is_mindspore_optimizer(name) or name.startswith("mindspore.mint.optim."):
             out.append(name.rsplit(".", 1)[-1])
     return sorted(out)
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _mode_text(ctx, call: cst.Call, value: cst.BaseExpression, depth: int = 0) -> Optional[str]:

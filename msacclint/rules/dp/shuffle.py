@@ -16,7 +16,7 @@ from msacclint.analysis.calls import argument, has_star_kwargs, literal
 from msacclint.analysis.cells import cells
 from msacclint.analysis.datasets import TRAIN, datasets
 from msacclint.analysis.scopes import scopes
-from msacclint.analysis.walk import walk
+from msacclint.analysis.walk import own_nodes, walk
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
 from msacclint.rules.examples import fill
@@ -410,17 +410,7 @@ def _synthetic(function: cst.FunctionDef) -> bool:
 
 
 def _yields(function: cst.FunctionDef) -> bool:
-    found = []
-
-    class Yields(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is function
-
-        def visit_Yield(self, node: cst.Yield) -> None:
-            found.append(node)
-
-    walk(function, Yields())
-    return bool(found)
+    return bool(own_nodes(function, cst.Yield))
 
 
 class GeneratorDatasetNotShuffled(Rule):

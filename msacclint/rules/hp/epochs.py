@@ -16,6 +16,7 @@ import libcst as cst
 from msacclint.analysis.calls import UNKNOWN, argument, has_star_kwargs, literal
 from msacclint.analysis.facts import facts
 from msacclint.analysis.scopes import scopes
+from msacclint.analysis.source import code_of as _code
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import fill
@@ -23,10 +24,6 @@ from msacclint.rules.fixtures.mpwi import page
 
 MODELS = frozenset({"mindspore.Model"})  # the canonical name of every alias
 _TRAIN_SIGNATURE = ("epoch", "train_dataset", "callbacks", "dataset_sink_mode", "sink_size", "initial_epoch")
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _is_model(ctx, sc, call: cst.Call) -> bool:

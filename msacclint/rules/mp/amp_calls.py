@@ -17,10 +17,6 @@ AUTO_MP = "mindspore.auto_mixed_precision"
 BUILD_TRAIN_SIGNATURE = ("network", "optimizer", "loss_fn", "level")
 
 
-def code_of(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
-
-
 def amp_level(call: cst.Call, callee: str) -> Optional[str]:
     """The literal amp level of a Model / build_train_network / auto_mixed_precision call."""
     if callee == MODEL:

@@ -33,10 +33,6 @@ AMP_APIS = {
 }
 
 
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
-
-
 def amp_calls(ctx) -> Iterator[Tuple[cst.Call, str, cst.Arg]]:
     """(call, API, level argument) of every AMP entry point given a literal level."""
     f = facts(ctx)

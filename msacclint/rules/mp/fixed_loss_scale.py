@@ -15,13 +15,14 @@ import libcst as cst
 from msacclint.analysis.calls import UNKNOWN, argument, has_star_kwargs, literal
 from msacclint.analysis.flow import flow
 from msacclint.analysis.loss_scale import defined_value, model_argument
+from msacclint.analysis.source import code_of
 from msacclint.diagnostics import Severity
 from msacclint.project.values import Value
 from msacclint.rules.base import Invalid, Valid
 from msacclint.rules.examples import model_zoo_config
 from msacclint.rules.fixtures.mpwi import fill_files
 from msacclint.rules.function_rule import FunctionRule
-from msacclint.rules.mp.amp_calls import MODEL, amp_level, code_of, keyword
+from msacclint.rules.mp.amp_calls import MODEL, amp_level, keyword
 
 FIXED_MANAGER = "mindspore.FixedLossScaleManager"
 LOSS_SCALE_STEP = "mindspore.nn.TrainOneStepWithLossScaleCell"

@@ -26,7 +26,7 @@ from msacclint.analysis.loss_scale import (
     says_scale,
 )
 from msacclint.analysis.training import is_mindspore_optimizer
-from msacclint.analysis.walk import walk
+from msacclint.analysis.walk import descendants
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
 from msacclint.rules.examples import fill
@@ -420,8 +420,8 @@ class ScaledUpdateWithoutOverflowCheck(FunctionRule):
         built = classes_handed_to(self.ctx, owner, attr)
         if built is None and attr == "scale_sense":
             # TrainOneStepWithLossScaleCell keeps its third argument as self.scale_sense
-            if init is None:
-                built = _base_argument_classes(project, path, owner.name)
+            if init is None:  # as every call in the project passes it, by keyword or third
+                built = project.passed_classes(path, owner.name, "scale_sense", 2, in_place=True)
             else:
                 params = [p.name.value for p in (*init.params.params, *init.params.kwonly_params)]
                 param = _passed_to_super(init, params)
@@ -456,33 +456,8 @@ def _passed_to_super(init: cst.FunctionDef, params: List[str]) -> Optional[str]:
     return None
 
 
-def _base_argument_classes(project, path: str, name: str):
-    """A step class without its own ``__init__``: TrainOneStepWithLossScaleCell's
-    ``scale_sense``, the third argument, as every call in the project passes it."""
-    out = []
-    for other, summary, call, _cls, func in project.call_sites(path, name):
-        expr = call.kwargs.get("scale_sense") or (call.args[2] if len(call.args) > 2 else None)
-        if expr is None:
-            return None
-        if expr[0] == "call":
-            out.append((other, expr[1], call.line))
-            continue
-        builds = project.names_built(summary, func, expr)
-        if builds is None:
-            return None
-        out.extend((other, callee, call.line) for callee in builds)
-    return out or None
-
-
 def _calls(node: cst.CSTNode) -> List[cst.Call]:
-    found: List[cst.Call] = []
-
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, n: cst.Call) -> None:
-            found.append(n)
-
-    walk(node, Calls())
-    return found
+    return [n for n in descendants(node) if isinstance(n, cst.Call)]
 
 
 def scaled_source(analysis: GradScaleFlow, name: str, before: int, depth: int = 0) -> Optional[Scaled]:

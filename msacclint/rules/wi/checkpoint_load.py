@@ -14,6 +14,7 @@ from msacclint.analysis.displayed import displayed
 from msacclint.analysis.flow import flow
 from msacclint.analysis.local_uses import local_uses
 from msacclint.analysis.scopes import says_eval, says_train
+from msacclint.analysis.source import code_of
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
@@ -21,12 +22,6 @@ from msacclint.rules.examples import fill, notebook
 from msacclint.rules.fixtures.mpwi import SWAP_IN_EMA, fill_files
 from msacclint.rules.function_rule import InFunctionRule
 from msacclint.rules.wi.checkpoint_paths import checkpoint_prefixes, path_name, path_shape
-
-
-def code_of(node: cst.CSTNode) -> str:
-    """The source text of ``node``."""
-    return cst.Module([]).code_for_node(node)
-
 
 LOAD_INTO_NET = "mindspore.load_param_into_net"
 LOAD_CHECKPOINT = "mindspore.load_checkpoint"
