@@ -13,10 +13,17 @@ import libcst as cst
 from msacclint.analysis.liveness import forward_owner
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
+from msacclint.rules.fixtures.nets import cell, module
 from msacclint.rules.function_rule import InFunctionRule
 
 DROPOUTS = frozenset({"mindspore.nn.Dropout", "mindspore.nn.Dropout1d", "mindspore.nn.Dropout2d",
                       "mindspore.nn.Dropout3d", "mindspore.mint.nn.Dropout"})
+
+
+def _attention(forward: str) -> str:
+    """An example: an Attention Cell whose dropout is built in ``__init__``, its forward ``forward``."""
+    return module("import mindspore.nn as nn", cell("Attention", init="self.attn_drop = nn.Dropout(p=0.1)",
+                                                    construct=forward, args="attn"))
 
 
 class DropoutBuiltInConstruct(InFunctionRule):
@@ -57,31 +64,11 @@ class DropoutBuiltInConstruct(InFunctionRule):
     fix_safety = "No automatic fix: the layer has to move to `__init__`."
     versions = "All versions: Cell.training starts False."
     VALID = (
-        Valid("""
-            import mindspore.nn as nn
-
-            class Attention(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.attn_drop = nn.Dropout(p=0.1)
-
-                def construct(self, attn):
-                    return self.attn_drop(attn)
-        """, note="built in __init__: set_train reaches it"),
-        Valid("""
-            import mindspore.nn as nn
-
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.head = self._make_head(0.1)
-
-                def _make_head(self, rate):
-                    return nn.SequentialCell([nn.Dense(8, 8), nn.Dropout(p=rate)])
-
-                def construct(self, x):
-                    return self.head(x)
-        """, note="a builder method called from __init__, not from construct"),
+        Valid(_attention("return self.attn_drop(attn)"), note="built in __init__: set_train reaches it"),
+        Valid(module("import mindspore.nn as nn", cell("Block", init="self.head = self._make_head(0.1)", methods="""
+            def _make_head(self, rate):
+                return nn.SequentialCell([nn.Dense(8, 8), nn.Dropout(p=rate)])
+        """, construct="return self.head(x)")), note="a builder method called from __init__, not from construct"),
         Valid("""
             import mindspore.nn as nn
             import mindspore.ops as ops

@@ -17,6 +17,7 @@ from msacclint.analysis.cells import cells, is_cell_class
 from msacclint.analysis.walk import descendants, iter_children
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
+from msacclint.rules.fixtures.nets import cell, module
 
 
 def _training_reads(test: cst.BaseExpression, name: str) -> List[cst.Attribute]:
@@ -95,18 +96,11 @@ class TrainingFlagOfNewCell(Rule):
                     model.load_state_dict(torch.load(ckpt))
                 return model
         """, note="a PyTorch Module starts in training mode"),
-        Valid("""
-            from mindspore import nn
-            class Block(nn.Cell):
-                def __init__(self):
-                    super().__init__()
-                    self.drop = nn.Dropout(p=0.1)
-
-                def construct(self, x):
-                    if self.training:
-                        x = self.drop(x)
-                    return x
-        """, note="self.training read in construct, where the mode has been set"),
+        Valid(module("from mindspore import nn", cell("Block", init="self.drop = nn.Dropout(p=0.1)", construct="""
+            if self.training:
+                x = self.drop(x)
+            return x
+        """), tight=True), note="self.training read in construct, where the mode has been set"),
         Valid("""
             from mindspore import nn
             class Head(nn.Cell):

@@ -20,6 +20,8 @@ from msacclint.analysis.loss_scale import GRAD_FUNCTIONS, defined_value, model_a
 from msacclint.analysis.losses import SOFTMAX_CE, dataset_label_kind, label_kind, loss_options, unreduced_return
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
+from msacclint.rules.examples import fill
+from msacclint.rules.fixtures.nets import cell
 from msacclint.rules.function_rule import FunctionRule
 
 
@@ -194,6 +196,20 @@ class LossLabelContradiction(FunctionRule):
 TRAIN_CELLS = frozenset({"mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneStepWithLossScaleCell"})
 
 
+def _net_with_loss(construct: str, marker: str = "") -> str:
+    """An example: a NetWithLoss Cell of a per-sample MSE loss, its forward ``construct``,
+    trained by ``TrainOneStepCell`` (``marker``: the comment on that line)."""
+    return fill("""
+        import mindspore as ms
+        from mindspore import nn, ops
+        {net}
+        train = nn.TrainOneStepCell(NetWithLoss(net), opt){marker}
+    """, net=cell("NetWithLoss", init="""
+        self.net = net
+        self.loss = nn.MSELoss(reduction='none')
+    """, construct=construct, params="net", args="x, y", tight=True), marker=marker)
+
+
 class UnreducedLoss(FunctionRule):
     code = "MSA502"
     about_the_run = True
@@ -248,18 +264,7 @@ class UnreducedLoss(FunctionRule):
                 return loss
             grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)
         """, note="a loss the file does not show"),
-        Valid("""
-            import mindspore as ms
-            from mindspore import nn, ops
-            class NetWithLoss(nn.Cell):
-                def __init__(self, net):
-                    super().__init__()
-                    self.net = net
-                    self.loss = nn.MSELoss(reduction='none')
-                def construct(self, x, y):
-                    return self.loss(self.net(x), y).mean()
-            train = nn.TrainOneStepCell(NetWithLoss(net), opt)
-        """, note="reduced in construct"),
+        Valid(_net_with_loss("return self.loss(self.net(x), y).mean()"), note="reduced in construct"),
         Valid("""
             import mindspore as ms
             from mindspore import nn, ops
@@ -286,18 +291,7 @@ class UnreducedLoss(FunctionRule):
             loss = nn.MSELoss(reduction='none')
             model = ms.Model(net, loss_fn=loss, optimizer=opt)  # MSA502
         """),
-        Invalid("""
-            import mindspore as ms
-            from mindspore import nn, ops
-            class NetWithLoss(nn.Cell):
-                def __init__(self, net):
-                    super().__init__()
-                    self.net = net
-                    self.loss = nn.MSELoss(reduction='none')
-                def construct(self, x, y):
-                    return self.loss(self.net(x), y)
-            train = nn.TrainOneStepCell(NetWithLoss(net), opt)  # MSA502
-        """),
+        Invalid(_net_with_loss("return self.loss(self.net(x), y)", marker="  # MSA502")),
         Invalid("""
             import mindspore as ms
             from mindspore import nn, ops

@@ -17,6 +17,7 @@ from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import fill
 from msacclint.rules.fixtures.mpwi import data_parallel_script, page
+from msacclint.rules.fixtures.nets import cell, module
 
 #: what takes gradients in a step Cell (qualified as the project layer resolves them)
 GRAD_STEP_BUILDERS = frozenset({"mindspore.value_and_grad", "mindspore.grad", "mindspore.ops.value_and_grad",
@@ -84,20 +85,16 @@ _MODE_BY_BRANCH = """
 """
 
 
-_PENALTY_CELL = """
+_PENALTY_CELL = module("""
     import mindspore.nn as nn
     import mindspore.ops as ops
-
-    class GradientPenalty(nn.Cell):
-        def __init__(self, critic):
-            super().__init__()
-            self.critic = critic
-            self.grad = ops.GradOperation()
-
-        def construct(self, mixed):
-            slopes = self.grad(self.critic)(mixed)
-            return ((ops.norm(slopes, dim=1) - 1) ** 2).mean()
-"""
+""", cell("GradientPenalty", init="""
+    self.critic = critic
+    self.grad = ops.GradOperation()
+""", construct="""
+    slopes = self.grad(self.critic)(mixed)
+    return ((ops.norm(slopes, dim=1) - 1) ** 2).mean()
+""", params="critic", args="mixed"))
 _PENALTY_ENTRY = """
     import mindspore as ms
     from mindspore import nn

@@ -158,12 +158,7 @@ class TrainingDatasetNotShuffled(Rule):
     versions = "All MindSpore 1.x and 2.x releases."
     references = ("rules/api_defaults.toml, entry MS-DS-01",)
     VALID = (
-        Valid("""
-            import mindspore as ms
-            import mindspore.dataset as ds
-            train_ds = ds.ImageFolderDataset(train_dir, shuffle=True)
-            model.train(10, train_ds)
-        """, note="idiomatic"),
+        Valid(use_instead, note="idiomatic"),
         Valid("""
             import mindspore as ms
             import mindspore.dataset as ds

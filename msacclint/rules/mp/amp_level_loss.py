@@ -15,6 +15,7 @@ from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Valid
 from msacclint.rules.examples import fill
 from msacclint.rules.fixtures.mpwi import page
+from msacclint.rules.fixtures.nets import cell, module
 from msacclint.rules.function_rule import FunctionRule
 from msacclint.rules.mp.amp_calls import BUILD_TRAIN, BUILD_TRAIN_SIGNATURE, MODEL, amp_level, o3_unguarded
 
@@ -26,21 +27,13 @@ LOSS_FUNCTIONS = frozenset({
 
 
 #: a network that computes its own loss (``{rest}``: what the file does with it)
-_NET_WITH_LOSS = """
+_NET_WITH_LOSS = module("""
     import mindspore as ms
     from mindspore import nn
-
-    class NetWithLoss(nn.Cell):
-        def __init__(self, backbone):
-            super().__init__()
-            self.backbone = backbone
-            self.loss = nn.CrossEntropyLoss()
-
-        def construct(self, x, y):
-            return self.loss(self.backbone(x), y)
-
-    {rest}
-"""
+""", cell("NetWithLoss", init="""
+    self.backbone = backbone
+    self.loss = nn.CrossEntropyLoss()
+""", construct="return self.loss(self.backbone(x), y)", params="backbone", args="x, y")) + "\n{rest}\n"
 
 
 class AmpLevelLossInNetwork(FunctionRule):
