@@ -88,6 +88,8 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         self._module_cache: Dict[Tuple[str, str], Optional[str]] = {}
         #: path -> the words of its text (``referrers``), built on first use
         self._words: Optional[Dict[str, frozenset]] = None
+        #: path -> its name-token counts (``_mentions``), or None when it does not tokenize
+        self._token_counts: Dict[str, Optional[Dict[str, int]]] = {}
         #: MindSpore names some module of the project replaces (``patched``), on first use
         self._patched: Optional[Dict[str, Evidence]] = None
         #: files this process will check later in the run (set by the engine's batch)
@@ -108,7 +110,7 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         state = self.__dict__.copy()
         state.update(_summaries={}, _texts={}, _used={}, _digests={}, _module_cache={}, _reported=set(), pending=set(),
                      _parsed=OrderedDict(), _parsed_bytes=0, _drafts=OrderedDict(), _draft_bytes=0, _words=None,
-                     _patched=None, _reach=None, _config_builds={}, _call_sites={})
+                     _token_counts={}, _patched=None, _reach=None, _config_builds={}, _call_sites={})
         state["configs"] = configs_mod.ConfigStore(self.configs.paths)
         return state
 
@@ -162,6 +164,7 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         self._digests.pop(path, None)
         self._summaries.pop(path, None)
         self._words = None
+        self._token_counts.pop(path, None)
         self._patched = None
         self.__dict__.pop("_config_builds", None)
         self.__dict__.pop("_call_sites", None)
