@@ -49,7 +49,13 @@ class CallerQueries:
     def _find_call_sites(self, path: str, target: str):
         short = target.split(".")[-1]
         pattern = re.compile(rb"\b" + re.escape(short.encode()) + rb"\b")
+        # the word index holds every whole word the pattern can match: a file without the
+        # word is passed over without a search of its text
+        words = self._word_index() if short.isascii() and short.isidentifier() else None
+        word = short.encode()
         for other in sorted(self.files):
+            if words is not None and word not in words.get(other, ()):
+                continue
             data = self._bytes(other)
             if data is None or not pattern.search(data):
                 continue

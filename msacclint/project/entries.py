@@ -202,8 +202,10 @@ class EntryQueries:
 
     def _some_entries(self, path: str) -> Tuple[str, ...]:
         """A few entry points of the repository, the nearest to ``path`` first."""
-        candidates = set(self.named_scripts())
-        candidates.update(p for p in self.files if MAIN_BLOCK.search(self._bytes(p) or b"") is not None)
+        state = self._reach_state()
+        if state.main_blocks is None:
+            state.main_blocks = {p for p in self.files if MAIN_BLOCK.search(self._bytes(p) or b"") is not None}
+        candidates = set(self.named_scripts()) | state.main_blocks
 
         def distance(other: str) -> Tuple[int, str]:
             common = os.path.commonpath([path, other])

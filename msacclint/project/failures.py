@@ -171,7 +171,9 @@ class FailureQueries:
         text, problem = decode(data)
         if problem is not None:
             return []
-        module, _ = parse(text)
+        module = self.parsed_now(path, text)  # parsed for its summary already
+        if module is None:
+            module, _ = parse(text)
         if module is None:
             return []
         try:

@@ -49,6 +49,9 @@ __all__ = ["BATCH_NORMS", "DROPOUTS", "TRAINING_CALLS", "UNSET", "Evidence", "Pr
 #: (the check then reuses the parse): at most this much source text at a time (a parsed
 #: module takes some 35 bytes of memory per byte of source)
 KEEP_PARSED_BYTES = 2_000_000
+#: modules parsed for the summary of a file no check will take, kept for the next question
+#: that parses the same file (the reach search's raising statements, project/failures.py)
+RECENT_PARSES = 8
 #: summaries collected in the engine's traversal wait for their lines with the file's text:
 #: at most this much text at a time (a long flake8 or editor session checks many files)
 KEEP_DRAFT_BYTES = 16_000_000
@@ -88,6 +91,8 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         self._module_cache: Dict[Tuple[str, str], Optional[str]] = {}
         #: path -> the words of its text (``referrers``), built on first use
         self._words: Optional[Dict[str, frozenset]] = None
+        #: path -> its name-token counts (``_mentions``), or None when it does not tokenize
+        self._token_counts: Dict[str, Optional[Dict[str, int]]] = {}
         #: MindSpore names some module of the project replaces (``patched``), on first use
         self._patched: Optional[Dict[str, Evidence]] = None
         #: files this process will check later in the run (set by the engine's batch)
@@ -97,6 +102,9 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         #: path -> (text, parsed module) of pending files parsed for their summary
         self._parsed: OrderedDict[str, Tuple[str, Any]] = OrderedDict()
         self._parsed_bytes = 0
+        #: path -> (text, parsed module) of the last RECENT_PARSES files parsed for their
+        #: summary that no check takes
+        self._recent: OrderedDict[str, Tuple[str, Any]] = OrderedDict()
         #: path -> (text, collector) of checked files whose summary the engine's traversal
         #: collected, lines not yet filled in (done on first use)
         self._drafts: OrderedDict[str, Tuple[str, SummaryCollector]] = OrderedDict()
@@ -107,8 +115,9 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
     def __getstate__(self):
         state = self.__dict__.copy()
         state.update(_summaries={}, _texts={}, _used={}, _digests={}, _module_cache={}, _reported=set(), pending=set(),
-                     _parsed=OrderedDict(), _parsed_bytes=0, _drafts=OrderedDict(), _draft_bytes=0, _words=None,
-                     _patched=None, _reach=None, _config_builds={}, _call_sites={})
+                     _parsed=OrderedDict(), _parsed_bytes=0, _recent=OrderedDict(), _drafts=OrderedDict(),
+                     _draft_bytes=0, _words=None, _token_counts={}, _patched=None, _reach=None,
+                     _config_builds={}, _call_sites={})
         state["configs"] = configs_mod.ConfigStore(self.configs.paths)
         return state
 
@@ -162,11 +171,13 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         self._digests.pop(path, None)
         self._summaries.pop(path, None)
         self._words = None
+        self._token_counts.pop(path, None)
         self._patched = None
         self.__dict__.pop("_config_builds", None)
         self.__dict__.pop("_call_sites", None)
         self._drop_draft(path)
         self._drop_parsed(path)
+        self._recent.pop(path, None)
         self.forget_reach()
         if path.endswith((".py", NOTEBOOK)):
             known = path in self.files
@@ -254,6 +265,11 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
             return None
         if path in self.pending or self.keep_all_parses:
             self._keep_parsed(path, text, parsed)
+        else:
+            self._recent.pop(path, None)
+            self._recent[path] = (text, parsed)
+            while len(self._recent) > RECENT_PARSES:
+                self._recent.popitem(last=False)
         try:
             return summarize(parsed, path, module, is_package, text)
         except RecursionError:
@@ -297,6 +313,15 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         kept = self._drop_parsed(path)
         if kept is not None and kept[0] == text:
             return kept[1]
+        return None
+
+    def parsed_now(self, path: str, text: str) -> Optional[Any]:
+        """A module parsed from ``text`` for ``path``'s summary and still kept (for a check
+        later in the run, or among the last few), left in place; None when there is none."""
+        path = os.path.normpath(os.path.abspath(path))
+        for kept in (self._parsed.get(path), self._recent.get(path)):
+            if kept is not None and kept[0] == text:
+                return kept[1]
         return None
 
     def checked(self, path: str) -> None:

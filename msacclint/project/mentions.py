@@ -35,7 +35,7 @@ class MentionQueries:
             data = self._bytes(other)
             if data and word in data:
                 self._depend(other)
-                total += _name_tokens(data, name, pattern)
+                total += self._name_count(other, data, name, pattern)
         for other in sorted(self.configs.paths):
             data = self._bytes(other)
             if data and word in data:
@@ -43,6 +43,18 @@ class MentionQueries:
                 total += len(pattern.findall(data))
         self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
         return total
+
+    def _name_count(self, path: str, data: bytes, name: str, pattern: Any) -> int:
+        """``_name_tokens`` of ``path``'s text, from the file's token counts, made once per
+        text (a file is tokenized once, not once per name asked about)."""
+        if not name.isidentifier():
+            return _name_tokens(data, name, pattern)
+        counts = self._token_counts.get(path, _MISSING)
+        if counts is _MISSING:
+            counts = self._token_counts[path] = _count_tokens(data)
+        if counts is None:  # the tokenizer refuses the file: whole words
+            return len(pattern.findall(data))
+        return counts.get(name, 0)
 
     _MODULE_PATHS = re.compile(
         rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))", re.M)
@@ -181,6 +193,29 @@ class MentionQueries:
         # and so does a new file
         self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
         return False
+
+
+_MISSING: Any = object()
+
+
+def _count_tokens(data: bytes) -> Optional[Dict[str, int]]:
+    """How many times each identifier is a name token of ``data``, plus the string literals
+    that are exactly a quoted identifier (``'Net'``, ``"Net"``), counted under it: what
+    ``_name_tokens`` counts, for every name at once. None when the tokenizer refuses the file."""
+    counts: Dict[str, int] = {}
+    name_type, string_type = tokenize.NAME, tokenize.STRING
+    try:
+        for token in tokenize.tokenize(io.BytesIO(data).readline):
+            kind, text = token.type, token.string
+            if kind == name_type:
+                counts[text] = counts.get(text, 0) + 1
+            elif kind == string_type and len(text) > 2 and text[0] in "'\"" and text[-1] == text[0]:
+                inner = text[1:-1]
+                if inner.isidentifier():
+                    counts[inner] = counts.get(inner, 0) + 1
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+    return counts
 
 
 def _name_tokens(data: bytes, name: str, pattern: Any) -> int:

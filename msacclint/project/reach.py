@@ -76,6 +76,8 @@ class _State:
     prefixes: Optional[List[Tuple[str, str, str, int]]] = None
     lookups: Optional[Set[str]] = None
     entry_folders: Optional[Set[str]] = None
+    #: the files with an ``if __name__ == "__main__":`` block (``_some_entries``)
+    main_blocks: Optional[Set[str]] = None
     #: memo of the search that lets a path pass code that cannot run
     loose: Dict[Node, Optional[Tuple[Hop, ...]]] = field(default_factory=dict)
     module_failures: Dict[str, Optional[Hop]] = field(default_factory=dict)
