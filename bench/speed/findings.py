@@ -35,7 +35,8 @@ def lines(corpus: str) -> List[str]:
     for d in found:
         record = d.to_cache()
         record["path"] = os.path.relpath(d.path, root)
-        out.append(json.dumps(record, sort_keys=True, default=str))
+        # notes and trails name files of the corpus by absolute path: keep them relative to it
+        out.append(json.dumps(record, sort_keys=True, default=str).replace(root + os.sep, ""))
     return sorted(out)
 
 
