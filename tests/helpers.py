@@ -138,3 +138,13 @@ def graded_script(head: bool = True, pool_stride: bool = False) -> str:
                  "    return pool, data\n\n\n")
     parts.append("if __name__ == \"__main__\":\n    main()\n")
     return "".join(parts)
+
+
+def git(repo, *args: str) -> str:
+    """``git -C repo args`` with a fixed author (tests that build a repository's history)."""
+    import subprocess
+
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True,
+                          env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                               "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"})
+    return done.stdout.strip()

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import git as _git
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "bench" / "field" / "eval.py"
@@ -18,13 +19,6 @@ BUGGY = ("import mindspore.nn as nn\n\nclass Head(nn.Cell):\n    def __init__(se
 FIXED = BUGGY.replace("nn.Dropout(0.1)", "nn.Dropout(p=0.1)")
 CLEAN = "import mindspore.nn as nn\n\npool = nn.MaxPool2d(kernel_size=2, stride=2)\n"
 POOL = "import mindspore.nn as nn\n\npool = nn.MaxPool2d(2)\n"
-
-
-def _git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True,
-                          env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                               "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"})
-    return done.stdout.strip()
 
 
 @pytest.fixture

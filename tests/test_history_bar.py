@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import git as _git
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "bench" / "field" / "history_bar.py"
@@ -18,13 +19,6 @@ SCRIPT = ROOT / "bench" / "field" / "history_bar.py"
 HEAD = ("import mindspore.nn as nn\nfrom src.nets.heads.config import rates\n\n\nclass Head(nn.Cell):\n"
         "    def __init__(self):\n        super().__init__()\n        self.drop = nn.Dropout(keep_prob=rates.DROP)\n")
 POOL = "import mindspore.nn as nn\n\npool = nn.MaxPool2d(kernel_size=2, stride=2)\n"
-
-
-def _git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True,
-                          env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                               "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"})
-    return done.stdout.strip()
 
 
 @pytest.fixture

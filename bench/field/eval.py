@@ -575,16 +575,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         report["history_figures"] = history_figures(report["history"])
     from report import markdown
 
-    text = markdown(report)
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
+    write_report(report, markdown(report), args.json, args.markdown)
+    return 0
+
+
+def write_report(report: dict, text: str, json_path: Optional[str], markdown_path: Optional[str]) -> None:
+    """The report as JSON (when asked) and its Markdown to a file or to standard output."""
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as handle:
             json.dump(report, handle, indent=1, sort_keys=True)
-    if args.markdown:
-        with open(args.markdown, "w", encoding="utf-8") as handle:
+    if markdown_path:
+        with open(markdown_path, "w", encoding="utf-8") as handle:
             handle.write(text)
     else:
         sys.stdout.write(text)
-    return 0
 
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, ROOT)  # the msacclint next to this script, whatever is installed
 
+from eval import write_report  # noqa: E402
 from sources import SourceError, git  # noqa: E402
 
 from msacclint.data import tomllib  # noqa: E402
@@ -420,14 +421,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     report = {"msacclint": run, "frozen": bool(args.frozen), "half": args.half, "cases_files": args.cases,
               "mindspore_version": args.mindspore_version, "cases": rows, "figures": figures(rows)}
     text = markdown(report)
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(report, handle, indent=1, sort_keys=True)
-    if args.markdown:
-        with open(args.markdown, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    else:
-        sys.stdout.write(text)
+    write_report(report, text, args.json, args.markdown)
     return 0
 
 
