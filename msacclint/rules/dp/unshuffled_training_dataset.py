@@ -1,27 +1,20 @@
-"""dp.03: the training dataset is never shuffled.
-
-- MSA301: a training dataset built with ``shuffle=False`` (or a sequential sampler) and
-  never ``.shuffle()``d afterwards.
-- MSA302 (MS-DS-02): ``GeneratorDataset`` over a Python generator (no random access, so it
-  cannot shuffle) in training code, never ``.shuffle()``d.
-"""
+"""MSA301 (dp.03): a training dataset built with ``shuffle=False`` (or a sequential sampler)
+and never ``.shuffle()``d afterwards."""
 
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Dict
 
 import libcst as cst
 
 from msacclint.analysis.calls import argument, has_star_kwargs, literal
-from msacclint.analysis.cells import cells
 from msacclint.analysis.datasets import TRAIN, datasets
 from msacclint.analysis.scopes import scopes
-from msacclint.analysis.walk import own_nodes, walk
 from msacclint.diagnostics import Applicability, Severity
 from msacclint.rules.base import FixSpec, Invalid, Rule, Valid
+from msacclint.rules.dp.iterable_sources import iterable_source
 from msacclint.rules.examples import fill
 
-GENERATOR_DATASET = "mindspore.dataset.GeneratorDataset"
 SEQUENTIAL = "mindspore.dataset.SequentialSampler"
 
 
@@ -320,7 +313,7 @@ class TrainingDatasetNotShuffled(Rule):
             shuffle = argument(call, "shuffle", ())
             # ``**kwargs`` may pass shuffle or a sampler, unless shuffle is written out (then it
             # cannot pass shuffle, and a sampler with shuffle raises)
-            if (has_star_kwargs(call) and shuffle is None) or _iterable_source(self.ctx, build) is not None:
+            if (has_star_kwargs(call) and shuffle is None) or iterable_source(self.ctx, build) is not None:
                 continue
             sampler = argument(call, "sampler", ())
             order = build.flow.order(call)
@@ -355,173 +348,3 @@ class TrainingDatasetNotShuffled(Rule):
                    if split is not None else "")
             self.report(call, f"training dataset built with {what} and never .shuffle()d: every epoch sees the "
                         f"samples in the same order{why}", fix, related=related)
-
-
-def _iterable_source(ctx, build) -> Optional[cst.CSTNode]:
-    """The source of a GeneratorDataset when it is a Python generator/iterable (no __getitem__)."""
-    if build.callee != GENERATOR_DATASET:
-        return None
-    arg = argument(build.call, "source", ("source",))
-    if arg is None:
-        return None
-    expr = arg.value
-    sc = scopes(ctx)
-    if isinstance(expr, cst.Name):
-        found = sc.resolve(build.flow, expr.value, build.flow.order(build.call))
-        if found is None:
-            return None
-        expr = found[1].value
-    if isinstance(expr, cst.GeneratorExp):
-        return arg.value
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
-        name = expr.func.value
-        function = sc.module_function(name)
-        if function is not None and _yields(function) and not _synthetic(function):
-            return arg.value
-        info = cells(ctx).classes.get(name)
-        if info is not None and "__iter__" in info.methods and "__getitem__" not in info.methods:
-            return arg.value
-    return None
-
-
-def _synthetic(function: cst.FunctionDef) -> bool:
-    """A generator of made-up data (no parameters, loops only over range(), indexes
-    nothing): ``for _ in range(5): yield np.ones(...)``. Its order means nothing."""
-    if function.params.params or isinstance(function.params.star_arg, cst.Param) or function.params.kwonly_params:
-        return False
-    found = {"other_loop": False, "subscript": False}
-
-    class Body(cst.CSTVisitor):
-        def visit_For(self, node: cst.For) -> None:
-            it = node.iter
-            if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"):
-                found["other_loop"] = True
-
-        def visit_Subscript(self, node: cst.Subscript) -> None:
-            found["subscript"] = True
-
-    walk(function.body, Body())
-    return not found["other_loop"] and not found["subscript"]
-
-
-def _yields(function: cst.FunctionDef) -> bool:
-    return bool(own_nodes(function, cst.Yield))
-
-
-class GeneratorDatasetNotShuffled(Rule):
-    code = "MSA302"
-    about_the_run = True
-    name = "generator-dataset-not-shuffled"
-    checklist = "dp.03"
-    severity = Severity.WARNING
-    uses_facts = True
-    message = "training GeneratorDataset over a Python generator is never shuffled"
-    what = ("Reports `GeneratorDataset(source)` where source is a Python generator (a generator "
-            "function of this file, a generator expression, or a class with `__iter__` but no "
-            "`__getitem__`), used for training (as in MSA301) and never `.shuffle()`d. A generator of "
-            "made-up data (no parameters, loops only over `range()`, indexes nothing) is not reported.")
-    why = ("A generator has no random access, so GeneratorDataset cannot shuffle it (verified on "
-           "2.10: order = generator order, whatever `shuffle` says). Training then sees the file order "
-           "every epoch (MS-DS-02).")
-    example = """
-        import mindspore as ms
-        import mindspore.dataset as ds
-        def samples():
-            for path in files:
-                yield load(path)
-        train_ds = ds.GeneratorDataset(samples(), ['image', 'label'])  # MSA302
-        model.train(10, train_ds)
-    """
-    use_instead = """
-        import mindspore as ms
-        import mindspore.dataset as ds
-        def samples():
-            for path in files:
-                yield load(path)
-        train_ds = ds.GeneratorDataset(samples(), ['image', 'label']).shuffle(buffer_size=len(files))
-        model.train(10, train_ds)
-    """
-    fix_safety = "No automatic fix: the buffer size is a choice (at least the dataset size for a full shuffle)."
-    versions = "All MindSpore 1.x and 2.x releases."
-    references = ("rules/api_defaults.toml, entry MS-DS-02",)
-    VALID = (
-        Valid("""
-            import mindspore as ms
-            import mindspore.dataset as ds
-            def samples():
-                for path in files:
-                    yield load(path)
-            train_ds = ds.GeneratorDataset(samples(), ['image', 'label'])
-            train_ds = train_ds.shuffle(buffer_size=50000)
-            model.train(10, train_ds)
-        """, note="idiomatic"),
-        Valid("""
-            import mindspore as ms
-            import mindspore.dataset as ds
-            class Source:
-                def __getitem__(self, i):
-                    return load(files[i])
-                def __len__(self):
-                    return len(files)
-            train_ds = ds.GeneratorDataset(Source(), ['image', 'label'], shuffle=True)
-            model.train(10, train_ds)
-        """, note="a random-access source shuffles itself"),
-        Valid("""
-            import mindspore as ms
-            import mindspore.dataset as ds
-            def samples():
-                for path in files:
-                    yield load(path)
-            eval_ds = ds.GeneratorDataset(samples(), ['image', 'label'])
-            model.eval(eval_ds)
-        """, note="evaluation"),
-        Valid("""
-            import mindspore as ms
-            import mindspore.dataset as ds
-            import numpy as np
-            def fake():
-                for _ in range(8):
-                    yield np.ones((2, 2)), np.ones(2)
-            train_ds = ds.GeneratorDataset(fake(), ['x', 'y'])
-            model.train(1, train_ds)
-        """, note="synthetic data: order means nothing"),
-        Valid("""
-            import mindspore
-            from torch.utils.data import DataLoader
-            def samples():
-                for path in files:
-                    yield load(path)
-            train_loader = DataLoader(samples(), batch_size=32)
-        """, note="PyTorch"),
-    )
-    INVALID = (
-        Invalid("""
-            import mindspore as ms
-            import mindspore.dataset as ds
-            def samples():
-                for path in files:
-                    yield load(path)
-            train_ds = ds.GeneratorDataset(samples(), ['image', 'label'])  # MSA302
-            model.train(10, train_ds)
-        """),
-        Invalid("""
-            import mindspore as ms
-            import mindspore.dataset as ds
-            class Stream:
-                def __iter__(self):
-                    return iter(records)
-            def train(net):
-                data = ds.GeneratorDataset(Stream(), ['x', 'y'])  # MSA302
-                model.train(1, data)
-        """, note="an IterableDataset ported as is"),
-    )
-
-    def finish(self) -> None:
-        info = datasets(self.ctx)
-        for build in info.builds:
-            if has_star_kwargs(build.call) or _iterable_source(self.ctx, build) is None:
-                continue
-            if info.role(build) != TRAIN or info.shuffled_later(build):
-                continue
-            self.report(build.call, "training GeneratorDataset over a Python generator: it cannot shuffle (no random "
-                        "access) and is never .shuffle()d, so every epoch sees the generator's order")
