@@ -12,6 +12,8 @@ import sys
 import textwrap
 
 from msacclint.rules.examples import fill
+from msacclint.rules.fixtures.api import TRAIN_SCRIPT
+from msacclint.rules.fixtures.dp import EVAL_SPLIT_BUILDER
 
 MARK = re.compile(r"#\s*((?:MSA\d{3}\s*)+)\s*$")
 
@@ -39,35 +41,12 @@ NET_WITHOUT_MODE_LAYERS = """\
         def construct(self, x):
             return self.drop(self.fc(x))
     """
-TRAIN = """\
-    import mindspore as ms
-    from mindspore import nn
-    from src.model import Net
-
-    net = Net()
-    opt = nn.Adam(net.trainable_params())
-    def forward(x, y):
-        return nn.MSELoss()(net(x), y)
-    grad_fn = ms.value_and_grad(forward, None, opt.parameters)
-    {set_train}
-    for x, y in ds:
-        grad_fn(x, y)  {mark}
-    """
+#: the training script of the multi-file examples (MSA201), written once in the rules' fixtures
+TRAIN = TRAIN_SCRIPT.lstrip("\n").replace("{mark}", "  {mark}")
 
 #: a dataset builder whose train/eval parameter defaults to {default}, and an eval script
 #: calling it (MSA303)
-_BUILDER = """\
-    import mindspore.dataset as ds
-    import mindspore.dataset.vision as vision
-
-    def create_dataset(path, batch_size=32, do_train={default}):
-        data = ds.ImageFolderDataset(path, shuffle=do_train)
-        if do_train:
-            trans = [vision.Decode(), vision.RandomCrop(224)]
-        else:
-            trans = [vision.Decode(), vision.CenterCrop(224)]
-        return data.map(operations=trans, input_columns="image").batch(batch_size)
-    """
+_BUILDER = EVAL_SPLIT_BUILDER.lstrip("\n")
 _EVAL = """\
     import mindspore as ms
     from src.dataset import create_dataset
