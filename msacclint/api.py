@@ -44,6 +44,9 @@ from msacclint.config import (
     plain_settings,
     resolve_run,
 )
+from msacclint.config import (
+    group_names as config_group_names,
+)
 from msacclint.data import checklist
 from msacclint.diagnostics import Diagnostic, FileFix, FileResult, Grades, Severity
 from msacclint.engine import registry
@@ -51,6 +54,7 @@ from msacclint.engine.batch import Progress, analyse_files, diagnostics_of
 from msacclint.engine.cache import Cache, settings_key
 from msacclint.engine.discovery import MissingPath, discover
 from msacclint.report import PROBLEM, Report, conclude, mindspore_description, port_files, port_suggestion
+from msacclint.rules.groups import BAR, DEFAULT_GROUPS, GROUPS, Standing, record, standing
 from msacclint.settings import Settings
 
 if TYPE_CHECKING:
@@ -58,6 +62,7 @@ if TYPE_CHECKING:
     from msacclint.rules.base import Rule
 
 __all__ = [
+    "BAR", "DEFAULT_GROUPS", "GROUPS", "Standing",
     "ConfigError", "FileFix", "FixOptions", "FixRun", "Graded", "Grades", "LintOptions", "LintRun", "Options",
     "Progress", "Report", "ReportOptions", "Settings", "build_report", "config_file_for", "configuration_for_file",
     "fix_paths", "fix_text", "graded", "grades_without_config", "is_version", "lint_notebook", "lint_paths",
@@ -156,10 +161,13 @@ class Graded:
 
     #: the findings to show, in their order
     shown: Tuple[Diagnostic, ...]
-    #: how many findings of each grade are not shown (grades with none are left out)
+    #: how many findings of each grade are not shown for their grade (grades with none are left out)
     hidden: Dict[Severity, int]
     #: whether a finding shown is at or above ``fail-on``: the exit status is 1
     failed: bool
+    #: how many findings at a grade shown are not shown for their group (``nursery``: a grade
+    #: its rule's field record does not support), by group
+    outside: Dict[str, int] = field(default_factory=dict)
 
     def counts(self) -> Dict[Severity, int]:
         """How many findings of each grade are shown, most severe first (only grades with some)."""
@@ -171,9 +179,20 @@ def graded(diagnostics: Sequence[Diagnostic], grades: Grades) -> Graded:
     """Which findings ``grades`` shows, how many of each grade it hides, and whether the run
     fails (docs/grades.md). The CLI, the pre-commit hooks, the flake8 plugin, the editor
     server and the report all filter through this."""
+    diagnostics = with_groups(diagnostics)
     shown = tuple(d for d in diagnostics if grades.shows(d))
-    hidden = Counter(d.severity for d in diagnostics if not grades.shows(d))
-    return Graded(shown, {g: hidden[g] for g in Severity if hidden[g]}, any(grades.fails(d) for d in shown))
+    hidden = Counter(d.severity for d in diagnostics if not grades.shows(d) and grades.in_view(d))
+    outside = Counter(d.group for d in diagnostics if not grades.in_view(d)
+                      and (d.severity in grades.show or d.code in grades.opted_in))
+    return Graded(shown, {g: hidden[g] for g in Severity if hidden[g]}, any(grades.fails(d) for d in shown),
+                  dict(sorted(outside.items())))
+
+
+def with_groups(diagnostics: Sequence[Diagnostic]) -> List[Diagnostic]:
+    """The findings with their group (msacclint/rules/groups.py): their rule's, or ``nursery``
+    for a grade the rule's field record does not support."""
+    return [d if d.group else replace(d, group=registry.finding_group(d.code, d.severity.value))
+            for d in diagnostics]
 
 
 # -- the project layer ---------------------------------------------------------------------------
@@ -218,7 +237,7 @@ def lint_paths(paths: Sequence[str], options: LintOptions = LintOptions()) -> Li
     prepared = _prepare(paths, options)
     results = _analyse(prepared, options)
     return LintRun(prepared.settings, prepared.config_file, prepared.files,
-                   tuple(diagnostics_of(results.values())), results, prepared.grades)
+                   tuple(with_groups(diagnostics_of(results.values()))), results, prepared.grades)
 
 
 def fix_paths(paths: Sequence[str], options: FixOptions = FixOptions()) -> FixRun:
@@ -245,6 +264,7 @@ def fix_paths(paths: Sequence[str], options: FixOptions = FixOptions()) -> FixRu
     for path, result in before.items():
         remaining.extend(fixes[path].remaining if path in fixes else result.diagnostics)
     remaining.sort(key=Diagnostic.sort_key)
+    remaining = with_groups(remaining)
     return FixRun(prepared.settings, prepared.files, tuple(fixes.values()), tuple(remaining), options.unsafe,
                   options.write, prepared.grades)
 
@@ -319,10 +339,65 @@ def settings_without_config(mindspore_version: Optional[str] = None, defaults: O
 
 
 def grades_without_config(show: Optional[Sequence[str]] = None, opted_in: Sequence[str] = (),
-                          where: str = "show") -> Grades:
-    """The grades shown without a configuration file (the flake8 plugin's option): the
-    grades named (else error and warning) and the off-by-default rules switched on."""
-    return plain_grades(show, opted_in, where)
+                          where: str = "show", groups: Sequence[str] = ()) -> Grades:
+    """The grades shown without a configuration file (the flake8 plugin's options): the
+    grades named (else error and warning), the off-by-default rules switched on, and the
+    default view's groups plus ``groups``."""
+    return plain_grades(show, opted_in, where, groups)
+
+
+def group_names(values: Sequence[str], where: str = "groups") -> Tuple[str, ...]:
+    """Group names checked (``ALL`` for every group); an unknown one raises ConfigError."""
+    return config_group_names(values, where)
+
+
+def group_codes(name: str) -> Tuple[str, ...]:
+    """The codes of a group today (``ALL``: every code)."""
+    return tuple(registry.all_codes()) if name.upper() == "ALL" else tuple(registry.group_codes(name.lower()))
+
+
+def declared_version(path: str) -> Tuple[Optional[str], str]:
+    """The MindSpore version the project holding ``path`` declares (msacclint.project.declared),
+    and where: (None, "") when it declares none."""
+    from msacclint.project.declared import find
+
+    found = find(Path(path))
+    return (found.version, found.describe()) if found is not None else (None, "")
+
+
+def version_note(settings: Settings) -> str:
+    """The line a check prints once about the MindSpore it checks against (docs/configuration.md):
+    the version and where it comes from; for a release the API surface does not know (1.x), what
+    is decided instead. "" when no version is known."""
+    from msacclint.analysis.api_surface import surface
+
+    version = settings.mindspore_version
+    if not version:
+        return ""
+    where = f" ({settings.mindspore_source})" if settings.mindspore_source else ""
+    known = surface()
+    line = f"Checked against MindSpore {version}{where}."
+    if known is not None and known.release_for(version) is None:
+        line += (f" The API surface msacclint ships knows {known.versions[0]}-{known.versions[-1]}: on {version} it "
+                 "claims no failure of a name or argument those releases lack (`--select upgrade` lists what fails "
+                 f"on a move to {known.versions[-1]}), and the table's version bounds decide which defaults apply.")
+    return line
+
+
+def field_record(code: str) -> Dict[str, Standing]:
+    """A rule's field record by grade (error, warning, info, gone): reads and verdicts."""
+    return {grade: standing(code, grade) for grade in ("error", "warning", "info", "gone")}
+
+
+def field_record_meta() -> Dict[str, object]:
+    """The record's rounds, the commit it was measured at and the sources it could not read."""
+    data = record()
+    return {k: data.get(k) for k in ("measured_at", "rounds", "skipped")}
+
+
+def group_of(rule_class: Type[Rule]) -> str:
+    """The group a rule is in today (its field record decides for the proven groups)."""
+    return registry.group_of(rule_class.code)
 
 
 def is_version(text: str) -> bool:
@@ -351,18 +426,18 @@ def lint_text(text: Union[str, bytes], path: str, settings: Settings, use_cache:
         index.begin()
         index.keep_all_parses = run
     if not use_cache:
-        return check_source(text, path, settings, project=index)
+        return with_groups(check_source(text, path, settings, project=index))
     cache = _cache_for(settings)
     key = Cache.key(path, text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
     hit = cache.get_result(key)
     if hit is not None:
-        return hit.diagnostics
+        return with_groups(hit.diagnostics)
     found = check_source(text, path, settings, project=index)
     deps = index.dependencies() if index is not None else None
     if deps:
         deps.pop(os.path.normpath(os.path.abspath(path)), None)
     cache.put(key, found, None, deps)
-    return found
+    return with_groups(found)
 
 
 def lint_notebook(data: Union[str, bytes], path: str, settings: Settings, project: bool = False,
@@ -377,7 +452,7 @@ def lint_notebook(data: Union[str, bytes], path: str, settings: Settings, projec
     if index is not None:
         index.begin()
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    return analyse_notebook(raw, path, settings, project=index).diagnostics
+    return with_groups(analyse_notebook(raw, path, settings, project=index).diagnostics)
 
 
 _LAST_CACHE: List[Tuple[Settings, Cache]] = []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
@@ -20,15 +20,18 @@ from msacclint.analysis.versions import parse as parse_version
 from msacclint.data import tomllib
 from msacclint.diagnostics import Grades, Severity
 from msacclint.engine import registry
+from msacclint.project import declared
+from msacclint.rules.groups import DEFAULT_GROUPS, GROUPS
 from msacclint.settings import Settings
 
 KNOWN_KEYS = {
-    "select": "codes or prefixes to run instead of the defaults (\"ALL\" for every rule)",
-    "extend-select": "codes or prefixes to run in addition (e.g. opt-in info rules)",
+    "select": "codes, prefixes or groups to run instead of the defaults (\"ALL\" for every rule)",
+    "extend-select": "codes, prefixes or groups to run in addition (e.g. \"upgrade\", \"review\")",
     "ignore": "codes or prefixes never to run",
     "per-file-ignores": "a table: glob -> list of codes switched off for matching files",
     "exclude": "gitignore-style patterns of paths never checked",
-    "mindspore-version": "the MindSpore version the code targets, e.g. \"2.10.0\"",
+    "mindspore-version": "the MindSpore version the code targets, e.g. \"2.10.0\" (default: the declared one)",
+    "upgrade-to": "the MindSpore release the upgrade group checks a move to (default: the newest it knows)",
     "defaults": "path of a probe snapshot (msacclint probe --write) whose observed defaults the messages quote",
     "line-length": "the line length fixes keep to (default: [tool.ruff]/[tool.black] line-length, else detected)",
     "show": "the grades of findings shown: a list of \"error\", \"warning\", \"info\" (default: error and warning)",
@@ -68,6 +71,8 @@ class Options:
     show_info: bool = False
     #: the least severe grade that fails the run, instead of the configured one
     fail_on: Optional[str] = None
+    #: the release the upgrade group checks a move to, instead of the configured one
+    upgrade_to: Optional[str] = None
 
     def __post_init__(self) -> None:
         for name in ("select", "extend_select", "ignore", "exclude", "show"):
@@ -115,7 +120,7 @@ def load_table(path: Path) -> Dict[str, Any]:
     for key in ("select", "extend-select", "ignore", "exclude"):
         if key in table and not _string_list(table[key]):
             raise ConfigError(f"{path}: [tool.msacclint] {key} must be a list of strings")
-    for key in ("mindspore-version", "defaults"):
+    for key in ("mindspore-version", "defaults", "upgrade-to"):
         if key in table and not isinstance(table[key], str):
             raise ConfigError(f"{path}: [tool.msacclint] {key} must be a string")
     if "show" in table and not _string_list(table["show"]):
@@ -143,7 +148,7 @@ def expand(selectors: Iterable[str], where: str) -> List[str]:
         if not selector:
             continue
         found = registry.matching(selector)
-        if not found:
+        if not found and selector.lower() not in GROUPS:
             raise ConfigError(f"{where}: unknown rule code or prefix {selector!r} "
                               f"(see `msacclint rules`)")
         codes.extend(found)
@@ -178,13 +183,20 @@ def resolve_run(paths: Sequence[str], options: Options) -> Resolved:
     root = pyproject.parent if pyproject else Path.cwd()
 
     # two layers, the configuration file and then the command line, as in ruff: in each,
-    # select (when given) replaces what came before, extend-select adds, ignore removes
+    # select (when given) replaces what came before, extend-select adds, ignore removes.
+    # What is shown follows the same layers: the default groups, or the groups a select names,
+    # plus the groups extend-select names; codes named as codes (or prefixes, or ALL) are shown
+    # whatever group a finding of theirs is in.
     enabled = set(registry.default_codes())
+    shown_groups: Optional[set] = set(DEFAULT_GROUPS)
+    named: set = set()
     layers = [(table.get("select"), table.get("extend-select", []), table.get("ignore", []), where + ": "),
               (options.select, options.extend_select, options.ignore, "--")]
     for select, extend_select, ignore, prefix in layers:
         if select is not None:
             enabled = set(expand(select, prefix + "select"))
+            shown_groups, named = _shown(select, set(), set())
+        shown_groups, named = _shown(extend_select, shown_groups, named)
         enabled.update(expand(extend_select, prefix + "extend-select"))
         enabled.difference_update(expand(ignore, prefix + "ignore"))
 
@@ -197,7 +209,7 @@ def resolve_run(paths: Sequence[str], options: Options) -> Resolved:
                                (table.get("mindspore-version"), where + ": mindspore-version")):
         if given is not None and not parse_version(given):
             raise ConfigError(f"{where_given}: {given!r} is not a MindSpore version such as \"2.10.0\"")
-    version = options.mindspore_version or table.get("mindspore-version") or installed_mindspore()
+    version, source = target_version(paths, options, table, where)
     defaults = options.defaults or table.get("defaults")
     if defaults and not os.path.isabs(defaults) and not options.defaults:
         defaults = str(root / defaults)
@@ -216,12 +228,56 @@ def resolve_run(paths: Sequence[str], options: Options) -> Resolved:
         per_file_ignores=tuple(per_file),
         exclude=tuple(exclude),
         mindspore_version=version,
+        mindspore_source=source,
+        upgrade_to=upgrade_to(options, table, where),
         defaults=defaults,
         root=str(root),
     )
     opted_in = frozenset(enabled) - registry.default_codes()
     grades = resolve_grades(table, options, where, opted_in)
+    grades = replace(grades, groups=None if shown_groups is None else frozenset(shown_groups),
+                     named=frozenset(named) & frozenset(enabled))
     return Resolved(settings, grades, pyproject)
+
+
+def _shown(selectors: Iterable[str], groups: Optional[set], named: set) -> Tuple[Optional[set], set]:
+    """The groups and the named codes shown after ``selectors`` (a group name shows its group,
+    ``ALL`` every group, a code or prefix its codes at any group)."""
+    for selector in selectors:
+        name = selector.strip()
+        if not name:
+            continue
+        if name.upper() == "ALL":
+            groups = None
+        elif name.lower() in GROUPS:
+            if groups is not None:
+                groups = groups | {name.lower()}
+        else:
+            named = named | set(registry.matching(name))
+    return groups, named
+
+
+def target_version(paths: Sequence[str], options: Options, table: Dict[str, Any],
+                   where: str) -> Tuple[Optional[str], str]:
+    """The MindSpore version a run checks against, and where it comes from: the command line,
+    the configuration, the project's own declaration (requirements, setup, environment files,
+    a Dockerfile, the README's install line: msacclint.project.declared), the installed one."""
+    if options.mindspore_version:
+        return options.mindspore_version, "--mindspore-version"
+    if table.get("mindspore-version"):
+        return table["mindspore-version"], f"{Path(where).name}: mindspore-version"
+    found = declared.find(Path(paths[0] if paths else "."))
+    if found is not None:
+        return found.version, found.describe()
+    installed = installed_mindspore()
+    return (installed, "installed") if installed else (None, "")
+
+
+def upgrade_to(options: Options, table: Dict[str, Any], where: str) -> Optional[str]:
+    given = getattr(options, "upgrade_to", None) or table.get("upgrade-to")
+    if given is not None and not parse_version(given):
+        raise ConfigError(f"{where}: upgrade-to: {given!r} is not a MindSpore version such as \"2.10.0\"")
+    return given
 
 
 def parse_grades(values: Iterable[str], where: str) -> FrozenSet[Severity]:
@@ -295,12 +351,28 @@ def plain_settings(mindspore_version: Optional[str] = None, defaults: Optional[s
 
 
 def plain_grades(show: Optional[Sequence[str]] = None, opted_in: Iterable[str] = (),
-                 where: str = "show") -> Grades:
-    """Grades without a configuration file (the flake8 plugin's ``msacclint-show``): the
-    grades named, else error and warning. Every finding shown fails (flake8 fails on any
+                 where: str = "show", groups: Sequence[str] = ()) -> Grades:
+    """Grades without a configuration file (the flake8 plugin's ``msacclint-show`` and
+    ``msacclint-groups``): the grades named, else error and warning; the default view's groups
+    and the groups named (``ALL``: every group). Every finding shown fails (flake8 fails on any
     line it reports), so ``fail_on`` is the least severe grade shown."""
     shown = parse_grades(show, where) if show else Grades().show
-    return Grades(show=shown, fail_on=max(shown, key=lambda g: g.rank), opted_in=frozenset(opted_in))
+    view, _named = _shown(groups, set(DEFAULT_GROUPS), set())
+    return Grades(show=shown, fail_on=max(shown, key=lambda g: g.rank), opted_in=frozenset(opted_in),
+                  groups=None if view is None else frozenset(view))
+
+
+def group_names(values: Iterable[str], where: str) -> Tuple[str, ...]:
+    """Group names as given (``ALL`` for every group); an unknown name is a ConfigError."""
+    names = []
+    for value in values:
+        name = value.strip()
+        if not name:
+            continue
+        if name.upper() != "ALL" and name.lower() not in GROUPS:
+            raise ConfigError(f"{where}: unknown group {value!r}; the groups are {', '.join(GROUPS)} (or ALL)")
+        names.append("ALL" if name.upper() == "ALL" else name.lower())
+    return tuple(names)
 
 
 @functools.lru_cache(maxsize=1)

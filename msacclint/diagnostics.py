@@ -127,6 +127,10 @@ class Diagnostic:
     #: how an entry point reaches the finding (or what stops it): one hop per place, from
     #: the entry point to the definition holding the finding
     trail: Tuple[Related, ...] = field(default=(), compare=False)
+    #: the group the finding belongs to (msacclint/rules/groups.py): its rule's, or
+    #: ``nursery`` for a grade its rule's field record does not support; "" until the API
+    #: assigns it
+    group: str = field(default="", compare=False)
 
     @property
     def unnecessary(self) -> bool:
@@ -184,6 +188,7 @@ class Diagnostic:
         if self.cell is not None:  # notebooks only: .py findings keep the documented keys
             data["cell"] = self.cell
         data["reach"] = self.reach.value if self.reach is not None else None
+        data["group"] = self.group or None
         if self.related:  # evidence in other places, only when there is some
             data["related"] = [{"path": r.path, "line": r.line, "message": r.message or "evidence", **r.in_cell()}
                                for r in self.related]
@@ -242,9 +247,19 @@ class Grades:
     fail_on: Severity = Severity.WARNING
     #: codes shown at every grade: rules that are off by default and were switched on
     opted_in: FrozenSet[str] = frozenset()
+    #: the groups whose findings are shown (the default view: correctness, suspicious and the
+    #: tool's notes); None shows every group
+    groups: Optional[FrozenSet[str]] = frozenset({"correctness", "suspicious", "tool"})
+    #: codes the user named (a code, a prefix, ALL): shown whatever group their findings are in
+    named: FrozenSet[str] = frozenset()
+
+    def in_view(self, d: Diagnostic) -> bool:
+        """Whether the finding's group is one the run shows (a finding with no group yet is)."""
+        return self.groups is None or not d.group or d.group in self.groups or d.code in self.named \
+            or d.code in self.opted_in
 
     def shows(self, d: Diagnostic) -> bool:
-        return d.severity in self.show or d.code in self.opted_in
+        return (d.severity in self.show or d.code in self.opted_in) and self.in_view(d)
 
     def fails(self, d: Diagnostic) -> bool:
         return self.shows(d) and d.severity.rank <= self.fail_on.rank

@@ -32,7 +32,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional,
 
 from msacclint.config import installed_mindspore
 from msacclint.diagnostics import Diagnostic, FileResult, Severity, grade_counts
-from msacclint.rules.profiles import PROFILES
+from msacclint.rules.profiles import PORT
 from msacclint.settings import Settings
 
 PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND = "Problem found", "No problem", "N/A", "Check by hand"
@@ -144,7 +144,7 @@ class Report:
     items: List[ItemResult]
     areas: Dict[str, str]
     generated: str = ""
-    #: files that load PyTorch weights while the port profile is off (the suggestion)
+    #: files that load PyTorch weights while the port group is off (the suggestion)
     port_files: List[PortFile] = field(default_factory=list)
 
     @property
@@ -234,7 +234,7 @@ def conclude(items: Sequence[dict], diagnostics: Sequence[Diagnostic], uses: Fro
     return results
 
 
-# -- the port profile suggestion ---------------------------------------------------------------
+# -- the port group suggestion ---------------------------------------------------------------
 @dataclass(frozen=True)
 class PortFile:
     path: str
@@ -244,7 +244,7 @@ class PortFile:
 
 
 def port_profile_selected(enabled: Iterable[str]) -> bool:
-    return set(PROFILES["port"]) <= set(enabled)
+    return set(PORT) - {"MSA003"} <= set(enabled)
 
 
 def port_files(results: Mapping[str, FileResult], enabled: Iterable[str]) -> List[PortFile]:
@@ -265,9 +265,9 @@ def port_suggestion(files: Sequence[PortFile]) -> str:
     first = files[0]
     more = f" and {len(files) - 1} more" if len(files) > 1 else ""
     return (f"{len(files)} file{'s' if len(files) != 1 else ''} load{'' if len(files) != 1 else 's'} PyTorch "
-            f"weights ({first.path}:{first.line} {first.what}{more}): the `port` profile checks the MindSpore "
-            "defaults that differ from PyTorch there - run with `--select port` (or select = [\"port\"] in "
-            "[tool.msacclint])")
+            f"weights ({first.path}:{first.line} {first.what}{more}): the `port` group checks the MindSpore "
+            "defaults that differ from PyTorch there - run with `--extend-select port` (or "
+            "extend-select = [\"port\"] in [tool.msacclint])")
 
 
 def mindspore_description(given_version: Optional[str], settings: Settings) -> str:

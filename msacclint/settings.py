@@ -26,6 +26,12 @@ class Settings:
     exclude: Tuple[str, ...] = ()
     #: the MindSpore version the code targets ("2.10.0"); None = unknown
     mindspore_version: Optional[str] = None
+    #: where that version comes from, for the summary: "--mindspore-version", "pyproject.toml",
+    #: "requirements.txt:3: mindspore==2.10.0" (the project's declaration), "installed"
+    mindspore_source: str = ""
+    #: the release an upgrade is checked against (the upgrade group): None = the newest the
+    #: API surface knows
+    upgrade_to: Optional[str] = None
     #: path of a probe snapshot (msacclint probe --write)
     defaults: Optional[str] = None
     #: the folder relative paths and globs are taken from
@@ -54,6 +60,7 @@ class Settings:
     def cache_key(self) -> str:
         data = asdict(self)
         del data["collect_uses"]
+        del data["mindspore_source"]
         data["enabled"] = sorted(self.enabled)
         if self.defaults:  # a re-written probe snapshot changes the messages
             try:

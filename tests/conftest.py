@@ -1,3 +1,4 @@
+import os
 import sys
 from pathlib import Path
 
@@ -7,6 +8,31 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# The front-end tests see a fixed default view: every rule of a proven group in it, at error and
+# warning (tests/data/field_record_all_proven.json), whatever the shipped field record says
+# today. Tests of the shipped record and of what it puts in the default view ask for the
+# `shipped_record` fixture. Set before msacclint is imported, and inherited by subprocesses.
+FIXTURE_RECORD = ROOT / "tests" / "data" / "field_record_all_proven.json"
+os.environ["MSACCLINT_FIELD_RECORD"] = str(FIXTURE_RECORD)
+
+
+def _forget_record():
+    from msacclint.engine import registry
+    from msacclint.rules import groups
+
+    groups.record.cache_clear()
+    registry.default_codes.cache_clear()
+
+
+@pytest.fixture
+def shipped_record(monkeypatch):
+    """The field record msacclint ships (rules/field_record.json), here and in subprocesses."""
+    monkeypatch.delenv("MSACCLINT_FIELD_RECORD")
+    _forget_record()
+    yield
+    monkeypatch.setenv("MSACCLINT_FIELD_RECORD", str(FIXTURE_RECORD))
+    _forget_record()
 
 
 def pytest_addoption(parser):

@@ -222,11 +222,13 @@ def test_rules_lists_every_rule(run_cli):
     result = run_cli("rules")
     assert result.returncode == 0
     rows = [line.split() for line in result.stdout.splitlines()]
-    assert rows[0][:4] == ["code", "checklist", "severity", "default"]
-    by_code = {row[0]: row for row in rows[1:]}
+    assert rows[0][:5] == ["code", "checklist", "severity", "group", "default"]
+    by_code = {row[0]: row for row in rows[1:] if row and row[0].startswith("MSA")}
     assert set(by_code) == set(registry.all_codes())
-    assert by_code["MSA104"][1:4] == ["api.01", "error", "on"]
-    assert by_code["MSA111"][3] == "off"
+    assert by_code["MSA104"][1:5] == ["api.01", "error", "correctness", "on"]
+    assert by_code["MSA111"][3:5] == ["port", "off"]
+    assert by_code["MSA004"][3:5] == ["upgrade", "off"]
+    assert "The default view: correctness, suspicious, tool." in result.stdout
 
 
 def test_rule_prints_its_page(run_cli):

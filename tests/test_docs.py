@@ -15,7 +15,7 @@ def expected_pages():
     return pages
 
 
-def test_rule_pages_are_up_to_date():
+def test_rule_pages_are_up_to_date(shipped_record):
     expected = expected_pages()
     present = {path.name for path in RULES_DOCS.glob("*.md")}
     missing = sorted(set(expected) - present)

@@ -425,7 +425,7 @@ def test_a_warning_in_dormant_code_is_lowered_to_info_and_says_so(tmp_path):
         """
     _write(tmp_path, {"pkg/__init__.py": "", "pkg/head.py": head, "pkg/tail.py": head.replace("Head", "Tail"),
                       "train.py": "from pkg.tail import Tail\nnet = Tail()\n"})
-    found = _check(tmp_path)
+    found = _check(tmp_path, "--extend-select", "MSA102")
     dormant, used = found[("pkg/head.py", 8, "MSA102")], found[("pkg/tail.py", 8, "MSA102")]
     assert dormant["severity"] == "info" and "dormant" in dormant["message"] and "`Head`" in dormant["message"]
     assert used["severity"] == "warning" and "dormant" not in used["message"]

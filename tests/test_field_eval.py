@@ -249,6 +249,8 @@ def test_history_cases_halves_follow_the_seeded_hash():
     # round 11: a case of the shared list takes its repository's role; one of an older
     # repository the half its id hashes to with the round's seed
     roles = {r["name"]: r["role"] for r in tomllib.loads((ROOT / protocol["round11"]["split"]).read_text())["repo"]}
+    # round 12: likewise with its own split and seed, the held-out half the odd hashes
+    roles12 = {r["name"]: r["role"] for r in tomllib.loads((ROOT / protocol["round12"]["split"]).read_text())["repo"]}
     cases = [(path.name, case) for path in sorted((ROOT / "bench" / "field").glob("history_cases_*.toml"))
              for case in tomllib.loads(path.read_text())["case"]]
     assert len(cases) >= 64 + 60
@@ -260,6 +262,16 @@ def test_history_cases_halves_follow_the_seeded_hash():
                 assert case["half"] == roles[case["repo"]], case["id"]
                 continue
             digest = int(hashlib.sha256(f"{protocol['round11']['seed']}:{case['id']}".encode()).hexdigest(), 16)
+        elif name == "history_cases_12.toml":
+            if case["repo"] in roles12:
+                assert case["half"] == roles12[case["repo"]], case["id"]
+            else:
+                digest = int(hashlib.sha256(f"{protocol['round12']['seed']}:{case['id']}".encode()).hexdigest(), 16)
+                assert case["half"] == ("held-out" if digest % 2 == 1 else "tuning"), case["id"]
+            assert case["family"] in ("ignored-setting", "param-groups", "eval-differs", "precision-init",
+                                      "one-step", "classic", "other"), case["id"]
+            assert len(case["fix_commit"]) == 40 and case["what"] and "scope" in case, case["id"]
+            continue
         else:
             digest = int(hashlib.sha256(f"{seed}:{case['id']}".encode()).hexdigest(), 16)
         assert case["half"] == ("tuning" if digest % 2 == 0 else "held-out"), case["id"]

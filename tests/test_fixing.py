@@ -56,6 +56,10 @@ AFTER_UNSAFE = _net(pool=", stride=2", keep="p=0.2", drop="p=0.1", momentum="0.9
 
 
 def _write(folder, name, text, mode="w"):
+    # MSA102 (the keep_prob deprecation, in the upgrade group) has the one safe fix of NET
+    config = folder / "pyproject.toml"
+    if not config.exists():
+        config.write_text('[tool.msacclint]\nextend-select = ["upgrade"]\n', encoding="utf-8")
     path = folder / name
     if isinstance(text, bytes):
         path.write_bytes(text)
@@ -196,7 +200,7 @@ def test_mode_is_kept_and_no_temporary_file_is_left(tmp_path, msacclint):
     path.chmod(0o640)
     msacclint("check", "--fix", "--no-cache", "net.py")
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name != ".msacclint_cache") == ["net.py"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != ".msacclint_cache") == ["net.py", "pyproject.toml"]
 
 
 def test_a_symbolic_link_stays_a_link(tmp_path, msacclint):

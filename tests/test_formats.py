@@ -15,7 +15,7 @@ from msacclint.diagnostics import Applicability, Diagnostic, Fix, Severity
 from msacclint.frontends import output as formats
 
 JSON_KEYS = ["code", "checklist", "severity", "path", "line", "column", "end_line", "end_column",
-             "message", "fix", "reach"]
+             "message", "fix", "reach", "group"]
 
 
 @pytest.fixture

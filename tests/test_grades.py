@@ -259,4 +259,4 @@ def test_a_trail_is_a_sarif_code_flow_and_a_json_list(sarif_schema):  # noqa: F8
     assert data["reach"] == "runs"
     assert data["trail"] == [{"path": "train.py", "line": 40, "message": "main() builds Net"},
                              {"path": "src/model.py", "line": 8, "message": "Net.__init__ builds the pool"}]
-    assert list(data)[-2:] == ["reach", "trail"]
+    assert list(data)[-3:] == ["reach", "group", "trail"]

@@ -118,9 +118,12 @@ async def test_code_actions_fix_the_finding(client: LanguageClient, workspace):
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_fix_all_applies_the_safe_fixes(client: LanguageClient, workspace):
-    tmp_path = workspace
-    source = SOURCE + "keep = nn.Dropout(0.8)\n"  # MSA102's safe fix; MSA104 has none (stride=1 is KEEP)
-    uri = await _open(client, tmp_path / "fixall.py", source)
+    project = workspace / "fixall"
+    project.mkdir()
+    # MSA102's safe fix (the upgrade group, switched on here); MSA104 has none (stride=1 is KEEP)
+    (project / "pyproject.toml").write_text('[tool.msacclint]\nextend-select = ["upgrade"]\n', encoding="utf-8")
+    source = SOURCE + "keep = nn.Dropout(0.8)\n"
+    uri = await _open(client, project / "fixall.py", source)
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=uri),
         range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),

@@ -30,7 +30,7 @@ def test_there_are_multi_file_examples():
 
 
 #: the examples mark their findings at every grade: each front end is asked to show them all
-SHOW_ALL = "[tool.msacclint]\nshow = [\"error\", \"warning\", \"info\"]\n"
+SHOW_ALL = "[tool.msacclint]\nselect = [\"ALL\"]\nshow = [\"error\", \"warning\", \"info\"]\n"
 
 
 def _write(root, example):

@@ -95,7 +95,8 @@ def test_fix_rewrites_only_the_changed_cell_and_keeps_outputs(tmp_path):
 def test_cli_fix_writes_the_notebook_atomically(tmp_path, msacclint):
     path = _write(tmp_path)
     path.chmod(0o640)
-    result = msacclint("check", "--fix", "--no-cache", "tutorial.ipynb")
+    # MSA102's is the notebook's safe fix: the keep_prob deprecation, in the upgrade group
+    result = msacclint("check", "--fix", "--no-cache", "--extend-select", "upgrade", "tutorial.ipynb")
     assert result.returncode == 1  # MSA104 has no safe fix (stride=1 is not a fix)
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     assert "drop = nn.Dropout(p=0.2)\n" in cells[3]["source"]

@@ -79,7 +79,7 @@ def test_a_warm_run_starts_no_pool(tmp_path, counting_pool):
 
 def test_cli_output_is_the_same_with_one_or_two_jobs(tmp_path, run_cli):
     _corpus(tmp_path, 24)
-    one = run_cli("check", "--no-cache", "--jobs", "1", ".")
-    two = run_cli("check", "--no-cache", "--jobs", "2", ".")
+    one = run_cli("check", "--no-cache", "--select", "ALL", "--jobs", "1", ".")
+    two = run_cli("check", "--no-cache", "--select", "ALL", "--jobs", "2", ".")
     assert one.returncode == two.returncode == 1
     assert one.stdout == two.stdout and one.stdout.count("MSA1") >= 24

@@ -326,7 +326,7 @@ def test_report_suggests_the_port_profile_once_from_resolved_calls(tmp_path):
     md = _report(tmp_path, ".", "--no-cache").stdout
     suggested = [line for line in md.splitlines() if line.startswith("- Suggested:")]
     assert len(suggested) == 1, suggested  # once per run, not per file
-    assert "2 files load PyTorch weights" in suggested[0] and "--select port" in suggested[0]
+    assert "2 files load PyTorch weights" in suggested[0] and "--extend-select port" in suggested[0]
     assert "finetune.py:4 calls tools.pth2ms.convert_state_dict, a conversion of PyTorch weights" in suggested[0]
     row = _row(md, "tool.03")
     assert "**Problem found**" in row and "train.py:6" in row and "finetune.py:4" in row
@@ -345,7 +345,7 @@ def test_check_suggests_the_port_profile_once_per_run(tmp_path, msacclint):
     _port_tree(tmp_path)
     result = msacclint("check", ".", "--no-cache")
     lines = [line for line in result.stderr.splitlines() if line.startswith("Suggested:")]
-    assert len(lines) == 1 and "2 files load PyTorch weights" in lines[0] and "--select port" in lines[0]
+    assert len(lines) == 1 and "2 files load PyTorch weights" in lines[0] and "--extend-select port" in lines[0]
     assert "MSA003" not in result.stdout  # a sentence at the end of the run, not a finding per file
     # each file's check records it, and the cache keeps it: a warm run suggests the same
     cold = msacclint("check", ".")

@@ -57,7 +57,8 @@ def test_a_warm_run_loads_neither_libcst_nor_the_rules(tmp_path):
     assert [d["code"] for d in cold_found] == ["MSA101"]
 
     warm, warm_found = _run(tmp_path)
-    assert warm["loaded"] == ["msacclint.rules.profiles"], warm  # a table of code names
+    # tables of code names and groups
+    assert sorted(warm["loaded"]) == ["msacclint.rules.groups", "msacclint.rules.profiles"], warm
     assert warm_found == cold_found
     assert warm["exit"] == cold["exit"] == 1
 
@@ -72,17 +73,18 @@ def test_the_rule_index_matches_the_rules():
     """Rewrite with ``python -m msacclint.engine.registry`` after adding or changing a rule."""
     index = registry.read_index()
     assert index is not None, "rules/rule_index.json is stale: run python -m msacclint.engine.registry"
-    codes, default = index
+    codes, declared = index
     rules = registry.all_rules()
     assert codes == tuple(r.code for r in rules)
-    assert default == frozenset(r.code for r in rules if r.enabled_by_default())
+    assert declared == {r.code: (r.group, r.severity.value) for r in rules}
 
 
 def test_a_stale_or_broken_index_is_not_read(tmp_path):
     good = registry.index_content()
     target = tmp_path / "rule_index.json"
-    target.write_text(json.dumps(dict(good, codes=["MSA999"], default=["MSA999"])), encoding="utf-8")
-    assert registry.read_index(target) == (("MSA999",), frozenset({"MSA999"}))  # read when current
+    target.write_text(json.dumps(dict(good, codes=["MSA999"], groups={"MSA999": "correctness"},
+                                      severities={"MSA999": "error"})), encoding="utf-8")
+    assert registry.read_index(target) == (("MSA999",), {"MSA999": ("correctness", "error")})  # read when current
     target.write_text(json.dumps(dict(good, digest="0" * 64)), encoding="utf-8")
     assert registry.read_index(target) is None
     target.write_text("{not json", encoding="utf-8")

@@ -4,8 +4,9 @@ Rules live in the sub-packages of ``msacclint.rules`` (one package per checklist
 A module contributes the Rule subclasses it defines, and the classes listed in a module
 level ``RULES`` sequence (the table-driven rules are made that way).
 
-Selecting codes (``select``, ``ignore``, the defaults) needs only each rule's code and
-whether it is on by default. Those are also kept in ``rule_index.json`` beside the rule
+Selecting codes (``select``, ``ignore``, the defaults) needs only each rule's code, its
+declared group and its severity (whether it is on by default follows from those and the field
+record, msacclint/rules/groups.py). Those are also kept in ``rule_index.json`` beside the rule
 table, with a digest of the sources they were read from, so that a run answered from the
 cache reads that file instead of importing every rule module and LibCST with them. When
 the digest does not match (a rule was edited and the file not rewritten) the rules are
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Tuple, Type
 
 from msacclint.data import data_dir
+from msacclint.rules import groups as groups_
 
 if TYPE_CHECKING:
     from msacclint.rules.base import Rule
@@ -84,53 +86,79 @@ def index_content() -> Dict[str, object]:
                  "module (see msacclint/engine/registry.py). Do not edit.",
         "digest": sources_digest(),
         "codes": [rule.code for rule in rules],
-        "default": [rule.code for rule in rules if rule.enabled_by_default()],
+        "groups": {rule.code: rule.group for rule in rules},
+        "severities": {rule.code: rule.severity.value for rule in rules},
     }
 
 
-def read_index(path: Optional[Path] = None) -> Optional[Tuple[Tuple[str, ...], FrozenSet[str]]]:
-    """(every code, the default codes) from the index file; None when it is missing,
-    unreadable, or written from other sources than today's."""
+#: code -> (declared group, severity)
+Declared = Dict[str, Tuple[str, str]]
+
+
+def read_index(path: Optional[Path] = None) -> Optional[Tuple[Tuple[str, ...], Declared]]:
+    """(every code, each code's declared group and severity) from the index file; None when it
+    is missing, unreadable, or written from other sources than today's."""
     try:
         data = json.loads((path or data_dir() / INDEX_NAME).read_text(encoding="utf-8"))
         if data.get("digest") != sources_digest():
             return None
         codes = tuple(str(c) for c in data["codes"])
-        default = frozenset(str(c) for c in data["default"])
+        declared = {c: (str(data["groups"][c]), str(data["severities"][c])) for c in codes}
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return codes, default
+    return codes, declared
 
 
 @functools.lru_cache(maxsize=1)
-def _codes() -> Tuple[Tuple[str, ...], FrozenSet[str]]:
+def _codes() -> Tuple[Tuple[str, ...], Declared]:
     # once the rules are loaded (a run that checks files), ask them
     index = None if "msacclint.rules.base" in sys.modules else read_index()
     if index is not None:
         return index
     rules = all_rules()
-    return tuple(r.code for r in rules), frozenset(r.code for r in rules if r.enabled_by_default())
+    return tuple(r.code for r in rules), {r.code: (r.group, r.severity.value) for r in rules}
 
 
 def all_codes() -> Tuple[str, ...]:
     return _codes()[0]
 
 
+def declared(code: str) -> Tuple[str, str]:
+    """A code's declared group and its rule's severity."""
+    return _codes()[1].get(code, ("nursery", "warning"))
+
+
+def group_of(code: str) -> str:
+    """The group a rule is in today (its field record decides for the proven groups)."""
+    group, severity = declared(code)
+    return groups_.effective(code, group, severity)
+
+
+def finding_group(code: str, grade: str) -> str:
+    """The group a finding of ``code`` at ``grade`` belongs to (msacclint/rules/groups.py)."""
+    group, severity = declared(code)
+    return groups_.of_finding(code, group, severity, grade)
+
+
+@functools.lru_cache(maxsize=1)
 def default_codes() -> FrozenSet[str]:
-    return _codes()[1]
+    return frozenset(c for c in all_codes() if group_of(c) in groups_.DEFAULT_GROUPS)
+
+
+def group_codes(name: str) -> List[str]:
+    """The codes of a group today; for ``nursery`` also the rules of proven groups that are in it."""
+    return [c for c in all_codes() if group_of(c) == name]
 
 
 def matching(prefix: str, codes: Iterable[str] = ()) -> List[str]:
-    """Codes selected by a selector: a full code, a prefix (``MSA1``), ``ALL``, or a
-    profile (``port``: the defaults plus that profile's codes, msacclint.rules.profiles)."""
-    from msacclint.rules.profiles import profile_codes
-
+    """Codes selected by a selector: a full code, a prefix (``MSA1``), ``ALL``, or a group
+    name (``upgrade``: the rules of that group, msacclint/rules/groups.py)."""
     pool = list(codes) or list(all_codes())
     if prefix.upper() == "ALL":
         return pool
-    extra = profile_codes(prefix)
-    if extra:
-        chosen = default_codes() | frozenset(extra)
+    name = prefix.strip().lower()
+    if name in groups_.GROUPS:
+        chosen = set(group_codes(name))
         return [c for c in pool if c in chosen]
     return [c for c in pool if c.startswith(prefix.upper())]
 

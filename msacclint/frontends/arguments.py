@@ -16,16 +16,20 @@ def _codes(value: str) -> List[str]:
 def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", default=None, help="files or folders (default: the current folder)")
     parser.add_argument("--select", type=_codes, default=None, metavar="CODES",
-                        help="comma-separated codes or prefixes to run instead of the defaults (ALL for all)")
+                        help="comma-separated codes, prefixes or groups (correctness, suspicious, port, upgrade, "
+                             "review, nursery) to run instead of the default view (ALL for all)")
     parser.add_argument("--extend-select", type=_codes, default=[], metavar="CODES",
-                        help="codes or prefixes to run in addition to the selection")
+                        help="codes, prefixes or groups to run in addition to the selection (e.g. upgrade)")
     parser.add_argument("--ignore", type=_codes, default=[], metavar="CODES", help="codes or prefixes not to run")
     parser.add_argument("--exclude", action="append", default=None, metavar="PATTERN",
                         help="gitignore-style pattern of paths not to check (replaces the configured ones)")
     parser.add_argument("--config", default=None, metavar="PYPROJECT",
                         help="use this pyproject.toml instead of the nearest one")
     parser.add_argument("--mindspore-version", default=None, metavar="VERSION",
-                        help="the MindSpore version the code targets (default: configured, else installed)")
+                        help="the MindSpore version the code targets (default: configured, else the project's "
+                             "declared one, else installed)")
+    parser.add_argument("--upgrade-to", default=None, metavar="VERSION",
+                        help="the MindSpore release the upgrade group checks a move to (default: the newest known)")
     parser.add_argument("--defaults", default=None, metavar="SNAPSHOT",
                         help="a probe snapshot (msacclint probe --write) to quote in messages")
     parser.add_argument("--show", type=_codes, default=None, metavar="GRADES",
@@ -43,6 +47,7 @@ def options_from(args: argparse.Namespace, progress: Optional[api.Progress] = No
     indicator's callback, msacclint.frontends.progress)."""
     return api.LintOptions(select=args.select, extend_select=args.extend_select, ignore=args.ignore,
                            exclude=args.exclude, mindspore_version=args.mindspore_version,
+                           upgrade_to=getattr(args, "upgrade_to", None),
                            defaults=args.defaults, config=args.config, show=args.show,
                            show_info=args.show_info, fail_on=getattr(args, "fail_on", None),
                            jobs=getattr(args, "jobs", None), use_cache=not args.no_cache,

@@ -140,6 +140,9 @@ def run_check(args: argparse.Namespace) -> int:
     graded = run.graded
     output.emit(graded, run.diagnostics, args.format, args.output_file, args.statistics)
     _note(args, output.check_summary(graded, len(run.files), run.grades.fail_on))
+    version = api.version_note(run.settings)
+    if version:
+        _note(args, version)
     suggestion = api.port_suggestion_for(run)
     if suggestion:
         _note(args, f"Suggested: {suggestion}.")
@@ -177,13 +180,20 @@ def run_fix(args: argparse.Namespace, options: api.FixOptions, run: api.FixRun) 
 
 
 def run_rules() -> int:
-    rows = [("code", "checklist", "severity", "default", "name")]
+    rows = [("code", "checklist", "severity", "group", "default", "field record", "name")]
     for rule in api.rules():
-        rows.append((rule.code, rule.checklist, rule.severity.value,
-                     "on" if rule.enabled_by_default() else "off", rule.name))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        record = api.field_record(rule.code)
+        own = record[rule.severity.value]
+        rows.append((rule.code, rule.checklist, rule.severity.value, api.group_of(rule),
+                     "on" if rule.enabled_by_default() else "off",
+                     f"{own.judged_true}/{own.read} true" if own.read else "-", rule.name))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for row in rows:
-        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) + "  " + row[4])
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])) + "  " + row[-1])
+    print(f"\nThe default view: {', '.join(api.DEFAULT_GROUPS)}. Field record: the findings of the rule's own "
+          f"grade that readers judged on real repositories (docs/groups.md); a rule of a proven group is on by "
+          f"default when {api.BAR.reads} were read and {round(api.BAR.true_share * 100)} % judged true, or "
+          f"{api.BAR.few_reads} read and all true. Other groups: --extend-select port | upgrade | review | nursery.")
     return EXIT_CLEAN
 
 

@@ -2,8 +2,9 @@
 
 It calls the same engine as the CLI on the lines flake8 read, so ``flake8 --select MSA``
 reports the same codes at the same line and column. flake8 does the selection and
-``# noqa`` itself; codes that are off by default are added to flake8's default ignore
-list (as flake8-bugbear does for B9xx) and switched on with ``--extend-select``.
+``# noqa`` itself; the plugin runs the rules of the default view's groups, plus the rules an
+``--extend-select``/``--select`` names more precisely than the prefix (``MSA103``, ``MSA1``)
+and the groups ``msacclint-groups`` names.
 
 Each line carries the finding's grade: ``MSA104 [error] [api.01] message``. flake8 fails on
 any line it reports, so the grades reported are the grades that fail: ``msacclint-show``
@@ -17,6 +18,11 @@ own configuration (setup.cfg, tox.ini or .flake8), e.g.::
     [flake8]
     msacclint-mindspore-version = 2.10.0
     msacclint-show = error
+    msacclint-groups = upgrade,review
+
+``msacclint-groups`` adds rule groups to the default view (correctness, suspicious and the
+tool's notes): their rules run and their findings are reported, as ``--extend-select upgrade``
+does for ``msacclint check`` (docs/groups.md).
 """
 
 from __future__ import annotations
@@ -51,8 +57,9 @@ class Flake8Plugin:
         parser.add_option("--msacclint-show", default=None, parse_from_config=True, comma_separated_list=True,
                           help="grades of the findings reported (and so failing): error, warning, info "
                                "(default: error,warning)")
-        off = [rule.code for rule in api.rules() if not rule.enabled_by_default()]
-        parser.extend_default_ignore(off)
+        parser.add_option("--msacclint-groups", default=None, parse_from_config=True, comma_separated_list=True,
+                          help="rule groups added to the default view: port, upgrade, review, nursery "
+                               "(or ALL); see docs/groups.md")
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
@@ -71,11 +78,16 @@ class Flake8Plugin:
         selectors = [s.strip().upper() for s in (getattr(options, "select", None) or []) +
                      (getattr(options, "extend_select", None) or []) if s and s.strip()]
         specific = [s for s in selectors if s.startswith("MSA") and len(s) > 3]
-        cls._opted_in = frozenset(rule.code for rule in api.rules()
-                                  if not rule.enabled_by_default() and any(rule.code.startswith(s) for s in specific))
+        try:
+            groups = api.group_names(getattr(options, "msacclint_groups", None) or (), where="msacclint-groups")
+        except api.ConfigError as exc:
+            raise ExecutionError(str(exc)) from None
+        from_groups = {code for name in groups for code in api.group_codes(name)}
+        cls._opted_in = frozenset(rule.code for rule in api.rules() if not rule.enabled_by_default() and (
+            rule.code in from_groups or any(rule.code.startswith(s) for s in specific)))
         try:
             cls._grades = api.grades_without_config(getattr(options, "msacclint_show", None) or None, cls._opted_in,
-                                                    where="msacclint-show")
+                                                    where="msacclint-show", groups=groups)
         except api.ConfigError as exc:
             raise ExecutionError(str(exc)) from None
 
@@ -84,19 +96,22 @@ class Flake8Plugin:
     _session: Optional[Tuple[Tuple[Any, ...], Any]] = None
 
     @classmethod
-    def _settings(cls) -> Any:
+    def _settings(cls, filename: str) -> Any:
         token = (cls._mindspore_version, cls._defaults, cls._opted_in)
         if cls._session is None or cls._session[0] != token:
             enabled = [rule.code for rule in api.rules() if rule.enabled_by_default() or rule.code in cls._opted_in]
-            # as in the CLI: without a snapshot of its own, the shipped one of the release
-            settings = api.settings_without_config(mindspore_version=cls._mindspore_version, defaults=cls._defaults,
+            # as in the CLI: the option, else the version the project declares (read from the first
+            # file's project: a flake8 run checks one project), else the installed one
+            version = cls._mindspore_version or api.declared_version(filename)[0]
+            # without a snapshot of its own, the shipped one of the release
+            settings = api.settings_without_config(mindspore_version=version, defaults=cls._defaults,
                                                    enabled=enabled, honour_noqa=False)
             cls._session = (token, settings)
         return cls._session[1]
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         use_cache = not os.environ.get("MSACCLINT_NO_CACHE")
-        found = api.lint_text("".join(self.lines), self.filename, self._settings(), use_cache=use_cache,
+        found = api.lint_text("".join(self.lines), self.filename, self._settings(self.filename), use_cache=use_cache,
                               project=True, run=True, cache_summaries=use_cache)
         for d in api.graded(found, self._grades or api.grades_without_config()).shown:
             yield d.line, d.column - 1, f"{d.code} [{d.severity.value}] [{d.checklist}] {d.message}", type(self)

@@ -129,7 +129,8 @@ def sarif(diagnostics: Sequence[Diagnostic]) -> str:
             "fullDescription": {"text": (rule.what or rule.message or rule.name).strip()},
             "help": {"text": (rule.why or rule.message).strip()},
             "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity]},
-            "properties": {"checklist": rule.checklist, "tags": [rule.checklist, "accuracy"]},
+            "properties": {"checklist": rule.checklist, "group": api.group_of(rule),
+                           "tags": [rule.checklist, "accuracy", api.group_of(rule)]},
         })
     results = []
     for d in diagnostics:
@@ -151,7 +152,8 @@ def sarif(diagnostics: Sequence[Diagnostic]) -> str:
             }],
             # in a notebook the region's lines count within cell N (docs/notebooks.md)
             "properties": {"checklist": d.checklist, **({"cell": d.cell} if d.cell is not None else {}),
-                           **({"reach": d.reach.value} if d.reach is not None else {})},
+                           **({"reach": d.reach.value} if d.reach is not None else {}),
+                           **({"group": d.group, "tags": [d.group]} if d.group else {})},
         })
         if d.related:
             results[-1]["relatedLocations"] = [{
@@ -313,6 +315,17 @@ def _not_shown(hidden: Dict[Severity, int]) -> str:
     return f" {grade_counts(hidden)} not shown ({how})."
 
 
+def _outside(outside: Dict[str, int]) -> str:
+    """" 2 findings outside the groups shown (nursery 2: --extend-select nursery)." for the
+    findings whose group the run does not show ("" when none)."""
+    if not outside:
+        return ""
+    total = sum(outside.values())
+    parts = ", ".join(f"{group} {n}" for group, n in outside.items())
+    how = ", ".join(f"--extend-select {group}" for group in outside)
+    return f" {plural(total, 'finding')} outside the groups shown ({parts}: {how})."
+
+
 def check_summary(graded: api.Graded, files_checked: int, fail_on: Severity) -> str:
     """The line every check ends with on stderr (clean runs too, as ruff does): the findings
     shown, by grade, and the ones left out::
@@ -322,7 +335,7 @@ def check_summary(graded: api.Graded, files_checked: int, fail_on: Severity) -> 
         Found 2 warnings in 1 of 12 files checked. None fails the run (fail-on = error). 3 notes not
         shown (--show-info).
     """
-    hidden = _not_shown(graded.hidden)
+    hidden = _not_shown(graded.hidden) + _outside(graded.outside)
     if not graded.shown:
         return f"All checks passed ({plural(files_checked, 'file')} checked).{hidden}"
     with_findings = len({d.path for d in graded.shown})
@@ -340,7 +353,7 @@ def fix_summary(fixed: int, files_changed: int, remaining: api.Graded, unsafe: b
     """The line a ``--fix`` run ends with on stderr: what was fixed (every grade: a fix
     does not depend on what is shown) and what is left, by grade."""
     left = remaining.shown
-    hidden = _not_shown(remaining.hidden)
+    hidden = _not_shown(remaining.hidden) + _outside(remaining.outside)
     found = fixed + len(left)
     if not found:
         return "All checks passed." + hidden

@@ -62,12 +62,66 @@ def _checklist_title(item_id: str) -> str:
     return ""
 
 
+_COLUMNS = (("true", "true"), ("claim_true", "claim right¹"), ("dormant", "dormant"), ("broken", "broken"),
+            ("latent", "latent"), ("loud", "loud"), ("false", "false"), ("unsure", "unsure"))
+
+
+def field_record_section(rule: Type[Rule]) -> str:
+    """The rule's field record: the findings readers judged, by the grade the current tool gives them."""
+    meta = api.field_record_meta()
+    record = api.field_record(rule.code)
+    group = api.group_of(rule)
+    lines: List[str] = []
+    standing = _standing_line(rule, group)
+    if standing:
+        lines.append(standing + "\n")
+    rows = [(grade, record[grade]) for grade in ("error", "warning", "info", "gone") if record[grade].read]
+    if not rows:
+        lines.append("No finding of this rule has been judged in a field round yet.")
+    else:
+        lines.append("| grade now | read | " + " | ".join(title for _k, title in _COLUMNS) + " |")
+        lines.append("|---|---:|" + "---:|" * len(_COLUMNS))
+        for grade, cell in rows:
+            shown = "no longer reported" if grade == "gone" else grade
+            lines.append(f"| {shown} | {cell.read} | " + " | ".join(str(getattr(cell, k)) for k, _t in _COLUMNS) + " |")
+        lines.append("")
+        lines.append("¹ rounds 1-10 judged the claim alone (true / false / unsure), not whether the code runs.")
+    rounds = meta.get("rounds") or {}
+    if rounds:
+        named = ", ".join(f"{name} ({info['split']})" for name, info in rounds.items())  # type: ignore[union-attr]
+        lines.append("")
+        lines.append(f"Every finding readers judged in the field rounds ({named}), re-checked with msacclint at "
+                     f"`{str(meta.get('measured_at') or 'unknown')[:12]}` and counted at the grade it gets now "
+                     "(`bench/field/field_record.py`; verdicts in `bench/field/`; "
+                     "[docs/groups.md](../groups.md)).")
+    return "\n".join(lines) + "\n"
+
+
+def _standing_line(rule: Type[Rule], group: str) -> str:
+    if rule.group in ("correctness", "suspicious"):
+        own = api.field_record(rule.code)[rule.severity.value]
+        if group == rule.group:
+            few = (f" A rule that rarely fires: it stands on fewer than {api.BAR.reads} reads because every one was "
+                   "judged true.") if own.read < api.BAR.reads else ""
+            return (f"In the default view: its {rule.severity.value}s were judged true in {own.judged_true} of "
+                    f"{own.read} field reads, which meets the bar ({api.BAR.reads} read and "
+                    f"{round(api.BAR.true_share * 100)} % true, or {api.BAR.few_reads} read and all true).{few}")
+        return (f"In the nursery (declared {rule.group}): its {rule.severity.value}s were judged true in "
+                f"{own.judged_true} of {own.read} field reads, short of the bar ({api.BAR.reads} read and "
+                f"{round(api.BAR.true_share * 100)} % true, or {api.BAR.few_reads} read and all true). It runs "
+                "with `--extend-select nursery` or its code.")
+    return ""
+
+
 def render(rule: Type[Rule]) -> str:
     on = "on by default" if rule.enabled_by_default() else "off by default (opt in with --extend-select)"
+    group = api.group_of(rule)
+    declared = f" (declared {rule.group})" if group != rule.group else ""
     parts: List[str] = [
         f"# {rule.code}: {rule.name}\n",
         f"Checklist **{rule.checklist}** ({_checklist_title(rule.checklist)}) · "
-        f"severity **{rule.severity.value}** ([grades](../grades.md)) · {on}\n",
+        f"severity **{rule.severity.value}** ([grades](../grades.md)) · group **{group}**{declared} "
+        f"([groups](../groups.md)) · {on}\n",
     ]
     entry_id = getattr(rule, "entry_id", "")
     if entry_id:
@@ -92,6 +146,7 @@ def render(rule: Type[Rule]) -> str:
         versions = (bounds + " " + versions).strip()
     if versions:
         parts.append("## Versions\n\n" + versions + "\n")
+    parts.append("## Field record\n\n" + field_record_section(rule))
     if rule.references:
         parts.append("## References\n\n" + "".join(f"- {reference(r)}\n" for r in rule.references))
     return "\n".join(parts)
@@ -145,11 +200,14 @@ def render_index() -> str:
         if not rules:
             continue
         lines.append(f"## {title} ({area}.*)\n")
-        lines.append("| code | name | checklist | severity | default | module |")
-        lines.append("|---|---|---|---|---|---|")
+        lines.append("| code | name | checklist | severity | group | default | field record | module |")
+        lines.append("|---|---|---|---|---|---|---|---|")
         for rule in rules:
+            own = api.field_record(rule.code)[rule.severity.value]
+            on = "on" if rule.enabled_by_default() else "off"
             lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {rule.checklist} | "
-                         f"{rule.severity.value} | {'on' if rule.enabled_by_default() else 'off'} | "
+                         f"{rule.severity.value} | {api.group_of(rule)} | {on} | "
+                         f"{f'{own.judged_true}/{own.read} true' if own.read else '-'} | "
                          f"`{rule.__module__.replace('msacclint.rules.', '')}` |")
         lines.append("")
     return "\n".join(lines)

@@ -108,6 +108,10 @@ class Rule(cst.BatchableCSTVisitor):
     code: ClassVar[str] = ""
     checklist: ClassVar[str] = ""
     severity: ClassVar[Severity] = Severity.WARNING
+    #: what the rule claims and how sure it is (msacclint/rules/groups.py): correctness,
+    #: suspicious, tool, port, upgrade, review or nursery. Whether a rule of a proven group
+    #: (correctness, suspicious) is on by default is its field record's to say.
+    group: ClassVar[str] = "nursery"
     name: ClassVar[str] = ""
     #: the default message of a finding
     message: ClassVar[str] = ""
@@ -122,8 +126,6 @@ class Rule(cst.BatchableCSTVisitor):
     #: the layer, the caller; what it assumes otherwise and at which severity)
     evidence: ClassVar[str] = ""
     references: ClassVar[Sequence[str]] = ()
-    #: None means: on unless the severity is info (review items are opt-in)
-    default_enabled: ClassVar[Optional[bool]] = None
     #: set by rules that read msacclint.analysis.facts in finish(): the engine then
     #: gathers the file's facts in the same traversal
     uses_facts: ClassVar[bool] = False
@@ -150,10 +152,18 @@ class Rule(cst.BatchableCSTVisitor):
 
     # -- metadata -------------------------------------------------------------------
     @classmethod
+    def effective_group(cls) -> str:
+        """The group the rule is in today: its declared one, or the nursery while its field
+        record does not earn a proven group (msacclint/rules/groups.py)."""
+        from msacclint.rules.groups import effective
+
+        return effective(cls.code, cls.group, cls.severity.value)
+
+    @classmethod
     def enabled_by_default(cls) -> bool:
-        if cls.default_enabled is not None:
-            return cls.default_enabled
-        return cls.severity is not Severity.INFO
+        from msacclint.rules.groups import DEFAULT_GROUPS
+
+        return cls.effective_group() in DEFAULT_GROUPS
 
     @classmethod
     def applies_to(cls, ctx: FileContext) -> bool:

@@ -166,6 +166,7 @@ class CallbackLeavesEvalMode(Rule):
     name = "callback-leaves-eval-mode"
     checklist = "api.02"
     severity = Severity.ERROR
+    group = "correctness"
     evidence = ('Resolved in the class: the `set_train(False)` target is the network the callback was handed (an '
                 '`__init__` parameter, a Cell wrapped around one, or `run_context.original_args().train_network`), '
                 'the hook is not `end`/`on_train_end`, and no method of the class switches back. When every file that '

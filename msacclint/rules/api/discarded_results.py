@@ -71,6 +71,7 @@ class OutOfPlaceResultDiscarded(Rule):
     name = "out-of-place-result-discarded"
     checklist = "api.01"
     severity = Severity.ERROR
+    group = "correctness"
     evidence = ("Resolved from the statement alone: the call returns a new tensor (for these method names in "
                 "MindSpore, PyTorch and NumPy alike) and the statement discards it, so the receiver is unchanged. "
                 "A method of the same name defined by a class of the file is never reported: it may mutate.")

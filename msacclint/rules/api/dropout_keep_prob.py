@@ -16,6 +16,7 @@ class DropoutKeepProbKeyword(DropoutRule):
     name = "dropout-keep-prob-deprecated"
     checklist = "api.01"
     severity = Severity.INFO
+    group = "upgrade"
     message = "nn.Dropout(keep_prob=...) is deprecated; p= says the drop rate directly"
     what = "Reports `nn.Dropout(keep_prob=x)` by keyword when x reads as a keep probability."
     why = ("Correct today, and it fails loudly (TypeError) rather than silently once keep_prob is "

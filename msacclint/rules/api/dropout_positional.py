@@ -24,6 +24,7 @@ class DropoutPositional(DropoutRule):
     name = "dropout-positional-keep-prob"
     checklist = "api.01"
     severity = Severity.WARNING
+    group = "upgrade"
     message = "nn.Dropout's positional argument is keep_prob today and will silently become p"
     what = "Reports `nn.Dropout(x)` with a positional argument that is not already an MSA101 error."
     why = ("The value is read as keep_prob in MindSpore 2.10, whose docstring announces that "

@@ -53,6 +53,7 @@ class DropoutWrongProbability(DropoutRule):
     name = "dropout-wrong-probability"
     checklist = "api.01"
     severity = Severity.ERROR
+    group = "correctness"
     evidence = ('The value is resolved: a literal, a module constant, a local assignment, a parameter default, what '
                 'the callers pass, or a config value shows a drop rate given as keep_prob (or a keep probability given '
                 'as p); a name and its default must agree. The positional port `nn.Dropout(drop_rate)` whose value '

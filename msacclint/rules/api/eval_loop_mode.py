@@ -55,6 +55,7 @@ class EvalLoopInTrainingMode(Rule):
     name = "eval-loop-in-training-mode"
     checklist = "api.02"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "evaluation loop calls a network with BatchNorm/Dropout without set_train(False)"
     what = ("Reports a loop that calls a network whose class (in this file) holds BatchNorm or Dropout "

@@ -31,6 +31,7 @@ class DropoutBuiltInConstruct(InFunctionRule):
     name = "dropout-built-in-construct"
     checklist = "api.02"
     severity = Severity.WARNING
+    group = "suspicious"
     message = "a Dropout Cell built inside construct is in inference mode and never drops"
     what = ("Reports an `nn.Dropout` (also `Dropout1d/2d/3d`, `mint.nn.Dropout`) Cell instantiated inside "
             "`construct` or a method that `construct` calls on `self`, typically the PyTorch idiom "

@@ -42,6 +42,7 @@ def _block(body: str) -> str:
 
 class OpsDropoutTrainingDefault(TableRuleMixin, Rule, entry_id="MS-DROP-02"):
     code = "MSA121"
+    group = "suspicious"
     name = "ops-dropout-training-default"
     message = "ops.dropout in construct without training= drops in evaluation too"
     what = ("Reports `ops.dropout`, `ops.dropout2d` and `ops.dropout3d` calls inside a class's "

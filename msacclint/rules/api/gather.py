@@ -45,6 +45,7 @@ class GatherAsTorchGather(Rule):
     name = "gather-used-as-torch-gather"
     checklist = "api.01"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "ops.gather/Tensor.gather selects whole slices; PyTorch's gather is element-wise (ops.gather_elements)"
     what = ("Reports `ops.gather(x, index, axis)` and `x.gather(index, axis)` (in a file that does not import "

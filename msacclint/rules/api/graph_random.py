@@ -42,6 +42,7 @@ class GraphFrozenRandomness(Rule):
     name = "python-random-in-graph"
     checklist = "api.01"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "Python/NumPy randomness in construct is drawn once, when the graph is compiled"
     what = ("Reports calls of Python's `random` module and of `numpy.random` inside a Cell's `construct` (and "

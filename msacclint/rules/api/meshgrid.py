@@ -82,6 +82,7 @@ class MeshgridXyDefault(Rule):
     name = "meshgrid-xy-default"
     checklist = "api.01"
     severity = Severity.WARNING
+    group = "suspicious"
     message = "ops.meshgrid defaults to indexing='xy'; the names here are in matrix ('ij') order"
     what = ("Reports `ops.meshgrid(...)` and `mindspore.numpy.meshgrid(...)` calls without `indexing=` whose "
             "unpacked outputs, or whose inputs (a name, or the size given to the `arange`/`linspace` that builds "

@@ -41,6 +41,7 @@ class TrainingFlagOfNewCell(Rule):
     name = "training-flag-of-new-cell"
     checklist = "api.02"
     severity = Severity.ERROR
+    group = "correctness"
     evidence = ("Resolved from the code between the construction and the test: the name is assigned a Cell built "
                 "by a class that derives from mindspore.nn.Cell (in the file or resolved by its import), and nothing "
                 "between the two statements of the same block touches it; in `__init__`, the test follows "

@@ -34,6 +34,7 @@ def device_target(ctx, call: cst.Call):
 
 class MomentumNesterovCpu(TableRuleMixin, Rule, entry_id="MS-OPT-05"):
     code = "MSA131"
+    group = "suspicious"
     name = "momentum-nesterov-cpu"
     message = "nn.Momentum(use_nesterov=True) trains without Nesterov on the CPU backend"
     what = ("Reports `nn.Momentum(..., use_nesterov=True)` in a file that sets the device target "

@@ -53,6 +53,7 @@ class TrainLoopWithoutSetTrain(Rule):
     name = "train-loop-without-set-train"
     checklist = "api.02"
     severity = Severity.ERROR
+    group = "correctness"
     evidence = ('The training step and the network it trains are resolved in the file (a '
                 'value_and_grad/grad/GradOperation step or a TrainOneStep cell called in a loop), and no '
                 '`set_train()`/`set_train(True)` is called on any cell of the file; `Model.train` and networks of the '

@@ -106,6 +106,7 @@ class AuxOutputsDifferentiated(Rule):
     name = "aux-outputs-differentiated"
     checklist = "cg.04"
     severity = Severity.ERROR
+    group = "correctness"
     uses_facts = True
     message = "value_and_grad/grad of a function returning (loss, aux, ...) without has_aux=True differentiates every output"
     what = ("Reports `mindspore.value_and_grad`/`mindspore.grad` (and their `ops.` aliases) whose first argument is "

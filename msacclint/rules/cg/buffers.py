@@ -48,6 +48,7 @@ class BufferAsParameter(Rule):
     name = "buffer-as-trainable-parameter"
     checklist = "cg.02"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "a fixed table built with NumPy is a trainable Parameter: it drifts and gets weight decay"
     what = ("Reports `Parameter(...)` without `requires_grad=False` whose value (directly, or through a local "

@@ -20,6 +20,7 @@ class FrozenParameters(FunctionRule):
     name = "frozen-parameters"
     checklist = "cg.02"
     severity = Severity.INFO
+    group = "review"
     message = "parameters are frozen here; check that this is intended"
     what = ("Lists, for review, `<param>.requires_grad = False` assignments and `ops.stop_gradient` applied to "
             "the output of a layer of the Cell (`ops.stop_gradient(self.backbone(x))`, or a variable holding it). "

@@ -23,6 +23,7 @@ class LossLabelContradiction(FunctionRule):
     name = "loss-label-contradiction"
     checklist = "cg.04"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "SoftmaxCrossEntropyWithLogits's explicit sparse= contradicts the labels it is fed"
     what = ("Reports `nn.SoftmaxCrossEntropyWithLogits(sparse=False)` fed integer class labels, and "

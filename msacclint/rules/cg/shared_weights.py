@@ -41,6 +41,7 @@ class SharedCellInstance(Rule):
     name = "cell-instance-shared"
     checklist = "cg.01"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "the same Cell instance is used for several layers: they share one set of weights"
     what = ("Reports a list of cells given to `nn.SequentialCell`/`nn.CellList` (directly or through a local name) "

@@ -43,6 +43,7 @@ class UnreducedLoss(FunctionRule):
     name = "unreduced-loss-to-autodiff"
     checklist = "cg.04"
     severity = Severity.WARNING
+    group = "suspicious"
     message = "an element-wise loss is differentiated: gradients are summed over the batch"
     what = ("Reports an unreduced loss handed to training: `Model(net, loss_fn=L)` or `nn.WithLossCell(net, L)` "
             "fed to `TrainOneStepCell`/`Model` with `L` built with an explicit `reduction='none'`; "

@@ -40,6 +40,7 @@ class UnusedSubCell(Rule):
     name = "unused-sub-cell"
     checklist = "cg.03"
     severity = Severity.WARNING
+    group = "suspicious"
     message = "a sub-cell is built in __init__ and never used"
     what = ("Reports `self.x = nn.Layer(...)` (a MindSpore layer that owns parameters — Dense, Conv, norms, "
             "Embedding, RNNs, attention — or a Cell class of the file) in the "

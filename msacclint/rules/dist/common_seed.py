@@ -55,6 +55,7 @@ class ReplicasUnseeded(Rule):
     name = "distributed-without-common-seed"
     checklist = "dist.01"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "distributed training without a common seed: replicas start from different weights"
     what = ("In a file that calls `communication.init()`, sets a data-parallel context and trains "

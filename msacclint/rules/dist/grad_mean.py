@@ -107,6 +107,7 @@ class GradientsSummed(Rule):
     name = "data-parallel-gradients-summed"
     checklist = "dist.02"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "data-parallel context without gradients_mean=True: the all-reduce sums the gradients of all devices"
     what = ("Reports `set_auto_parallel_context(parallel_mode=DATA_PARALLEL)` (the mode read through a local "

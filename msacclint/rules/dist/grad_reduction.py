@@ -152,6 +152,7 @@ class StepWithoutGradReduction(Rule):
     name = "distributed-step-without-grad-reducer"
     checklist = "dist.02"
     severity = Severity.ERROR
+    group = "correctness"
     evidence = ('Resolved in the file: `communication.init()` is called, a hand-written training step is built, and '
                 'the file calls no gradient reducer and all-reduces nothing; with no parallel mode any hand-written '
                 'step counts, under DATA_PARALLEL a `value_and_grad`/`grad`/`GradOperation` step (TrainOneStepCell '

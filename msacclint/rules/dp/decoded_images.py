@@ -16,6 +16,7 @@ class DecodedNotNormalised(Rule):
     name = "decoded-images-not-normalised"
     checklist = "dp.01"
     severity = Severity.INFO
+    group = "review"
     uses_facts = True
     message = "images are decoded but never normalised or rescaled"
     what = ("Reports `vision.Decode()` (or a dataset read with `decode=True`) in a file that never "

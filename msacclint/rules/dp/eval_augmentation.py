@@ -39,6 +39,7 @@ class RandomAugmentationInEval(Rule):
     name = "random-augmentation-in-eval"
     checklist = "dp.02"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "random augmentation also runs when the pipeline is not training"
     what = ("In a pipeline function with a train/eval parameter (`do_train`, `is_training`, `usage`, "

@@ -35,6 +35,7 @@ class NormalizeOnPixelScale(Rule):
     name = "normalize-mean-on-wrong-scale"
     checklist = "dp.01"
     severity = Severity.ERROR
+    group = "correctness"
     evidence = ('Resolved in the file: the images are uint8 (Decode or a Cifar/Mnist reader), the Normalize mean '
                 'values are literals at most 1, and nothing rescales (no Rescale, ToTensor or 255 anywhere in the '
                 'file).')

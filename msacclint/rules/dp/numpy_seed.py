@@ -30,6 +30,7 @@ class NumpySeedWithoutMindSporeSeed(Rule):
     name = "numpy-seed-without-set-seed"
     checklist = "dp.03"
     severity = Severity.INFO
+    group = "review"
     uses_facts = True
     message = "np.random.seed/random.seed without mindspore.set_seed"
     what = ("Reports `np.random.seed(...)`/`random.seed(...)` at the top level or in the main/training "

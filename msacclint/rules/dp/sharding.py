@@ -56,6 +56,7 @@ class DatasetNotSharded(Rule):
     name = "dataset-not-sharded"
     checklist = "dp.05"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "data-parallel training, but the dataset is not sharded (num_shards/shard_id)"
     what = ("In a file that calls `communication.init()` and sets a data-parallel context (not semi-auto/auto "

@@ -16,6 +16,7 @@ class ToTensorThenNormalizeHwc(Rule):
     name = "totensor-then-normalize-hwc"
     checklist = "dp.01"
     severity = Severity.INFO
+    group = "review"
     uses_facts = True
     message = "vision.Normalize after vision.ToTensor without is_hwc=False"
     what = ("Reports `vision.Normalize(...)` placed after `vision.ToTensor()` in the same list of operations "

@@ -16,6 +16,7 @@ class GeneratorDatasetNotShuffled(Rule):
     name = "generator-dataset-not-shuffled"
     checklist = "dp.03"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "training GeneratorDataset over a Python generator is never shuffled"
     what = ("Reports `GeneratorDataset(source)` where source is a Python generator (a generator "

@@ -118,6 +118,7 @@ class TrainingDatasetNotShuffled(Rule):
     name = "training-dataset-not-shuffled"
     checklist = "dp.03"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "training dataset built with shuffle=False and never shuffled"
     what = ("Reports a `mindspore.dataset.*Dataset(...)` built with `shuffle=False` (or a "

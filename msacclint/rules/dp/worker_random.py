@@ -135,6 +135,7 @@ class WorkersRepeatDraws(Rule):
     name = "generator-workers-share-random-state"
     checklist = "dp.03"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "GeneratorDataset worker processes draw from one copied NumPy/random state: augmentation repeats"
     what = ("Reports `GeneratorDataset(source, num_parallel_workers=N)` with N larger than 1 (or not a literal) and "

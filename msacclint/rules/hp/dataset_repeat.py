@@ -38,6 +38,7 @@ class RepeatTimesEpochs(Rule):
     name = "dataset-repeat-with-epochs"
     checklist = "hp.02"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "a repeated dataset given to Model.train(epochs, ...): the data is seen repeat x epochs times"
     what = ("Reports `Model.train(epoch, dataset)` when the dataset was built with `.repeat(n)` in the same file "

@@ -107,6 +107,7 @@ class SinkSizeEpochs(Rule):
     name = "sink-size-epochs-with-schedule"
     checklist = "hp.02"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = ("Model.train(epochs, ..., sink_size=N) runs epochs of N steps while the learning-rate schedule "
                "counts epochs of the dataset size")

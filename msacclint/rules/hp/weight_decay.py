@@ -20,6 +20,7 @@ _FLAT_LISTS = frozenset({"trainable_params", "get_parameters"})
 
 class WeightDecayNameFilter(TableRuleMixin, Rule, entry_id="MS-OPT-06"):
     code = "MSA132"
+    group = "port"
     name = "weight-decay-name-filter"
     message = "weight_decay on a flat parameter list skips parameters named *beta*/*gamma*"
     what = ("Reports a `mindspore.nn` optimizer given a literal `weight_decay > 0` together with a flat "

@@ -42,6 +42,7 @@ class AmpLevelLossInNetwork(FunctionRule):
     name = "amp-level-loss-in-float16"
     checklist = "mp.01"
     severity = Severity.WARNING
+    group = "suspicious"
     message = "Model(amp_level='O2'/'O3') casts a network that computes its own loss: the loss runs in float16"
     what = ("Reports a training `Model(net, amp_level='O2'/'O3')` (its `.train()` is called in the same "
             "function; evaluation-only Models are skipped) and `build_train_network` without `loss_fn` when "

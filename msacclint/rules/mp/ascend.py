@@ -25,6 +25,7 @@ _KEY = "precision_mode"
 
 class AscendPrecisionModeUnset(TableRuleMixin, Rule, entry_id="MS-AMP-02"):
     code = "MSA135"
+    group = "review"
     name = "ascend-precision-mode-unset"
     message = "Ascend target without an explicit precision_mode: matrix ops may run in fp16"
     what = ("Reports the call that sets the device target to \"Ascend\" literally in a file that never "

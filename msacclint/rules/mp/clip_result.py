@@ -21,6 +21,7 @@ class ClipResultIgnored(TableRuleMixin, Rule):
     name = "clip-result-ignored"
     checklist = "mp.03"
     severity = Severity.ERROR
+    group = "correctness"
     evidence = ("Resolved from the statement alone: the clip call's return value, the only place the clipped tensors "
                 'exist, is discarded.')
     entry_id = "MS-CLIP-01"

@@ -97,6 +97,7 @@ class FixedLossScaleMismatch(FunctionRule):
     name = "fixed-loss-scale-optimizer-mismatch"
     checklist = "mp.02"
     severity = Severity.ERROR
+    group = "correctness"
     evidence = ("Both values are resolved: the manager's scale with `drop_overflow_update=False` and the optimizer's "
                 '`loss_scale` (1.0 when absent) are literals or the same expression, and they differ; a value it '
                 'cannot read keeps it silent. With no manager at all: the Model\'s amp level is absent, O0 or O1 '

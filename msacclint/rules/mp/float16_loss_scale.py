@@ -107,6 +107,7 @@ class Float16WithoutLossScale(FunctionRule):
     name = "float16-without-loss-scale"
     checklist = "mp.02"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "float16 training with no loss scaling anywhere in the file"
     what = ("Reports the float16 casts of a file that trains (`value_and_grad`/`grad`/`GradOperation`, "

@@ -67,6 +67,7 @@ class FloatStatusClearUnordered(FunctionRule):
     name = "float-status-clear-unordered"
     checklist = "mp.01"
     severity = Severity.WARNING
+    group = "suspicious"
     message = "the float status is cleared without being ordered before the gradient computation"
     evidence = ("The clear is a resolved `NPUClearFloatStatus`/`NPUClearFloatStatusV2` call of the step, the "
                 "gradient computation that follows it is a `GradOperation` or `value_and_grad` call, and no argument "

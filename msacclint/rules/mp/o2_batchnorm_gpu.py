@@ -31,6 +31,7 @@ class O2BatchNormFloat16OnGpu(Rule):
     name = "amp-o2-batchnorm-float16-gpu"
     checklist = "mp.01"
     severity = Severity.WARNING
+    group = "suspicious"
     uses_facts = True
     message = "amp_level='O2' with keep_batchnorm_fp32=False runs BatchNorm in float16 on GPU"
     what = ("Reports `Model(..., amp_level='O2', keep_batchnorm_fp32=False)` and "

@@ -50,6 +50,7 @@ class O3CastsBatchNorm(InFunctionRule):
     name = "auto-mixed-precision-o3-batchnorm"
     checklist = "mp.01"
     severity = Severity.WARNING
+    group = "suspicious"
     message = "auto_mixed_precision(net, 'O3') casts the network's BatchNorm to float16 as well"
     what = ("Reports `amp.auto_mixed_precision(net, 'O3')` when the level is 'O3' (a literal, or every value "
             "the project gives the name passed: a config key, an argparse default), `net` was built in the same "

@@ -123,6 +123,7 @@ class ScaledUpdateWithoutOverflowCheck(FunctionRule):
     name = "scaled-update-without-overflow-check"
     checklist = "mp.01"
     severity = Severity.ERROR
+    group = "correctness"
     message = "the optimizer applies loss-scaled gradients without an overflow check"
     evidence = ("An error needs the whole chain resolved along the step: the gradients the optimizer receives come from a "
                 "gradient computation with a loss-scale sensitivity or of a forward function returning "

@@ -16,6 +16,7 @@ class AmpLevelInPort(Rule):
     name = "amp-o2-o3-in-port"
     checklist = "mp.01"
     severity = Severity.INFO
+    group = "port"
     uses_facts = True
     message = "O2/O3 mixed precision in a PyTorch port: torch.autocast kept softmax, log, exp, norms and losses in float32"
     what = ("Reports `amp_level`/`level` 'O2' or 'O3' given to `Model`, `amp.build_train_network` or "

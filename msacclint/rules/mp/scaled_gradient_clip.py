@@ -96,6 +96,7 @@ class ClipScaledGradients(FunctionRule):
     name = "clip-scaled-gradients"
     checklist = "mp.03"
     severity = Severity.ERROR
+    group = "correctness"
     evidence = ('The data flow is resolved along one function: the clipped gradients come from a step computed with a '
                 'loss-scale sensitivity (or from a forward function that returns the scaled loss) with nothing but '
                 'gradient reduction in between; any unscale step, or a helper it cannot read, keeps it silent.')

@@ -61,6 +61,7 @@ class PenaltyFromScaledGradients(FunctionRule):
     name = "penalty-from-scaled-gradients"
     checklist = "mp.04"
     severity = Severity.WARNING
+    group = "suspicious"
     message = "a gradient penalty is computed from gradients that still carry the loss scale"
     what = ("Reports a gradient norm or square (`ops.norm`, `ops.square`, `** 2`, ...) computed from "
             "gradients of a loss-scaled forward function (one that returns `loss_scaler.scale(loss)`, or a "

@@ -189,6 +189,7 @@ def make_rule(entry: EntrySpec, spec: RuleSpec, module: str = __name__) -> Type[
         name=spec.name,
         checklist=spec.checklist or entry.checklist,
         severity=Severity(spec.severity or entry.severity),
+        group=spec.group,
         message=spec.message,
         entry_id=entry.id,
         since=spec.since if spec.since is not None else entry.since,
@@ -217,8 +218,6 @@ def make_rule(entry: EntrySpec, spec: RuleSpec, module: str = __name__) -> Type[
         __module__=module,
         __doc__=f"{spec.code} ({spec.name}): table entry {entry.id}.",
     )
-    if spec.default is not None:
-        attrs["default_enabled"] = spec.default
     base: Type[CallRule] = CallRule
     if spec.unless_attribute:
         base = AttributeSilencedCallRule

@@ -123,9 +123,9 @@ class RuleSpec:
     fix_keep: Optional[FixTemplate] = None
     checklist: Optional[str] = None
     severity: Optional[str] = None
+    group: str = "nursery"
     since: Optional[str] = None
     until: Optional[str] = None
-    default: Optional[bool] = None
     what: str = ""
     why: str = ""
     example: str = ""

@@ -19,6 +19,7 @@ class CannotRun(Rule):
     name = "cannot-run"
     checklist = "tool.04"
     severity = Severity.WARNING
+    group = "upgrade"
     message = "this raises on every supported MindSpore release"
     what = dedent("""
         Reports code that raises on every supported MindSpore release (2.7 to the newest the

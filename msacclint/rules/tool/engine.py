@@ -8,6 +8,7 @@ class UncheckableFile(Rule):
     code = "MSA001"
     checklist = "tool.01"
     severity = Severity.ERROR
+    group = "tool"
     evidence = ("The parser's or the decoder's own error on this file.")
     name = "uncheckable-file"
     message = "file could not be checked"
@@ -28,6 +29,7 @@ class RuleCrashed(Rule):
     code = "MSA002"
     checklist = "tool.02"
     severity = Severity.ERROR
+    group = "tool"
     evidence = ('The exception itself: the rule raised on this file.')
     name = "rule-crashed"
     message = "internal error in a rule"

@@ -1,7 +1,7 @@
-"""tool.03: suggest the ``port`` profile where a file converts or loads PyTorch weights.
+"""tool.03: suggest the ``port`` group where a file converts or loads PyTorch weights.
 
 - MSA003 (tool.03, info, off by default): one finding per file that shows it is part of a
-  port from PyTorch, while the port profile's review rules are not selected.
+  port from PyTorch, while the port group's rules are not selected.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from msacclint.analysis.port import torch_weights
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
-from msacclint.rules.profiles import PROFILES
+from msacclint.rules.profiles import PORT
 
 
 class PortProfileSuggested(Rule):
@@ -17,15 +17,16 @@ class PortProfileSuggested(Rule):
     name = "port-profile-suggested"
     checklist = "tool.03"
     severity = Severity.INFO
-    message = ("this file converts or loads PyTorch weights: run with `--select port` (select = [\"port\"]) to "
+    group = "port"
+    message = ("this file converts or loads PyTorch weights: run with `--extend-select port` (extend-select = [\"port\"]) to "
                "check the defaults that differ from PyTorch")
     what = ("Reports, once per file that imports MindSpore, the first call that loads PyTorch weights - a "
             "resolved PyTorch checkpoint reader (`torch.load`, `load_state_dict_from_url`, safetensors' torch "
             "loaders), `load_checkpoint` of a literal `.pth`/`.pt` path, or a call into a conversion module "
             "(`*_torch`, `torch2*`, `*2ms`, `pth2*`, or `convert*` in a file that names torch) - when the `port` "
-            "profile's review rules are not all selected. A torch import alone (a test comparing outputs) is not "
+            "group's rules are not all selected. A torch import alone (a test comparing outputs) is not "
             "enough, and file names are never read. Off by default like every info finding (any finding fails a "
-            "pre-commit or CI run); `msacclint check` and `msacclint report` suggest the profile once per run "
+            "pre-commit or CI run); `msacclint check` and `msacclint report` suggest the group once per run "
             "from the same evidence (msacclint.analysis.port.torch_weights). Field check on the four tuning "
             "repositories (docs/evaluation/field.md, issue 14 rules): 54 findings, 54 true (every file converts "
             "or loads PyTorch weights for MindSpore) after two families were resolved - 20 calls of a "
@@ -35,19 +36,18 @@ class PortProfileSuggested(Rule):
            "receives PyTorch weights: LayerNorm epsilon (1e-7 vs 1e-5), GELU's tanh approximation, Softmax "
            "and L2Normalize axes, Embedding and initializer sigmas, Conv pad_mode 'same', weight decay on "
            "every parameter, ops.CTCLoss's blank, the trained padding row of Embedding, O2/O3 mixed "
-           "precision. Those rules are off by default to stay quiet on native code; the `port` profile "
-           "turns them on.")
+           "precision. Those rules are off by default to stay quiet on native code; `--extend-select port` turns them on.")
     example = """
     import torch
     import mindspore as ms
     params = torch.load("resnet50.pth")  # MSA003
     """
     use_instead = """
-    # pyproject.toml: [tool.msacclint] select = ["port"]
+    # pyproject.toml: [tool.msacclint] extend-select = ["port"]
     import mindspore as ms
     ms.load_checkpoint("resnet50.ckpt", net)
     """
-    fix_safety = "No fix: select the profile in the configuration or on the command line."
+    fix_safety = "No fix: select the group in the configuration or on the command line."
     versions = "All releases."
     VALID = (
         Valid(use_instead, note="native code"),
@@ -91,10 +91,10 @@ class PortProfileSuggested(Rule):
 
     def finish(self) -> None:
         enabled = self.ctx.settings.enabled
-        if all(code in enabled for code in PROFILES["port"]):
+        if all(code in enabled for code in PORT if code != self.code):
             return
         found = torch_weights(self.ctx)
         if found is not None:
             node, what = found
-            self.report(node, f"this file {what}: run with `--select port` (select = [\"port\"]) to check the "
+            self.report(node, f"this file {what}: run with `--extend-select port` (extend-select = [\"port\"]) to check the "
                         "defaults that differ from PyTorch")

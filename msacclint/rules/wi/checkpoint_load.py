@@ -113,6 +113,7 @@ class UncheckedCheckpointLoad(InFunctionRule):
     name = "unchecked-checkpoint-load"
     checklist = "wi.02"
     severity = Severity.WARNING
+    group = "review"
     message = "the parameters that were not loaded are never checked"
     uses_facts = True
     what = ("Reports, in a file that trains (a hand-written training step or `Model.train`) or in a class or "

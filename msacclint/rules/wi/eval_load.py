@@ -41,8 +41,8 @@ class UncheckedConvertedLoadInEval(UncheckedCheckpointLoad):
     name = "unchecked-converted-checkpoint-in-eval"
     checklist = "wi.02"
     severity = Severity.WARNING
+    group = "review"
     #: off by default: 12 of 16 findings true (75 %) on the tuning and evaluation repositories
-    default_enabled = False
     message = "a renamed/filtered/converted checkpoint is loaded for evaluation without checking what was not loaded"
     what = ("Reports, in an evaluation or export script (a file that does not train and evaluates or exports: "
             "named eval/export/infer/predict/test, or calling `mindspore.export`, a `.eval(...)` method or "

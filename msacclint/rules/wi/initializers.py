@@ -20,6 +20,7 @@ _KEYWORDS = frozenset({"weight_init", "bias_init", "gamma_init", "beta_init"})
 
 class NormalInitString(TableRuleMixin, Rule, entry_id="MS-INIT-01"):
     code = "MSA118"
+    group = "port"
     name = "normal-init-string"
     message = "'normal' initialises N(0, 0.01) in MindSpore, not N(0, 1)"
     what = ("Reports the string `'normal'` given as `weight_init`/`bias_init`/`gamma_init`/`beta_init` "

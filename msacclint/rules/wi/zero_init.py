@@ -116,6 +116,7 @@ class ZeroWeightInit(Rule):
     name = "zero-weight-init"
     checklist = "wi.01"
     severity = Severity.ERROR
+    group = "correctness"
     message = "a hidden layer's weight is initialised to zeros"
     evidence = ("The layer's position is resolved in its Cell: its weight is a literal zero initializer, its output "
                 'reaches another Dense/Conv/Embedding in `construct` (or it is not the last weight layer of a '
