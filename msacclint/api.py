@@ -191,8 +191,8 @@ def graded(diagnostics: Sequence[Diagnostic], grades: Grades) -> Graded:
 def with_groups(diagnostics: Sequence[Diagnostic]) -> List[Diagnostic]:
     """The findings with their group (msacclint/rules/groups.py): their rule's, or ``nursery``
     for a grade the rule's field record does not support."""
-    return [d if d.group else replace(d, group=registry.finding_group(d.code, d.severity.value))
-            for d in diagnostics]
+    return [d if d.group else replace(d, group=registry.finding_group(
+        d.code, d.severity.value, d.reach.value if d.reach is not None else None)) for d in diagnostics]
 
 
 # -- the project layer ---------------------------------------------------------------------------

@@ -53,13 +53,33 @@ def grade(ctx: FileContext, line: int, severity: Severity, message: str, code: s
         return Graded(severity, message, Reach.RUNS, trail)
     if answer.failure is not None:
         path, at, what = answer.failure
-        note = (f" (info: this code cannot run: {project.display(path)}:{at} raises first: {what}; "
-                "it matters once that is fixed)")
+        where = f"{project.display(path)}:{at}"
+        if fixed_by_porting(what):
+            # a loud failure of the MindSpore the project targets (a name it lacks, a keyword it
+            # rejects): the user fixes it in the first minute and then trains with this finding's
+            # silent cost, so it is shown, one grade lower, saying what fails first
+            target = ctx.mindspore_version
+            on = f" on MindSpore {target}" if target else ""
+            note = (f" ({lower(severity).value}: this code cannot run{on} yet: {where} raises first: {what}; once "
+                    "that loud failure is fixed, this one costs accuracy silently)")
+            return Graded(lower(severity), message.rstrip() + note, Reach.CANNOT_RUN, trail)
+        note = f" (info: this code cannot run: {where} raises first: {what}; it matters once that is fixed)"
         return Graded(Severity.INFO, message.rstrip() + note, Reach.CANNOT_RUN, trail)
     note = dormant_note(project, ctx.path, answer)
     if severity is Severity.INFO:
         return Graded(severity, message.rstrip() + note, Reach.DORMANT)
     return Graded(lower(severity), message.rstrip() + note, Reach.DORMANT)
+
+
+#: what a failure says when its cause is not one a port fixes (the project lacks a module)
+_NOT_A_PORT = ("the project has no module",)
+
+
+def fixed_by_porting(what: str) -> bool:
+    """Whether a failure is a loud MindSpore failure that porting the code fixes (a name the
+    release lacks, a keyword or an argument combination it rejects), not a module the project
+    does not have."""
+    return not any(marker in what for marker in _NOT_A_PORT)
 
 
 def dormant_note(project: ProjectIndex, path: str, answer: Answer) -> str:

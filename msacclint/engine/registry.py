@@ -134,10 +134,10 @@ def group_of(code: str) -> str:
     return groups_.effective(code, group, severity)
 
 
-def finding_group(code: str, grade: str) -> str:
+def finding_group(code: str, grade: str, reach: Optional[str] = None) -> str:
     """The group a finding of ``code`` at ``grade`` belongs to (msacclint/rules/groups.py)."""
     group, severity = declared(code)
-    return groups_.of_finding(code, group, severity, grade)
+    return groups_.of_finding(code, group, severity, grade, reach)
 
 
 @functools.lru_cache(maxsize=1)

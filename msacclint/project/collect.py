@@ -72,6 +72,9 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         #: (attribute chains, literals; both sides of a conditional expression), so that a
         #: ``parallel_mode=mode`` reads every mode the name may hold
         self._held: List[Dict[str, List[Expr]]] = [{}]
+        #: per function on ``_functions``: a local name -> the literals assigned to it so far, or
+        #: None once anything else is (so ``bn_training = False`` passed on reads as False)
+        self._local_literals: List[Dict[str, Optional[List[Expr]]]] = []
         self._qualified_memo: Dict[str, str] = {}
         self._callee_hint: Tuple[Optional[cst.CSTNode], Optional[str]] = (None, None)
         self._scope: List[str] = []
@@ -134,6 +137,11 @@ class SummaryCollector(cst.BatchableCSTVisitor):
                     return taken
             if self._functions and value in self._param_names[-1]:
                 return ("param", value)
+            if self._local_literals:
+                held = self._local_literals[-1].get(value)
+                if held:
+                    distinct = list(dict.fromkeys(held))
+                    return distinct[0] if len(distinct) == 1 else ("alt", tuple(distinct))
             return ("name", value)
         if kind is cst.Attribute:
             name = _dotted(node)
@@ -226,6 +234,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         self._file_names.append({})
         self._file_uses.append({})
         self._param_names.append(frozenset(p for p, _ in info.params))
+        self._local_literals.append({})
         self._scope.append(node.name.value)
         self.summary.functions[qual] = info
         cls = self._owner()
@@ -242,6 +251,7 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         self._held.pop()
         self._only_written(self._file_names.pop(), self._file_uses.pop())
         self._param_names.pop()
+        self._local_literals.pop()
         self._scope.pop()
         if len(info.returns) == 1 and info.returns[0][0] == "name" and info.returns[0][1].startswith("self."):
             info.returns_attr = info.returns[0][1][5:]
@@ -281,6 +291,8 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         target = node.targets[0].target
         if isinstance(target, cst.Name) and isinstance(node.value, cst.Call):
             self._assigned[id(node.value)] = target.value
+        if self._local_literals:
+            self._local_literal(target, node.value)
         if isinstance(target, cst.Name) and (self._functions or not self._classes):
             alternatives = [node.value.body, node.value.orelse] if isinstance(node.value, cst.IfExp) else [node.value]
             self._held[-1].setdefault(target.value, []).extend(
@@ -310,6 +322,26 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             owner.attrs[target.attr.value] = self.expr(node.value)
             if isinstance(node.value, cst.Call):
                 self._call(node.value, attr=target.attr.value)
+
+    def _local_literal(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
+        """Record what a function assigns to a local name: a literal, or anything else (None)."""
+        held = self._local_literals[-1]
+        names = [target] if isinstance(target, cst.Name) else \
+            [n for n in (e.value for e in getattr(target, "elements", ())) if isinstance(n, cst.Name)]
+        for name in names:
+            found = quick_literal(value) if value is not None and name is target else UNKNOWN
+            if found is UNKNOWN or held.get(name.value, []) is None:
+                held[name.value] = None
+            else:
+                held.setdefault(name.value, []).append(("lit", found))  # type: ignore[union-attr]
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self._local_literals:
+            self._local_literal(node.target, None)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if self._local_literals:
+            self._local_literal(node.target, node.value)
 
     def _module_value(self, name: str, value: cst.BaseExpression, line: int) -> None:
         self.summary.constants.setdefault(name, []).append((self.expr(value), line))

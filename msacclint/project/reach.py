@@ -139,6 +139,11 @@ class ReachQueries:
             scope = d.parent
         failure = self._stops_before(path, scope, line)
         if failure is not None:
+            # code that cannot run is "cannot run" only when a run would reach it were it not for
+            # the failure; code nothing reaches at all is dormant first
+            loose = self._search((path, scope), strict=False)
+            if loose is None:
+                return Answer(False, (), scope, self._some_entries(path))
             return Answer(False, (), scope, (), failure)
         trail = self._search((path, scope))
         if trail is None:

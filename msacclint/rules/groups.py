@@ -134,10 +134,15 @@ def effective(code: str, declared: str, severity: str) -> str:
     return declared
 
 
-def of_finding(code: str, declared: str, severity: str, grade: str) -> str:
-    """The group a finding at ``grade`` belongs to (see the module's docs)."""
+def of_finding(code: str, declared: str, severity: str, grade: str, reach: Optional[str] = None) -> str:
+    """The group a finding at ``grade`` belongs to (see the module's docs). A finding lowered
+    one grade only because a loud failure comes first on its path (``reach`` "cannot-run" at a
+    warning or error) is judged by its rule's own grade: the claim is the same, and it costs
+    accuracy once that failure is fixed."""
     group = effective(code, declared, severity)
     if group not in PROVEN or grade == severity or grade == "info":
+        return group
+    if reach == "cannot-run":
         return group
     return group if standing(code, grade).meets else "nursery"
 

@@ -285,6 +285,10 @@ class DropoutWrongProbability(DropoutRule):
                                                   mark="  # MSA101"),
         }, note="a drop rate from an annotated config class of another file, flipped into a keep probability"),
         Invalid(nn_dropout("0.1", "  # MSA101"), fixed=nn_dropout("0.1"), unsafe_fixed=nn_dropout("p=0.1")),
+        Invalid(nn_dropout("p=0.9", "  # MSA101"), severity=Severity.WARNING,
+                message_contains="assumed from the value alone: p=0.9 drops 90 %",
+                note="a drop probability of 0.9 written as a number: only its size says it was a keep probability "
+                     "(a warning that says so)"),
         Invalid("""
             import mindspore.nn as nn
             class Block(nn.Cell):
@@ -519,6 +523,13 @@ class DropoutWrongProbability(DropoutRule):
                        "values callers pass are misread silently)")
         if self._assumption():
             severity, assumed = Severity.WARNING, assumed + self._assumption()
+        written = literal(p.value)
+        if inner is None and not says_keep(p.value) and is_number(written):
+            # a drop probability written as a number: only its size says it was meant as a keep
+            # probability (p=0.7 may be a deliberate strong drop); the intent is an assumption
+            severity = Severity.WARNING
+            assumed += (f" (assumed from the value alone: p={written:g} drops {round(written * 100):g} %, an unusual "
+                        "rate; if it is intended, nothing is wrong)")
         shown = cst.Module([]).code_for_node(p.value)
         fix = None
         if inner is not None:

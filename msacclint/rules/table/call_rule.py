@@ -63,8 +63,11 @@ class CallRule(TableRuleMixin, Rule):
         short = name.replace("mindspore.", "", 1)
         message = self.format_message(short=short, missing_list=" and ".join(site.absent), **site.values)
         related = [(v.evidence.path, v.evidence.line, v.evidence.what) for v in site.evidence if v.evidence]
-        self.report(node, message + _resolved_note(site) + self.observed_note(name, quoted), fixes,
-                    related=related)
+        severity = None
+        if site.assumed:
+            severity = Severity.WARNING if self.severity is Severity.ERROR else Severity.INFO
+        self.report(node, message + _resolved_note(site) + self.observed_note(name, quoted) + _assumed_note(site),
+                    fixes, related=related, severity=severity)
 
     def build_fix(self, site: CallSite, spec: FixTemplate, applicability: Applicability) -> Optional[FixSpec]:
         """``add = {stride = "{kernel_size}"}`` appends keyword arguments the call (and its
@@ -131,6 +134,15 @@ def _resolved_note(site: CallSite) -> str:
     shown = sorted({f"{v.value!r} at {v.evidence.where()}" if v.evidence else f"{v.value!r}, the default"
                     for v in site.evidence})
     return f" (the value is {', '.join(shown[:3])})"
+
+
+def _assumed_note(site: CallSite) -> str:
+    """What the finding assumed because the analysis could not read it (one grade lower)."""
+    if not site.assumed:
+        return ""
+    parts = "; ".join(f"assumed that {what}: {arg} could not be resolved" if what else
+                      f"assumed: {arg} could not be resolved" for arg, what in site.assumed)
+    return f" (warning: {parts})"
 
 
 def called(ctx, call: cst.Call) -> Optional[str]:

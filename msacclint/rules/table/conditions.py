@@ -35,6 +35,7 @@ OPS: Dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
     "!=": operator.ne,
     "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
 }
 
 
@@ -54,6 +55,9 @@ class CallSite:
     #: values the project resolved for arguments that are not literals (a constructor's
     #: parameter through its callers, its own default, a config key): msacclint.project.values
     evidence: List[Any] = field(default_factory=list)
+    #: preconditions of the harm that could not be resolved and were assumed (``unknown =
+    #: "assume"``): (argument as written, what is assumed); the finding is one grade lower
+    assumed: List[Tuple[str, str]] = field(default_factory=list)
 
     def given(self, param: str) -> bool:
         """Whether the call passes ``param``, itself or in one of its parameter groups."""
@@ -241,17 +245,15 @@ class ArgumentCompares(Condition):
             other = argument(node, cond.value_arg, site.signature)
             against = constant(site.ctx, other.value) if other is not None else cond.value
             if against is UNKNOWN:
-                return cond.unknown == "flag"
+                return _unknown(site, cond, other.value if other is not None else None)
         value = constant(site.ctx, arg.value)
         site.values[cond.arg] = cst.Module([]).code_for_node(arg.value)
         if value is UNKNOWN and cond.value_arg is None:
-            resolved = _resolved(site, arg.value, cond, against)
-            if resolved is not None:
-                value = resolved
+            value = _resolved(site, arg.value, cond, against)
         value = comparable(value, against)
         against = comparable(against, value)
         if value is UNKNOWN or (isinstance(value, bool) and not isinstance(against, (bool, list))):
-            return cond.unknown == "flag"
+            return _unknown(site, cond, arg.value) if value is UNKNOWN else cond.unknown == "flag"
         try:
             if not OPS[cond.op](value, against):
                 return False
@@ -260,6 +262,18 @@ class ArgumentCompares(Condition):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             site.values["one_minus_" + cond.arg] = f"{1 - value:.6g}"
         return True
+
+
+def _unknown(site: CallSite, cond: Comparison, expr: Optional[cst.BaseExpression]) -> bool:
+    """What a value the analysis cannot read does: skip the call, flag it, or flag it one grade
+    lower with the precondition it assumes (``unknown = "assume"``)."""
+    if cond.unknown == "assume":
+        text = cst.Module([]).code_for_node(expr) if expr is not None else cond.arg
+        entry = (f"{cond.arg}={text}" if text != cond.arg else cond.arg, cond.assumption)
+        if entry not in site.assumed:
+            site.assumed.append(entry)
+        return True
+    return cond.unknown == "flag"
 
 
 def _resolved(site: CallSite, expr: cst.BaseExpression, cond: Comparison, against: Any) -> Any:

@@ -18,9 +18,9 @@ from msacclint.data import api_defaults
 from msacclint.rules.base import Invalid, Valid
 
 #: comparison operators of a condition (``op = "given"`` only asks whether it is passed)
-OPERATORS = ("<", "<=", ">", ">=", "==", "!=", "in")
+OPERATORS = ("<", "<=", ">", ">=", "==", "!=", "in", "not in")
 #: what a condition does with a value it cannot read / an argument that is not passed
-VERDICTS = ("skip", "flag")
+VERDICTS = ("skip", "flag", "assume")
 #: what makes a loss's default right (msacclint.analysis.loss_use.handling)
 HANDLINGS = ("onehot_labels", "reduced")
 
@@ -65,6 +65,9 @@ class Comparison:
     value_arg: Optional[str] = None
     unknown: str = "skip"
     absent: str = "skip"
+    #: with ``unknown = "assume"``: what the harm assumes when the value cannot be read, as the
+    #: message says it ("the moving statistics are updated"); the finding is one grade lower
+    assumption: str = ""
 
     def __post_init__(self) -> None:
         if self.op not in OPERATORS + ("given",):
