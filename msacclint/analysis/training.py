@@ -360,6 +360,24 @@ class Training:
         """Some ``set_train()`` in the file may switch a network to training mode."""
         return any(mode is not False for _, mode in self.set_train)
 
+    def helper_enables(self, name: str) -> Optional[object]:
+        """Evidence that a function of another file of the project, called here with ``name``
+        (``x2ms_train(model)``), puts that argument in training mode (the project layer's
+        ``helper_sets_train``); None without the project layer or when none does."""
+        project = self.ctx.project
+        if project is None:
+            return None
+        for call in self.facts.in_order:
+            if not any(isinstance(a.value, cst.Name) and a.value.value == name for a in call.args):
+                continue
+            if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) \
+                    and call.func.value.value == name:
+                continue
+            found = project.helper_sets_train(self.ctx, call, name)
+            if found is not None:
+                return found
+        return None
+
     def enables_before_training(self) -> bool:
         """Some ``set_train()`` that may switch a network to training mode can run before or
         during a training loop of the file. A call inside a module-level function that neither

@@ -316,6 +316,51 @@ class NetworkQueries:
                 return Evidence(self.display(path), call.line, f"{call.callee}(...), which trains it")
         return None
 
+    def helper_sets_train(self, ctx, call, name: str) -> Optional[Evidence]:
+        """Where a project function that ``call`` (written in the checked file) hands ``name``
+        to puts its argument in training mode: ``x2ms_train(model)`` whose body runs
+        ``obj.set_train()`` on the parameter it binds, also through one more helper it hands the
+        parameter on to. None when the callee is not a function of another file of the project,
+        or it does not."""
+        from msacclint.analysis.imports import dotted
+
+        callee = dotted(call.func)
+        if callee is None:
+            return None
+        found = self.resolve_from(ctx, callee)
+        if found is None or found[0] != "function":
+            return None
+        path, func = found[1], found[2]
+        params = [p for p, _ in func.params]
+        for index, arg in enumerate(a for a in call.args if not a.star):
+            written = dotted(arg.value)
+            if written != name:
+                continue
+            param = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
+            if param is None:
+                continue
+            where = self._sets_train_on(path, func, param, 0)
+            if where is not None:
+                return where
+        return None
+
+    def _sets_train_on(self, path: str, func: FunctionSummary, param: str, depth: int) -> Optional[Evidence]:
+        for inner in func.calls:
+            if inner.callee == f"{param}.set_train" and (not inner.args or tuple(inner.args[0]) == ("lit", True)):
+                return Evidence(self.display(path), inner.line, f"{func.name}() calls {param}.set_train()")
+            if depth >= 1 or ("param", param) not in [tuple(a) for a in inner.args]:
+                continue
+            found = self.lookup(path, inner.callee)
+            if found is None or found[0] != "function":
+                continue
+            params = [p for p, _ in found[2].params]
+            index = [tuple(a) for a in inner.args].index(("param", param))
+            if index < len(params):
+                deeper = self._sets_train_on(found[1], found[2], params[index], depth + 1)
+                if deeper is not None:
+                    return deeper
+        return None
+
     def trains(self, summary: FileSummary, methods: bool = False) -> bool:
         """The file trains: Model.train, a TrainOneStepCell, a gradient function, or a network
         put in training mode (``net.set_train()``, a hand-written loop); with ``methods``, in

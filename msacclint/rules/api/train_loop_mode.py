@@ -167,6 +167,13 @@ class TrainLoopWithoutSetTrain(Rule):
     VALID = VALID + (
         Valid(files=_scripted({"src/model.py": fill(NET_WITH_RATE, rate="0.1")}, set_train="net.set_train()"),
               note="multi-file: set_train() in the entry script"),
+        Valid(files={**_scripted({"src/model.py": fill(NET_WITH_RATE, rate="0.1"), "src/adapter.py": """
+                  def train_mode(obj):
+                      \"\"\"torch's model.train(), written for MindSpore\"\"\"
+                      return obj.set_train()
+                  """}, set_train="from src.adapter import train_mode\ntrain_mode(net)")},
+              note="multi-file: a project helper of another file (a port's adapter for model.train()) calls "
+                   "set_train() on the network it is handed"),
         Valid(files=_scripted({"src/model.py": fill(NET_WITH_RATE, rate="0.0")}),
               note="look-alike, multi-file: the Dropout's rate is 0.0 at the only construction"),
         Valid(files=_scripted({"src/model.py": _cell("Net", "", "self.bn = nn.BatchNorm2d(8, use_batch_statistics=True)")}),
@@ -249,6 +256,13 @@ class TrainLoopWithoutSetTrain(Rule):
         Invalid(fill(TRAIN_AND_EVAL, main='if mode == "train":\n    train()\nelse:\n    evaluate()',
                      mark="  # MSA201"),
                 note="the only set_train(True) is at the end of an evaluation that the training run never calls"),
+        Invalid(files={**_scripted({"src/model.py": fill(NET_WITH_RATE, rate="0.1"), "src/adapter.py": """
+                    def describe(obj):
+                        print(obj)
+                        return obj.trainable_params()
+                    """}, set_train="from src.adapter import describe\ndescribe(net)", mark="  # MSA201")},
+                note="multi-file look-alike: the network is handed to a project helper that does not put it in "
+                     "training mode"),
         Invalid(SAMPLED_LOOP.format(before="net.set_train(False)  # MSA201", after="", mark=""),
                 severity=Severity.INFO,
                 message_contains="trained in inference mode",
@@ -283,6 +297,8 @@ class TrainLoopWithoutSetTrain(Rule):
             state = info.mode_cells_state(step.network)
             if state is False:
                 continue  # no BatchNorm or Dropout anywhere in it: the mode changes nothing
+            if info.helper_enables(step.network.name) is not None:
+                continue  # a project helper it is handed to calls set_train() on it
             loop = next(e for _, e in info.loops)
             name = step.network.name
             evidence = list(mode_evidence(self.ctx).values())[:1]
