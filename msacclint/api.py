@@ -56,13 +56,14 @@ from msacclint.engine.discovery import MissingPath, discover
 from msacclint.report import PROBLEM, Report, conclude, mindspore_description, port_files, port_suggestion
 from msacclint.rules.groups import BAR, DEFAULT_GROUPS, GROUPS, Standing, record, standing
 from msacclint.settings import Settings
+from msacclint.upgrade import Upgrade, upgrade
 
 if TYPE_CHECKING:
     from msacclint.project.index import ProjectIndex, Projects
     from msacclint.rules.base import Rule
 
 __all__ = [
-    "BAR", "DEFAULT_GROUPS", "GROUPS", "Standing",
+    "BAR", "DEFAULT_GROUPS", "GROUPS", "Standing", "Upgrade",
     "ConfigError", "FileFix", "FixOptions", "FixRun", "Graded", "Grades", "LintOptions", "LintRun", "Options",
     "Progress", "Report", "ReportOptions", "Settings", "build_report", "config_file_for", "configuration_for_file",
     "fix_paths", "fix_text", "graded", "grades_without_config", "is_version", "lint_notebook", "lint_paths",
@@ -297,7 +298,9 @@ def build_report(paths: Sequence[str], options: ReportOptions = ReportOptions())
     return Report(__version__, mindspore_description(options.mindspore_version, prepared.settings),
                   list(prepared.files), items, dict(data["areas"]),
                   generated=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                  port_files=ported)
+                  port_files=ported,
+                  upgrade=upgrade_report(diagnostics, prepared.settings)
+                  if any(registry.group_of(c) == "upgrade" for c in enabled) else None)
 
 
 def port_suggestion_for(run: LintRun) -> str:
@@ -354,6 +357,20 @@ def group_names(values: Sequence[str], where: str = "groups") -> Tuple[str, ...]
 def group_codes(name: str) -> Tuple[str, ...]:
     """The codes of a group today (``ALL``: every code)."""
     return tuple(registry.all_codes()) if name.upper() == "ALL" else tuple(registry.group_codes(name.lower()))
+
+
+def upgrade_report(diagnostics: Sequence[Diagnostic], settings: Settings) -> Upgrade:
+    """What the upgrade group's findings say a move to ``settings.upgrade_to`` (else the newest
+    release the API surface knows) breaks, by cause (msacclint.upgrade)."""
+    from msacclint.analysis.api_surface import surface
+
+    known = surface()
+    target = settings.upgrade_to or (known.versions[-1] if known is not None else "the newest release")
+    source = f"MindSpore {settings.mindspore_version}" if settings.mindspore_version else "no declared release"
+    if settings.mindspore_source and settings.mindspore_version:
+        source += f" ({settings.mindspore_source})"
+    names = {r.code: r.name for r in registry.all_rules()}
+    return upgrade(with_groups(diagnostics), source, target, names)
 
 
 def declared_version(path: str) -> Tuple[Optional[str], str]:

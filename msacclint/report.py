@@ -34,6 +34,7 @@ from msacclint.config import installed_mindspore
 from msacclint.diagnostics import Diagnostic, FileResult, Severity, grade_counts
 from msacclint.rules.profiles import PORT
 from msacclint.settings import Settings
+from msacclint.upgrade import Upgrade
 
 PROBLEM, NO_PROBLEM, NOT_APPLICABLE, BY_HAND = "Problem found", "No problem", "N/A", "Check by hand"
 PARTLY_CHECKED = "Partly checked"
@@ -146,6 +147,8 @@ class Report:
     generated: str = ""
     #: files that load PyTorch weights while the port group is off (the suggestion)
     port_files: List[PortFile] = field(default_factory=list)
+    #: what the upgrade group found, by cause (None when the group did not run)
+    upgrade: Optional[Upgrade] = None
 
     @property
     def suggestion(self) -> str:
@@ -174,6 +177,7 @@ class Report:
                 "not_shown": {g.value: n for g, n in self.hidden().items()},
                 "port_profile": {"suggested": bool(self.port_files), "message": self.suggestion,
                                  "files": [{"path": f.path, "line": f.line, "what": f.what} for f in self.port_files]},
+                "upgrade": self.upgrade.to_json() if self.upgrade is not None else None,
                 "items": [i.to_json() for i in self.items]}
 
 
@@ -276,6 +280,12 @@ def mindspore_description(given_version: Optional[str], settings: Settings) -> s
     snapshot = snapshot_version(settings.defaults) if settings.defaults else None
     if given_version:
         text = f"{given_version} (given with --mindspore-version)"
+    elif settings.mindspore_version and settings.mindspore_source == "installed":
+        text = f"{settings.mindspore_version} (installed; from package metadata)"
+    elif settings.mindspore_version and settings.mindspore_source:
+        where = settings.mindspore_source
+        declared = ":" in where and "mindspore-version" not in where
+        text = f"{settings.mindspore_version} ({'declared in ' if declared else ''}{where})"
     elif settings.mindspore_version and settings.mindspore_version != installed_mindspore():
         text = f"{settings.mindspore_version} (configured in pyproject.toml)"
     elif settings.mindspore_version:

@@ -126,3 +126,38 @@ def test_the_hook_fails_on_the_grade_the_project_configures(target, tmp_path):
     output = pinned.stdout + pinned.stderr
     assert pinned.returncode == 0 and "Passed" in output, output
     assert "train.py:15:12: warning: MSA301" in output and "None fails the run (fail-on = error)." in output
+
+
+#: a 1.x port: ms.ms_function is gone in 2.x (MSA004, the upgrade group)
+LEGACY = "import mindspore as ms\n\n\n@ms.ms_function\ndef step(x):\n    return x\n"
+
+
+@pytest.mark.slow
+def test_the_hook_runs_the_groups_the_project_selects(target, tmp_path):
+    """docs/groups.md: a group is one selection away in pre-commit too: the repository's
+    [tool.msacclint], or the hook's own `args: [--extend-select, upgrade]`."""
+    home = tmp_path / "pre-commit-home"
+    (target / "step.py").write_text(LEGACY)
+    git(target, "add", ".")
+    default = try_repo(target, home)
+    assert default.returncode == 0 and "MSA004" not in default.stdout, default.stdout + default.stderr
+
+    (target / "pyproject.toml").write_text('[tool.msacclint]\nextend-select = ["upgrade"]\n')
+    git(target, "add", ".")
+    configured = try_repo(target, home)
+    output = configured.stdout + configured.stderr
+    assert configured.returncode == 1 and "step.py:4:2: warning: MSA004 [tool.04]" in output, output
+    assert "Upgrade from no declared release to MindSpore" in output and "ms.jit" in output
+
+    git(target, "rm", "-q", "-f", "pyproject.toml")
+    commit = git(ROOT, "rev-parse", "HEAD").strip()
+    (target / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {ROOT}\n    rev: {commit}\n    hooks:\n      - id: msacclint\n"
+        "        args: [--extend-select, upgrade]\n")
+    git(target, "add", ".")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    env.pop("VIRTUAL_ENV", None)
+    pinned = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files", "--verbose"], cwd=target,
+                            env=env, capture_output=True, text=True, timeout=900)
+    output = pinned.stdout + pinned.stderr
+    assert pinned.returncode == 1 and "step.py:4:2: warning: MSA004" in output, output

@@ -481,6 +481,23 @@ def spellings() -> Dict[str, Any]:
         return {}
 
 
+def suggest_module(s: Surface, missing: str, releases: Sequence[str]) -> Optional[str]:
+    """The MindSpore module to import instead of one the releases lack: the ``[[module]]``
+    table of rules/api_surface/spellings.toml (a 1.x module path and its 2.x home), else a
+    name ``suggest_name`` finds, but only when ``import`` finds it as a module on every release
+    considered (an attribute of a package is no module to import)."""
+    def importable(candidate: str) -> bool:
+        return bool(releases) and all(s.module_exists(candidate, v) is True for v in releases)
+
+    for item in spellings().get("module", ()):
+        if missing in item.get("modules", ()):
+            for candidate in item.get("mindspore", ()):
+                if importable(candidate):
+                    return candidate
+    found = suggest_name(s, missing, releases)
+    return found if found is not None and found != missing and importable(found) else None
+
+
 def suggest_name(s: Surface, missing: str, releases: Sequence[str]) -> Optional[str]:
     """The MindSpore spelling for a name the releases lack (``mindspore.nn.Module`` ->
     ``mindspore.nn.Cell``): the table of rules/api_surface/spellings.toml when its answer

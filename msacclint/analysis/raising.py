@@ -162,11 +162,13 @@ class _Module:
 
 # -- the walk -------------------------------------------------------------------------------
 class _Finder(GuardedWalk):
-    def __init__(self, ctx: FileContext) -> None:
+    def __init__(self, ctx: FileContext, releases: Optional[Tuple[str, ...]] = None) -> None:
         super().__init__(ctx)
         self.surface = api.surface()
-        self.releases: Tuple[str, ...] = api.considered(self.surface, ctx.mindspore_version) \
-            if self.surface is not None else ()
+        if releases is not None:
+            self.releases: Tuple[str, ...] = releases
+        else:
+            self.releases = api.considered(self.surface, ctx.mindspore_version) if self.surface is not None else ()
         self.file = _Module(ctx)
         self.found: List[Raising] = []
         self._combinations: Dict[str, List[Dict[str, Any]]] = {}
@@ -306,7 +308,7 @@ class _Finder(GuardedWalk):
         if first_missing.rsplit(".", 1)[-1] in self.file.guarded:
             return False
         present = [v for v in self.surface.versions if self.surface.module_exists(module, v)]
-        spelling = api.suggest_name(self.surface, first_missing, self.releases)
+        spelling = api.suggest_module(self.surface, first_missing, self.releases)
         self._add(node, st, IMPORT, f"`{statement}`: MindSpore has no module {first_missing}", "ModuleNotFoundError",
                   self.releases, f"use {spelling}" if spelling else None, self._releases(self.releases, present))
         return False
@@ -504,6 +506,43 @@ def _answer(ctx: FileContext) -> _Answer:
 
 
 RAISING: Question[_Answer] = Question("raising", _answer)
+
+
+def upgrade_target(ctx: FileContext) -> Tuple[str, ...]:
+    """The release the upgrade group moves the project to: the ``upgrade-to`` setting, else the
+    newest the API surface knows (as a one-release tuple; () without a surface)."""
+    surface = api.surface()
+    if surface is None:
+        return ()
+    wanted = getattr(ctx.settings, "upgrade_to", None)
+    target = surface.release_for(wanted) if wanted else surface.versions[-1]
+    return (target,) if target else ()
+
+
+def _upgrade_answer(ctx: FileContext) -> _Answer:
+    """What raises today (on the project's release, or every release when it names none) and
+    what raises once it moves to the upgrade target, each kept once."""
+    today = ctx.ask(RAISING)
+    target = upgrade_target(ctx)
+    if not target or api.considered(api.surface(), ctx.mindspore_version) == target:  # type: ignore[arg-type]
+        return today
+    finder = _Finder(ctx, target)
+    moved = finder.run()
+    seen = {(id(r.node), r.kind) for r in today.found}
+    found = list(today.found) + [r for r in moved if (id(r.node), r.kind) not in seen]
+    return _Answer(found, today.listing or finder.modules.listing_used)
+
+
+UPGRADE_RAISING: Question[_Answer] = Question("upgrade-raising", _upgrade_answer)
+
+
+def upgrade_failures(ctx: FileContext) -> List[Raising]:
+    """What raises today or on the upgrade target (``upgrade_target``): today's first."""
+    return ctx.ask(UPGRADE_RAISING).found
+
+
+def upgrade_depends_on_listing(ctx: FileContext) -> bool:
+    return ctx.ask(UPGRADE_RAISING).listing
 
 
 def raising_calls(ctx: FileContext) -> List[Raising]:

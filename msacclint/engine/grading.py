@@ -38,6 +38,9 @@ def lower(severity: Severity) -> Severity:
 #: rules whose findings on a ``class``/``def`` line are about what the line evaluates where
 #: the definition is (a base class that does not exist), not about the body
 HEADER_RULES = frozenset({"MSA004"})
+#: rules whose findings are loud failures themselves (a name a release lacks): one after another
+#: fails loudly, so code that cannot run yet does not lower them
+LOUD_RULES = frozenset({"MSA004"})
 
 
 def grade(ctx: FileContext, line: int, severity: Severity, message: str, code: str = "") -> Graded:
@@ -51,6 +54,9 @@ def grade(ctx: FileContext, line: int, severity: Severity, message: str, code: s
     trail = tuple(Related(project.display(path), hop_line, what) for path, hop_line, what in answer.trail)
     if answer.runs:
         return Graded(severity, message, Reach.RUNS, trail)
+    if answer.failure is not None and code in LOUD_RULES:
+        # a loud failure itself: the next one after it fails as loudly, once the first is fixed
+        return Graded(severity, message, Reach.CANNOT_RUN, trail)
     if answer.failure is not None:
         path, at, what = answer.failure
         where = f"{project.display(path)}:{at}"

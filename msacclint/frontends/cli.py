@@ -139,6 +139,9 @@ def run_check(args: argparse.Namespace) -> int:
         return run_fix(args, fix_options, fixed)
     graded = run.graded
     output.emit(graded, run.diagnostics, args.format, args.output_file, args.statistics)
+    if any(d.group == "upgrade" for d in graded.shown):
+        # the upgrade group's findings by cause (msacclint.upgrade), with the summary on stderr
+        _note(args, output.upgrade_text(api.upgrade_report(graded.shown, run.settings)).rstrip("\n"))
     _note(args, output.check_summary(graded, len(run.files), run.grades.fail_on))
     version = api.version_note(run.settings)
     if version:

@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 from msacclint import __version__, api, install_info
 from msacclint.diagnostics import Diagnostic, Reach, Related, Severity, grade_counts, plural
+from msacclint.upgrade import text as upgrade_render
 
 # -- colour ---------------------------------------------------------------------------------------
 #: the SGR code of each grade's word on a terminal, as compilers colour them
@@ -313,6 +314,11 @@ def _not_shown(hidden: Dict[Severity, int]) -> str:
         return ""
     how = "--show-info" if set(hidden) == {Severity.INFO} else "--show, or show in [tool.msacclint]"
     return f" {grade_counts(hidden)} not shown ({how})."
+
+
+def upgrade_text(report: api.Upgrade) -> str:
+    """The upgrade report printed after the findings of ``--select upgrade`` (msacclint.upgrade)."""
+    return upgrade_render(report) if report.causes else ""
 
 
 def _outside(outside: Dict[str, int]) -> str:

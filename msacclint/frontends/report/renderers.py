@@ -5,7 +5,7 @@ the model msacclint.report.Report and returns text."""
 from __future__ import annotations
 
 import json
-from typing import Callable, Dict
+from typing import Callable, Dict, List
 
 from msacclint.diagnostics import Diagnostic, grade_counts
 from msacclint.frontends.report.html import html_page
@@ -23,6 +23,22 @@ def finding_line(d: Diagnostic) -> str:
     return f"{d.place}: {d.severity.value} {d.code} {d.message}"
 
 
+def upgrade_markdown(report: Report) -> List[str]:
+    """The upgrade section: what fails or changes meaning on the move, by cause."""
+    up = report.upgrade
+    assert up is not None
+    out = [f"## Upgrade from {up.source} to MindSpore {up.target}", ""]
+    if not up.causes:
+        return out + ["Nothing the upgrade group checks fails or changes meaning.", ""]
+    out += ["| Cause | Places | Write instead |", "|---|---|---|"]
+    for cause in up.causes:
+        error = f" ({cause.error})" if cause.error else ""
+        places = ", ".join(f"`{_cell(p)}`" for p in cause.places[:10]) + \
+            (f" and {len(cause.places) - 10} more" if len(cause.places) > 10 else "")
+        out.append(f"| {cause.code} {_cell(cause.what)}{error} | {places} | {_cell(cause.instead) or '-'} |")
+    return out + [""]
+
+
 def markdown(report: Report) -> str:
     counts = report.counts()
     out = ["# MindSpore accuracy checklist, filled in by msacclint", ""]
@@ -35,6 +51,8 @@ def markdown(report: Report) -> str:
     if report.suggestion:
         out.append(f"- Suggested: {report.suggestion}")
     out.append("")
+    if report.upgrade is not None:
+        out += upgrade_markdown(report)
     for area, title in report.areas.items():
         items = [i for i in report.items if i.area == area]
         if not items:

@@ -7,7 +7,8 @@
 
 from __future__ import annotations
 
-from msacclint.analysis.raising import depends_on_listing, raising_calls
+from msacclint.analysis import api_surface
+from msacclint.analysis.raising import upgrade_depends_on_listing, upgrade_failures
 from msacclint.diagnostics import Severity
 from msacclint.project.listing import LISTING, paths_digest
 from msacclint.rules.base import Invalid, Rule, Valid
@@ -185,12 +186,10 @@ class CannotRun(Rule):
             width = nn.Conv2d(3, 64, 3, padding=pad, pad_mode=mode)
             """, note="combinations MindSpore accepts, and values that are not literals"),
         Valid("""
-            import mindspore.dataset.vision.c_transforms as C
-            import mindspore.nn as nn
+            from mindspore import mint
 
-            resize = C.Resize(224)
-            fc = nn.Linear(4, 4)
-            """, note="names some supported releases have, with no release configured"),
+            loss = mint.nn.CosineEmbeddingLoss(margin=0.5)
+            """, note="a name the newest release has (the upgrade target), with no release configured"),
         Valid("""
             import mindspore.nn as nn
             from mindspore import ops
@@ -237,6 +236,23 @@ class CannotRun(Rule):
             """, mindspore_version="2.10.0", message_contains="(present in 2.7)",
             note="the configured release lacks a module older releases have"),
         Invalid("""
+            import mindspore.dataset.vision.c_transforms as C  # MSA004
+            import mindspore.nn as nn
+
+            resize = C.Resize(224)
+            """, message_contains="on MindSpore 2.10.0 (present in 2.7)",
+            note="no release configured: what fails on the move to the newest release (the upgrade target)"),
+        Invalid("""
+            import mindspore as ms
+
+
+            @ms.ms_function  # MSA004
+            def step(x):
+                return x
+            """, mindspore_version="1.8.1", message_contains="the project targets MindSpore 1.8.1: this fails once "
+                                                               "it moves to 2.10.0",
+            note="a 1.x project: nothing fails today on a release the surface knows; the move to 2.x is the report"),
+        Invalid("""
             from mindspore import mint
 
             loss = mint.nn.CosineEmbeddingLoss(margin=0.5)  # MSA004
@@ -255,10 +271,20 @@ class CannotRun(Rule):
     )
 
     def finish(self) -> None:
-        for found in raising_calls(self.ctx):
-            self.report(found.node, found.message)
-        if depends_on_listing(self.ctx):
+        moving = self._moving()
+        for found in upgrade_failures(self.ctx):
+            self.report(found.node, found.message + moving)
+        if upgrade_depends_on_listing(self.ctx):
             _depend_on_listing(self.ctx.project)
+
+    def _moving(self) -> str:
+        """What the finding is about when the project targets a release the API surface does not
+        know (a 1.x pin): the move from it."""
+        version = self.ctx.mindspore_version
+        surface = api_surface.surface()
+        if not version or surface is None or surface.release_for(version) is not None:
+            return ""
+        return f" (the project targets MindSpore {version}: this fails once it moves to {surface.versions[-1]})"
 
 
 def _depend_on_listing(project: object) -> None:
