@@ -109,7 +109,7 @@ def _injected(default: str, conv: str) -> Dict[str, str]:
 
 class ConvBiasDefault(TableRuleMixin, Rule, entry_id="MS-CONV-02"):
     code = "MSA108"
-    group = "suspicious"
+    group = "port"
     name = "conv-bias-default"
     message = "conv without has_bias: MindSpore's conv has no bias (PyTorch's has one) and no norm layer follows"
     what = ("Reports `nn.Conv1d/2d/3d` and `nn.Conv*Transpose` calls without `has_bias` whose output "

@@ -13,7 +13,7 @@ from msacclint.rules.table import TableRuleMixin
 
 class ConvTransposeDefaults(TableRuleMixin, Rule, entry_id="MS-CONV-04"):
     code = "MSA110"
-    group = "suspicious"
+    group = "port"
     name = "conv-transpose-defaults"
     message = "Conv*Transpose without pad_mode and has_bias: output size and bias differ from PyTorch's"
     what = ("Reports `nn.Conv1dTranspose/Conv2dTranspose/Conv3dTranspose` calls that give neither "
