@@ -389,3 +389,45 @@ def test_a_deep_scope_is_checked_as_a_clone_with_the_project_layer(tmp_path):
     report, _ = _run(tmp_path, "--git", f"me/zoo={work / '.git'}", "--history", str(cases))
     row = report["history"][0]
     assert (row["status"], row["pre_lines"], row["post_lines"]) == ("caught", [8], [])
+
+
+def test_round12_sheet_reads_the_default_view_the_lowered_and_the_cannot_run(tmp_path, shipped_record):
+    """bench/field/round12.py: every error of the default view, a seeded sample of its warnings, the
+    findings of its rules lowered below their own grade, and every cannot-run one."""
+    import importlib
+    import json as json_
+    from collections import Counter
+    import sys as sys_
+
+    sys_.path.insert(0, str(ROOT / "bench" / "field"))
+    round12 = importlib.import_module("round12")
+    from msacclint.engine import registry
+
+    default_error = next(c for c in registry.all_codes() if registry.group_of(c) == "correctness")
+    default_warning = next(c for c in registry.all_codes() if registry.group_of(c) == "suspicious")
+    nursery = next(c for c in registry.all_codes() if registry.group_of(c) == "nursery")
+
+    def finding(i, code, severity, group, reach="runs"):
+        return {"at": f"r@c:f{i}.py:{i}", "code": code, "severity": severity, "group": group, "reach": reach,
+                "path": f"f{i}.py", "message": "m"}
+
+    findings = [finding(0, default_error, "error", "correctness"),
+                *[finding(i, default_warning, "warning", "suspicious") for i in range(1, 80)],
+                finding(90, default_error, "warning", "nursery", "dormant"),
+                finding(91, default_error, "warning", "correctness", "cannot-run"),
+                finding(92, nursery, "error", "nursery"),
+                finding(93, "MSA001", "error", "tool")]
+    report = tmp_path / "findings.json"
+    report.write_text(json_.dumps({"findings": findings}))
+    picked = round12.pick(findings, 60, 60, 20261201)
+    kinds = Counter(d["_section"] for d in picked)
+    blocked = [d for d in picked if d["reach"] == "cannot-run"]
+    assert kinds["default"] == 61 and kinds["lowered"] == 1 and len(blocked) == 1  # read once, in one section
+    assert picked == round12.pick(findings, 60, 60, 20261201)  # seeded
+    assert all(d["code"] not in ("MSA001", nursery) for d in picked)
+    verdicts = tmp_path / "verdicts.toml"
+    verdicts.write_text("".join(f'[[verdict]]\nat = "{d["at"]}"\ncode = "{d["code"]}"\nsection = "{d["_section"]}"\n'
+                                f'verdict = "{"true" if i % 2 else "false"}"\n\n' for i, d in enumerate(picked)))
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "field" / "round12.py"), "score", str(report),
+                           str(verdicts)], capture_output=True, text=True, check=True)
+    assert "| default | 61 | 30 (49 %) |" in done.stdout, done.stdout
