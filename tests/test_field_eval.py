@@ -396,8 +396,8 @@ def test_round12_sheet_reads_the_default_view_the_lowered_and_the_cannot_run(tmp
     findings of its rules lowered below their own grade, and every cannot-run one."""
     import importlib
     import json as json_
-    from collections import Counter
     import sys as sys_
+    from collections import Counter
 
     sys_.path.insert(0, str(ROOT / "bench" / "field"))
     round12 = importlib.import_module("round12")
