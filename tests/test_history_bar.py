@@ -1,11 +1,14 @@
 """bench/field/history_bar.py on a tiny git repository made here: each case's repository is
-written at both commits, ``msacclint check <file>`` runs from the case's folder (and from the
-model folder alone, with no repository marker), and the findings at the case's lines are
-scored per half and per variant, regressions apart."""
+written at both commits, ``msacclint check <file> --select ALL --show-info`` runs once from the
+case's folder (and once from the model folder alone, with no repository marker), and the
+findings at the case's lines are scored twice from that run, in the default view (the groups
+the field record puts there) and in every group, per half and per variant, regressions apart,
+and by the group of the findings that caught each case."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -65,42 +68,70 @@ def _cases(tmp_path, zoo):
     return path
 
 
-def _bar(tmp_path, *args):
+def _bar(tmp_path, *args, record=None):
     out = tmp_path / "bar.json"
+    env = dict(os.environ, MSACCLINT_FIELD_RECORD=str(record)) if record else None
     done = subprocess.run([sys.executable, str(SCRIPT), *args, "--json", str(out), "--markdown",
-                           str(tmp_path / "bar.md")], capture_output=True, text=True, timeout=600)
+                           str(tmp_path / "bar.md")], capture_output=True, text=True, timeout=600, env=env)
     return done, (json.loads(out.read_text()) if done.returncode == 0 else None)
+
+
+def _record_without(tmp_path, code):
+    """The test suite's field record with one rule's record taken out: that rule is in the
+    nursery, so its findings are outside the default view."""
+    record = json.loads(Path(os.environ["MSACCLINT_FIELD_RECORD"]).read_text())
+    del record["rules"][code]
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    return path
 
 
 def test_cases_are_checked_as_a_user_runs_msacclint(zoo, tmp_path):
     cases = _cases(tmp_path, zoo)
-    done, report = _bar(tmp_path, "--cases", str(cases), "--git", f"me/zoo={zoo / '.git'}", "--half", "tuning")
+    # MSA104 has no field record here: its findings are in the nursery, outside the default view
+    done, report = _bar(tmp_path, "--cases", str(cases), "--git", f"me/zoo={zoo / '.git'}", "--half", "tuning",
+                        record=_record_without(tmp_path, "MSA104"))
     assert done.returncode == 0, done.stderr
     rows = {row["id"]: row for row in report["cases"]}
     assert set(rows) == {"fix", "regression", "planned"}  # the held-out case is not run
     fix = rows["fix"]["variants"]
     # from the model folder, the file named relative to it; the rate read four folders down
-    assert fix["repository"]["before"]["reported"] == [[8, "MSA101", "error"]]
-    assert fix["repository"]["after"]["reported"] == []
-    assert fix["repository"]["status"] == "caught"
+    for view in ("default view", "every group"):
+        assert fix["repository"]["before"]["views"][view]["reported"] == [[8, "MSA101", "error", "correctness"]]
+        assert fix["repository"]["after"]["views"][view]["reported"] == []
+    assert fix["repository"]["status"] == {"default view": "caught", "every group": "caught"}
     # the model folder alone, with no marker above it: its whole tree is indexed (depth 4)
     assert fix["model folder"]["before"]["depth"] == 4
-    assert fix["model folder"]["before"]["reported"] == [[8, "MSA101", "error"]]
-    assert fix["model folder"]["status"] == "caught" and fix["model folder"]["before"]["notes"] == []
+    assert fix["model folder"]["before"]["views"]["default view"]["reported"] == [[8, "MSA101", "error",
+                                                                                 "correctness"]]
+    assert fix["model folder"]["status"]["default view"] == "caught" and fix["model folder"]["before"]["notes"] == []
+    # the nursery's rule is off by default, so this finding is there only because every rule
+    # ran: found in every group, not in the default view, from the same run
     regression = rows["regression"]["variants"]["repository"]
-    assert (regression["status"], regression["before"]["reported"], regression["after"]["reported"]) == \
-        ("found", [], [[3, "MSA104", "error"]])
+    assert regression["status"] == {"default view": "missed", "every group": "found"}
+    assert regression["after"]["views"]["every group"]["reported"] == [[3, "MSA104", "error", "nursery"]]
+    assert regression["after"]["views"]["default view"]["reported"] == []
+    assert regression["before"]["views"]["every group"]["reported"] == []
     planned = rows["planned"]["variants"]["repository"]
     # NEW: a miss by code; by item, an api.01 error at its line counts
-    assert planned["status"] == "no rule" and planned["before"]["item"] == [[8, "MSA101", "error"]]
-    figures = report["figures"]["tuning"]["repository"]
-    assert (figures["fixes"], figures["pre_fix_reported"], figures["pre_fix_reported_by_item"],
-            figures["fixed_quiet"]) == (2, 1, 2, 2)
-    assert (figures["regressions"], figures["regressions_found"], figures["parents_quiet"]) == (1, 1, 1)
+    assert planned["status"]["every group"] == "no rule"
+    assert planned["before"]["views"]["default view"]["item"] == [[8, "MSA101", "error", "correctness"]]
+    default = report["figures"]["tuning"]["repository"]["default view"]
+    every = report["figures"]["tuning"]["repository"]["every group"]
+    assert (default["fixes"], default["pre_fix_reported"], default["pre_fix_reported_by_item"],
+            default["fixed_quiet"]) == (2, 1, 2, 2)
+    assert (default["regressions"], default["regressions_found"], default["parents_quiet"]) == (1, 0, 1)
+    assert (every["regressions"], every["regressions_found"], every["parents_quiet"]) == (1, 1, 1)
+    assert default["by_group"] == {"correctness": {"pre_fix_reported": 1, "regressions_found": 0}}
+    assert every["by_group"] == {"correctness": {"pre_fix_reported": 1, "regressions_found": 0},
+                                 "nursery": {"pre_fix_reported": 0, "regressions_found": 1}}
     assert report["msacclint"]["commit"] == _git(ROOT, "rev-parse", "HEAD")
     assert report["frozen"] is False
-    assert "| tuning | repository | 2 | 1 (50.0 %) | 2 | 2 (100.0 %) | 1 | 1 | 1 | 1 | 0 |" in \
-        (tmp_path / "bar.md").read_text()
+    text = (tmp_path / "bar.md").read_text()
+    assert "| tuning | repository | default view | 2 | 1 (50.0 %) | 2 | 2 (100.0 %) | 1 | 0 | 0 | 1 | 0 |" in text
+    assert "| tuning | repository | every group | 2 | 1 (50.0 %) | 2 | 2 (100.0 %) | 1 | 1 | 1 | 1 | 0 |" in text
+    assert "| tuning | repository | every group | nursery | 0 | 1 |" in text
+    assert "| regression | regression | MSA104 | tuning | missed / found |" in text
 
 
 def test_held_out_cases_need_a_frozen_run(zoo, tmp_path):
@@ -125,6 +156,6 @@ def test_a_mirror_folder_names_the_git_directories(zoo, tmp_path):
                         "--case", "elsewhere")
     assert done.returncode == 0, done.stderr
     rows = {row["id"]: row for row in report["cases"]}
-    assert rows["fix"]["variants"]["repository"]["status"] == "caught"
-    assert rows["elsewhere"]["variants"]["repository"]["status"] == "error"
-    assert report["figures"]["tuning"]["repository"]["errors"] == 1
+    assert rows["fix"]["variants"]["repository"]["status"]["default view"] == "caught"
+    assert rows["elsewhere"]["variants"]["repository"]["status"] == {"default view": "error", "every group": "error"}
+    assert report["figures"]["tuning"]["repository"]["default view"]["errors"] == 1

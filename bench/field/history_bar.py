@@ -12,15 +12,19 @@ both of its commits (the parent of ``fix_commit``, or the case's ``before``, and
    there up to 2 MB; a blob missing from a partial mirror is left out) with a ``.git`` folder
    at its top, as a clone has ("repository");
 2. runs ``python -m msacclint check <the changed file> --format json --no-cache --exit-zero``
-   FROM the case's ``scope`` folder, the file named relative to it, as a user runs it: the
-   default selection, the project found from the file;
+   FROM the case's ``scope`` folder, the file named relative to it, as a user runs it, the
+   project found from the file, with every rule selected (``--select ALL --show-info``): one
+   run per case version, scored twice below;
 3. runs the same with the scope folder alone ("model folder"), moved to a temporary folder
    with no repository marker above it (for an empty scope, the repository without the
    markers at its top: ``.git``, ``pyproject.toml``, ``setup.py``, ``setup.cfg``); the depth
    of the folder's own tree is recorded;
 4. scores the findings of the case's rule at the case's lines (a finding whose span covers
-   one of them): a warning or an error counts as reported, an info finding is recorded but
-   does not count.
+   one of them) twice, from the same run: in the **default view** (a finding whose JSON
+   ``group`` is one the default view shows, correctness, suspicious or tool, at warning or
+   error: what ``msacclint check`` shows with no selection, since a finding's group follows
+   the field record) and in **every group** (any group, at warning or error). An info finding
+   is recorded but counts in neither.
 
 A fix is caught when its pre-fix version is reported at ``lines_before`` and its fixed version
 is quiet at ``lines_after``; a regression is found when the commit that introduced it is
@@ -28,7 +32,10 @@ reported at ``lines_after`` (and its parent should be quiet at ``lines_before``)
 ``code`` is NEW had no rule when it was mined: by code it is a miss. The "by item" figures
 count a case as reported when a warning or error of its checklist item is at its lines: the
 item of its rule, or the one its ``planned`` text starts with (another rule of the same item
-reporting the problem: a ``shuffle=False`` dataset coded as the generator rule). Figures are given per half, per variant, fixes and regressions apart.
+reporting the problem: a ``shuffle=False`` dataset coded as the generator rule). Figures are
+given per half, per variant and per view, fixes and regressions apart, and by group: the group
+of the findings that caught a fix or found a regression (a case caught by findings of two
+groups counts under both).
 
 Held-out cases are never run before the rules are frozen: ``--half held-out`` (or ``all``)
 needs ``--frozen``, which records the msacclint commit the bar runs and refuses to run when
@@ -71,6 +78,10 @@ FILE_LIMIT = 2_000_000
 #: seconds one msacclint run may take
 RUN_TIMEOUT = 1800
 REPORTED = ("error", "warning")
+#: the groups ``msacclint check`` shows with no selection (docs/groups.md)
+DEFAULT_GROUPS = ("correctness", "suspicious", "tool")
+#: the two readings of one run: which findings count as reported
+VIEWS = ("default view", "every group")
 _ITEM = re.compile(r"^\s*([a-z]+\.\d\d)\b")
 
 
@@ -162,10 +173,11 @@ def tree_depth(folder: str) -> int:
 
 
 def run_msacclint(folder: str, target: str, version: Optional[str]) -> Tuple[List[dict], float]:
-    """``msacclint check TARGET --format json`` run in FOLDER as a user runs it (the default
-    selection); the msacclint next to this script, not an installed one."""
+    """``msacclint check TARGET --format json --select ALL --show-info`` run in FOLDER as a user
+    runs it (every rule, every grade: the views are read from the findings' groups); the
+    msacclint next to this script, not an installed one."""
     command = [sys.executable, "-m", "msacclint", "check", target, "--format", "json", "--no-cache", "--exit-zero",
-               "--jobs", "1"]
+               "--jobs", "1", "--select", "ALL", "--show-info"]
     if version:
         command += ["--mindspore-version", version]
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -177,35 +189,48 @@ def run_msacclint(folder: str, target: str, version: Optional[str]) -> Tuple[Lis
     return json.loads(done.stdout or "[]"), time.monotonic() - start
 
 
+def counts(finding: dict, view: str) -> bool:
+    """Whether a finding counts as reported in a view: warning or error, and for the default
+    view a group the default view shows."""
+    if finding["severity"] not in REPORTED:
+        return False
+    return view != "default view" or finding.get("group") in DEFAULT_GROUPS
+
+
 # ---------------------------------------------------------------- one side of a case
 
 def _side(findings: List[dict], path: str, lines: Optional[Sequence[int]], case: dict) -> dict:
-    """What msacclint said at the case's lines of ``path``: the case's rule (warning+ / info),
-    and any other warning or error there."""
+    """What msacclint said at the case's lines of ``path``, per view: the case's rule
+    (``reported``), another rule of its checklist item (``item``) and any other finding that
+    counts (``other``); the case's rule at info in ``info``. A hit is [line, code, severity,
+    group]."""
     wanted_path = os.path.normpath(path)
     code = case.get("code")
     item = case.get("checklist") if not code else (planned_item(case) if code == "NEW" else _item_of(code))
-    mine, info, item_hits, other = [], [], [], []
+    at_lines = []
     for d in findings:
         # a finding counts at a case's line when its span covers it (a call reported at its
         # first line, ``shuffle=False`` two lines down)
         span = range(d["line"], max(d["line"], d.get("end_line") or d["line"]) + 1)
-        if os.path.normpath(d["path"]) != wanted_path or (lines and not any(n in span for n in lines)):
-            continue
-        hit = [d["line"], d["code"], d["severity"]]
-        if code and code != "NEW" and d["code"] == code:
-            (mine if d["severity"] in REPORTED else info).append(hit)
-            continue
-        if not code and d.get("checklist") == item:
-            (mine if d["severity"] in REPORTED else info).append(hit)
-            continue
-        if d["severity"] in REPORTED:
-            other.append(hit)
-            if item is not None and d.get("checklist") == item:
-                item_hits.append(hit)
+        if os.path.normpath(d["path"]) == wanted_path and (not lines or any(n in span for n in lines)):
+            at_lines.append(d)
+
+    def hit(d: dict) -> list:
+        return [d["line"], d["code"], d["severity"], d.get("group") or "-"]
+
+    def own(d: dict) -> bool:
+        return (d["code"] == code) if code and code != "NEW" else (not code and d.get("checklist") == item)
+
+    views = {}
+    for view in VIEWS:
+        shown = [d for d in at_lines if counts(d, view)]
+        views[view] = {"reported": sorted(hit(d) for d in shown if own(d)),
+                       "item": sorted(hit(d) for d in shown if not own(d) and item is not None
+                                      and d.get("checklist") == item),
+                       "other": sorted(hit(d) for d in shown if not own(d))}
     notes = sorted({d["message"] for d in findings if d["code"] == "MSA001"})
-    return {"reported": sorted(mine), "info": sorted(info), "item": sorted(item_hits), "other": sorted(other),
-            "notes": notes}
+    info = sorted(hit(d) for d in at_lines if own(d) and d["severity"] not in REPORTED)
+    return {"views": views, "info": info, "notes": notes}
 
 
 def check_case(case: dict, git_dir: str, version: Optional[str]) -> dict:
@@ -254,7 +279,8 @@ def check_case(case: dict, git_dir: str, version: Optional[str]) -> dict:
             row["variants"]["model folder"][side] = _run_side(model_dir, target, target, "", lines, case, rev,
                                                               version, depth=tree_depth(model_dir))
     for variant in VARIANTS:
-        row["variants"][variant]["status"] = _status(row["kind"], row["variants"][variant], case)
+        sides = row["variants"][variant]
+        sides["status"] = {view: _status(row["kind"], sides, case, view) for view in VIEWS}
     return row
 
 
@@ -270,52 +296,62 @@ def _run_side(folder: str, target: str, path: str, scope: str, lines, case: dict
     return dict(_side(findings, shown, lines, case), rev=rev, seconds=round(seconds, 1), **extra)
 
 
-def _status(kind: str, sides: dict, case: dict) -> str:
+def _status(kind: str, sides: dict, case: dict, view: str) -> str:
     before, after = sides.get("before", {}), sides.get("after", {})
     if "error" in before or "error" in after:
         return "error"
+    said_before, said_after = before["views"][view]["reported"], after["views"][view]["reported"]
     if kind == "regression":
-        if after["reported"]:
-            return "found" if not before["reported"] else "found, parent reported"
+        if said_after:
+            return "found" if not said_before else "found, parent reported"
         return "no rule" if case.get("code") == "NEW" else "missed"
-    if before["reported"]:
-        return "caught" if not after["reported"] else "fixed version reported"
+    if said_before:
+        return "caught" if not said_after else "fixed version reported"
     return "no rule" if case.get("code") == "NEW" else "missed"
 
 
 # ---------------------------------------------------------------- figures
 
 def figures(rows: List[dict]) -> dict:
-    """Per half (and all), per variant: fixes and regressions counted apart."""
+    """Per half (and all), per variant, per view: fixes and regressions counted apart."""
     out: Dict[str, dict] = {}
     for half in ("all",) + HALVES:
         part = [r for r in rows if half == "all" or r.get("half") == half]
         if not part:
             continue
-        out[half] = {variant: _figures(part, variant) for variant in VARIANTS}
+        out[half] = {variant: {view: _figures(part, variant, view) for view in VIEWS} for variant in VARIANTS}
     return out
 
 
-def _figures(rows: List[dict], variant: str) -> dict:
-    fixes = [r for r in rows if r["kind"] != "regression" and r["variants"][variant]["status"] != "error"]
-    regressions = [r for r in rows if r["kind"] == "regression" and r["variants"][variant]["status"] != "error"]
+def _figures(rows: List[dict], variant: str, view: str) -> dict:
+    def status(r):
+        return r["variants"][variant]["status"][view]
+
+    fixes = [r for r in rows if r["kind"] != "regression" and status(r) != "error"]
+    regressions = [r for r in rows if r["kind"] == "regression" and status(r) != "error"]
 
     def side(r, name):
-        return r["variants"][variant][name]
+        return r["variants"][variant][name]["views"][view]
 
-    pre = sum(1 for r in fixes if side(r, "before")["reported"])
+    pre = [r for r in fixes if side(r, "before")["reported"]]
     pre_item = sum(1 for r in fixes if side(r, "before")["reported"] or side(r, "before")["item"])
     quiet = sum(1 for r in fixes if not side(r, "after")["reported"])
-    found = sum(1 for r in regressions if side(r, "after")["reported"])
+    found = [r for r in regressions if side(r, "after")["reported"]]
     found_item = sum(1 for r in regressions if side(r, "after")["reported"] or side(r, "after")["item"])
     parent_quiet = sum(1 for r in regressions if not side(r, "before")["reported"])
-    errors = sum(1 for r in rows if r["variants"][variant]["status"] == "error")
+    errors = sum(1 for r in rows if status(r) == "error")
+    by_group: Dict[str, Dict[str, int]] = {}
+    for key, caught, name in (("pre_fix_reported", pre, "before"), ("regressions_found", found, "after")):
+        for r in caught:
+            for group in sorted({h[3] for h in side(r, name)["reported"]}):
+                counter = by_group.setdefault(group, {"pre_fix_reported": 0, "regressions_found": 0})
+                counter[key] += 1
     return {
-        "fixes": len(fixes), "pre_fix_reported": pre, "pre_fix_share": _share(pre, len(fixes)),
+        "fixes": len(fixes), "pre_fix_reported": len(pre), "pre_fix_share": _share(len(pre), len(fixes)),
         "pre_fix_reported_by_item": pre_item, "fixed_quiet": quiet, "fixed_quiet_share": _share(quiet, len(fixes)),
-        "regressions": len(regressions), "regressions_found": found, "regressions_found_by_item": found_item,
-        "parents_quiet": parent_quiet, "errors": errors,
-        "statuses": dict(sorted(Counter(r["variants"][variant]["status"] for r in rows).items())),
+        "regressions": len(regressions), "regressions_found": len(found), "regressions_found_by_item": found_item,
+        "parents_quiet": parent_quiet, "errors": errors, "by_group": dict(sorted(by_group.items())),
+        "statuses": dict(sorted(Counter(status(r) for r in rows).items())),
     }
 
 
@@ -332,25 +368,39 @@ def _pct(value) -> str:
 def markdown(report: dict) -> str:
     run = report["msacclint"]
     lines = [f"## History bar (msacclint commit {run['commit'][:12]}{' (frozen)' if report['frozen'] else ''}, "
-             f"half: {report['half']})", ""]
-    lines += ["| half | variant | fixes | pre-fix reported | by item | fixed quiet | regressions | found "
-              "| by item | parents quiet | errors |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             f"half: {report['half']})", "",
+             "One run per case version with every rule selected; \"default view\": findings of the groups "
+             f"shown by default ({', '.join(DEFAULT_GROUPS)}) at warning or error; \"every group\": any group "
+             "at warning or error.", ""]
+    lines += ["| half | variant | view | fixes | pre-fix reported | by item | fixed quiet | regressions | found "
+              "| by item | parents quiet | errors |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for half, by_variant in report["figures"].items():
-        for variant, f in by_variant.items():
-            lines.append(f"| {half} | {variant} | {f['fixes']} | {f['pre_fix_reported']} "
-                         f"({_pct(f['pre_fix_share'])}) | {f['pre_fix_reported_by_item']} | {f['fixed_quiet']} "
-                         f"({_pct(f['fixed_quiet_share'])}) | {f['regressions']} | {f['regressions_found']} | "
-                         f"{f['regressions_found_by_item']} | {f['parents_quiet']} | {f['errors']} |")
-    lines += ["", "| case | kind | code | half | repository | model folder | pre-fix / introducing lines |",
-              "|---|---|---|---|---|---|---|"]
+        for variant, by_view in by_variant.items():
+            for view, f in by_view.items():
+                lines.append(f"| {half} | {variant} | {view} | {f['fixes']} | {f['pre_fix_reported']} "
+                             f"({_pct(f['pre_fix_share'])}) | {f['pre_fix_reported_by_item']} | {f['fixed_quiet']} "
+                             f"({_pct(f['fixed_quiet_share'])}) | {f['regressions']} | {f['regressions_found']} | "
+                             f"{f['regressions_found_by_item']} | {f['parents_quiet']} | {f['errors']} |")
+    lines += ["", "By group (the group of the findings that caught a fix or found a regression):", "",
+              "| half | variant | view | group | pre-fix reported | regressions found |", "|---|---|---|---|---:|---:|"]
+    for half, by_variant in report["figures"].items():
+        for variant, by_view in by_variant.items():
+            for view, f in by_view.items():
+                for group, g in f["by_group"].items():
+                    lines.append(f"| {half} | {variant} | {view} | {group} | {g['pre_fix_reported']} | "
+                                 f"{g['regressions_found']} |")
+    lines += ["", "| case | kind | code | half | repository (default / every group) | model folder (default / "
+              "every group) | pre-fix / introducing lines |", "|---|---|---|---|---|---|---|"]
     for row in report["cases"]:
         shown = "reported" if row["kind"] != "regression" else "after"
         side = "before" if row["kind"] != "regression" else "after"
         where = row["variants"]["repository"].get(side, {})
-        said = where.get("reported") or where.get("info") or where.get("other") or []
+        every = where.get("views", {}).get("every group", {})
+        said = every.get("reported") or where.get("info") or every.get("other") or []
+        statuses = [row["variants"][v]["status"] for v in VARIANTS]
         lines.append(f"| {row['id']} | {row['kind']} | {row['code']} | {row['half']} | "
-                     f"{row['variants']['repository']['status']} | {row['variants']['model folder']['status']} | "
-                     f"{shown}: {', '.join(f'{n}:{c}:{s}' for n, c, s in said) or '-'} |")
+                     + " | ".join(f"{s['default view']} / {s['every group']}" for s in statuses)
+                     + f" | {shown}: {', '.join(f'{n}:{c}:{s}:{g}' for n, c, s, g in said) or '-'} |")
     return "\n".join(lines) + "\n"
 
 
@@ -406,14 +456,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     def one(case: dict) -> dict:
         git_dir = git_dir_for(case["repo"], args.mirror, named)
         if git_dir is None:
-            skipped = {"status": "error", "before": {"error": "no mirror"}, "after": {"error": "no mirror"}}
+            skipped = {"status": {view: "error" for view in VIEWS}, "before": {"error": "no mirror"},
+                       "after": {"error": "no mirror"}}
             return {"id": case["id"], "kind": case.get("kind", "fix"), "half": case.get("half"),
                     "code": case.get("code"), "repo": case["repo"], "path": case["path"],
                     "variants": {v: dict(skipped) for v in VARIANTS}}
         started = time.monotonic()
         row = check_case(case, git_dir, args.mindspore_version)
-        print(f"history_bar: {case['id']}: {row['variants']['repository']['status']} / "
-              f"{row['variants']['model folder']['status']} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
+        said = " / ".join(f"{variant}: " + ", ".join(row["variants"][variant]["status"][view] for view in VIEWS)
+                          for variant in VARIANTS)
+        print(f"history_bar: {case['id']}: {said} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
         return row
 
     with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:

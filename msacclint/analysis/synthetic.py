@@ -10,7 +10,9 @@ it (``"numpy.random.random"``) when
   or ``NumpySlicesDataset`` whose source is made of generated arrays: a generator call, a
   literal, a local name assigned one of those, a list/tuple/dict of them, a slice or a method
   result of one (``.astype``, ``.reshape``), ``Tensor(...)`` of one, or a call of any class or function given at
-  least one of them and no string (``TestData(data_size=n, input_data=x, label_data=y)``);
+  least one of them and no string (``TestData(data_size=n, input_data=x, label_data=y)``) that
+  does not read files itself (``analysis.source_files``: a class of the file or of the project
+  over image files, given a permutation of indices, serves real data);
 - or the file builds no dataset and every call of its training steps (``grad_fn(inputs,
   labels)``, the step bound to a name) passes made-up tensors only;
 
@@ -30,6 +32,7 @@ from msacclint.analysis.context import FileContext, Question
 from msacclint.analysis.datasets import datasets
 from msacclint.analysis.flow import FunctionFlow
 from msacclint.analysis.scopes import scopes, string_value
+from msacclint.analysis.source_files import reads_files
 from msacclint.analysis.training import training
 
 #: datasets whose data come from Python objects, not files
@@ -133,7 +136,11 @@ class _MadeUp:
             return True  # a method of a made-up array (``.astype``, ``.reshape``, ``.repeat``)
         if isinstance(func, (cst.Name, cst.Attribute)) and args and not any(a.star for a in call.args):
             # a class or function given made-up arrays and no string (a string may be a path
-            # it reads): ``TestData(data_size=args.size, input_data=x, label_data=y)``
+            # it reads): ``TestData(data_size=args.size, input_data=x, label_data=y)``; one that
+            # reads files itself (a dataset class over image files given a permutation of
+            # indices) serves real data
+            if reads_files(self.ctx, func):
+                return False
             arrays = 0
             for arg in args:
                 if isinstance(arg, (cst.Integer, cst.Float)) or (

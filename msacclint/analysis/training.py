@@ -31,7 +31,7 @@ from msacclint.analysis.facts import facts
 from msacclint.analysis.flow import Event, FunctionFlow
 from msacclint.analysis.scopes import Scopes, scopes
 from msacclint.analysis.train_modes import holds_mode_cells, mode_cells_state, project_mode_state
-from msacclint.analysis.train_steps import Handed, Network, Step
+from msacclint.analysis.train_steps import Handed, Network, Step, handed_parameter
 
 GRAD_BUILDERS = {
     "mindspore.value_and_grad": ("fn", "grad_position", "weights"),
@@ -195,7 +195,9 @@ class Training:
             found = self._init_parameter(step.flow, attr)
             if found is not None:
                 return found
-        return None
+        # a parameter of the top-level function that trains it (``def train(network, ...)``)
+        return next((h for h in (handed_parameter(self.scopes, fl, expr, at) for fl, expr, at in candidates)
+                     if h is not None), None)
 
     def _self_attribute(self, fl: FunctionFlow, expr: cst.BaseExpression, order: Optional[int]) -> Optional[str]:
         """``self.X`` (or a local name assigned from it) -> ``X``."""

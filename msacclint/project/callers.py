@@ -124,6 +124,18 @@ class CallerQueries:
             out.extend((other, callee, call.line) for callee in builds)
         return out or None
 
+    def classes_at(self, path: str, summary: FileSummary, func: Optional[FunctionSummary], expr: Expr
+                   ) -> Optional[List[Tuple[str, str, int]]]:
+        """The classes an argument written in ``path`` may hold, as (file, callee as written
+        there, line): a name assigned from constructor calls (``names_built``), or a parameter
+        of the calling top-level function, followed to what that function's callers pass
+        (``argument_classes``: a trainer function of another file handing its ``network`` on
+        to an evaluator). None when it cannot be told."""
+        if expr[0] == "param" and func is not None and "." not in func.name:
+            return self.argument_classes(path, func.name, expr[1], depth=1)
+        built = self.names_built(summary, func, expr)
+        return None if built is None else [(path, callee, 0) for callee in built]
+
     @staticmethod
     def names_built(summary: FileSummary, func: Optional[FunctionSummary], expr: Expr) -> Optional[List[str]]:
         """The callees (as written) a plain name passed at a call site is assigned from, in

@@ -15,7 +15,8 @@ live in modules named for them, mixed into the class:
 - ``networks``: what a network contains and whether it depends on the mode;
 - ``mentions``: who names a definition (word and token counts);
 - ``entries``: what the repository runs (its entry points) and what is a library's API;
-- ``reach``: whether a place is reached from them; ``failures``: code that cannot run.
+- ``reach``: whether a place is reached from them; ``failures``: code that cannot run;
+- ``sources``: whether a class or function a dataset is built over reads files.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from msacclint.project.listing import find_project_root, listing
 from msacclint.project.mentions import MentionQueries
 from msacclint.project.networks import BATCH_NORMS, DROPOUTS, TRAINING_CALLS, NetworkQueries
 from msacclint.project.reach import ReachQueries
+from msacclint.project.sources import SourceQueries
 from msacclint.project.summary import FORMAT, FileSummary, from_json, to_json
 from msacclint.project.values import UNSET, Evidence, Value, ValueQueries
 
@@ -69,7 +71,7 @@ def _notebook_python(data: bytes) -> Optional[bytes]:
 
 
 class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, MentionQueries, EntryQueries,
-                   FailureQueries, ReachQueries):
+                   FailureQueries, ReachQueries, SourceQueries):
     def __init__(self, root: str, py_files: Sequence[str], config_files: Sequence[str] = (), cache=None,
                  cut: Optional[str] = None) -> None:
         self.root = os.path.abspath(root)

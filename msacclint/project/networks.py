@@ -291,15 +291,18 @@ class NetworkQueries:
 
     def trained_with(self, path: str, summary: FileSummary, func: Optional[FunctionSummary],
                      expr: Expr) -> Optional[Evidence]:
-        """Where the object a calling function holds in ``expr`` (``net``) is trained, seen from
-        that function of ``path``: its file trains (``trains``), it calls ``net.set_train()``,
+        """Where the object a calling function holds in ``expr`` (``net``, or a parameter of the
+        function: a trainer function handing its network on) is trained, seen from that
+        function of ``path``: its file trains (``trains``), it calls ``net.set_train()``,
         or it hands the same object to a MindSpore training cell or to a class or function of
         the project whose file trains (``Trainer(net, ...)`` with a training loop). None when
         nothing shows it."""
-        if expr[0] != "name" or _switches_off(summary):
+        if expr[0] not in ("name", "param") or _switches_off(summary):
             return None  # (a file that switches a network to inference mode may do it before evaluating)
         if self.trains(summary):
             return Evidence(self.display(path), func.line if func is not None else 1, "trains")
+        if expr[0] == "param":
+            return None  # a parameter handed on: trained where it comes from, if anywhere
         for call in func.calls if func is not None else summary.calls:
             if call.callee == f"{expr[1]}.set_train" and (not call.args or tuple(call.args[0]) == ("lit", True)):
                 return Evidence(self.display(path), call.line, f"{call.callee}()")
@@ -360,6 +363,29 @@ class NetworkQueries:
                 if deeper is not None:
                     return deeper
         return None
+
+    def switched_on_by_callers(self, path: str, target: str, param: str) -> Optional[bool]:
+        """Whether a call of the class or function ``target`` of ``path`` hands it, for
+        ``param``, a network the calling function (or module) puts in training mode
+        (``net.set_train()`` ... ``train(net, ...)``): True when one does, False when every
+        call is seen and none does, None when nothing calls it."""
+        found = self.lookup(path, target)
+        if found is None or found[0] not in ("class", "function"):
+            return None
+        names = [name for name, _ in found[2].params]
+        if names and names[0] in ("self", "cls"):
+            names = names[1:]
+        position = names.index(param) if param in names else -1
+        seen = False
+        for _site, summary, call, _cls, func in self.call_sites(found[1], target):
+            seen = True
+            expr = call.argument(param, position)
+            if expr is None or expr[0] not in ("name", "param"):
+                continue
+            for other in func.calls if func is not None else summary.calls:
+                if other.callee == f"{expr[1]}.set_train" and (not other.args or tuple(other.args[0]) == ("lit", True)):
+                    return True
+        return False if seen else None
 
     def trains(self, summary: FileSummary, methods: bool = False) -> bool:
         """The file trains: Model.train, a TrainOneStepCell, a gradient function, or a network

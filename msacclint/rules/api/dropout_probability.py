@@ -44,6 +44,7 @@ from msacclint.rules.fixtures.api import (
     nn_dropout,
     own_dropout,
 )
+from msacclint.rules.fixtures.dropout_flags import flag_case
 from msacclint.rules.table import called
 
 
@@ -202,6 +203,9 @@ class DropoutWrongProbability(DropoutRule):
         Valid(nn_dropout("p=1 - config.transformer_dropout_rate"),
               note="how the keep_prob -> p migration wrote a keep probability; the name alone cannot tell"),
         Valid(files=head_call_site("p", "0.2"), note="multi-file: correct call site"),
+        Valid(files=flag_case("0.1"), note="multi-file: the script's --dropout flag is a drop rate, handed to p="),
+        Valid(files=flag_case("0.9", passed="1 - args.dropout"),
+              note="multi-file look-alike: a keep-probability flag, turned into the drop rate where it is handed on"),
         Valid(files=head_call_site("keep_prob", "0.9"), note="multi-file: lookalike keep value"),
         Valid(files=config_case("ratio", "0.9"), note="multi-file: lookalike yaml keep"),
         Valid(files={
@@ -384,6 +388,11 @@ class DropoutWrongProbability(DropoutRule):
                        "src/model.py": fill(MODEL_READING_CONFIG, package="src", key="RATE", mark="  # MSA101")},
                 note="multi-file: bug constant module"),
         Invalid(files=config_case("ratio", "0.1", "  # MSA101"), note="multi-file: bug yaml"),
+        Invalid(files=flag_case("0.9", mark="  # MSA101"), message_contains="the value is 0.9 at",
+                note="multi-file: the model says p= (the keep/p migration), but the training script's --dropout "
+                     "flag still defaults to the keep probability 0.9, which reaches p"),
+        Invalid(files=flag_case("0.1", param="keep_prob", default="0.9", keyword="keep_prob", mark="  # MSA101"),
+                note="multi-file: the other way round: the flag's drop rate 0.1 reaches keep_prob="),
         Invalid(files={
             "src/__init__.py": "",
             "src/head.py": """

@@ -269,7 +269,8 @@ class DropoutRule(TableRuleMixin, InFunctionRule):
                 name = f"{base}.{key}" if base and key else None
             if name is None:
                 return None
-            values = project.values_from(self.ctx, name)
+            # defined in the file (``args.dropout``: an argparse default) or imported into it
+            values = project.values_seen_from(self.ctx, name)
         if not values or not all(is_number(v.value) for v in values):
             return None
         kept = self._on_path(expr, values)
@@ -279,6 +280,22 @@ class DropoutRule(TableRuleMixin, InFunctionRule):
         values = kept
         self._evidence.extend(values)
         return [[(cst.parse_expression(number_text(v.value)), False)] for v in values]
+
+    def _bound_elsewhere(self, expr: cst.Name, fl, default: Any) -> Optional[List[List[Reading]]]:
+        """A parameter with a numeric default: the values the project's callers bind to it
+        (``_project_readings``), when some caller binds one other than the default; the calls
+        that leave it at its default are read by its name and default together. None when
+        nothing but the default reaches it or a caller's value cannot be read."""
+        before = list(self._evidence)
+        projected = self._project_readings(expr, fl)
+        if not projected:
+            return None
+        bound = [group for group in projected if reading_value(*group[0]) != default]
+        if not bound:
+            self._evidence = before
+            return None
+        self._evidence = before + [v for v in self._evidence[len(before):] if v.value != default]
+        return bound + (by_name_and_default(expr, fl.root) if len(bound) < len(projected) else [])
 
     def _sole_config_class(self, func: cst.FunctionDef, name: str) -> Optional[str]:
         """For an unannotated parameter named ``config`` (or ``*_config``): the one class
@@ -340,6 +357,11 @@ class DropoutRule(TableRuleMixin, InFunctionRule):
                 # a default of 0.5 reads the same as keep_prob and as p: it shows nothing. What the
                 # project's callers pass decides; when they cannot all be read, the name does
                 projected = self._project_readings(expr, fl) or by_name_and_default(expr, fl.root, neutral=False)
+            else:
+                # a value decided elsewhere: what the project's callers bind (an argparse or config
+                # default handed on by the training script); where a call leaves it out, the
+                # parameter's name and default together, as without callers
+                projected = self._bound_elsewhere(expr, fl, literal(default))
             return projected or by_name_and_default(expr, fl.root)
         if any(d.index is not None or not isinstance(d.node, (cst.Assign, cst.AnnAssign)) for d in defs):
             return [[(expr, False)]]  # a loop variable, an augmented or unpacked value

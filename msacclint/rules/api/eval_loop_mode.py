@@ -17,6 +17,7 @@ from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import fill
 from msacclint.rules.fixtures.api import EVAL_CALLBACK, HANDED_TO_CALLBACK, mode_net, split_loop
 from msacclint.rules.fixtures.nets import cell
+from msacclint.rules.fixtures.split_functions import split_functions
 
 #: ``evaluate`` loops over the data calling the network (after ``{mode}``); ``main`` builds a
 #: ``{cls}``, switches training mode on and evaluates it
@@ -68,7 +69,8 @@ class EvalLoopInTrainingMode(Rule):
             "step and sets no mode itself (a callback's `epoch_end` switching training mode on before its "
             "`inference()`). And a loop split across files: an evaluation function or method that sets no mode "
             "and loops calling a network it is handed (a parameter, or `self.<attr>` from a constructor "
-            "parameter), when a call of the project hands it a network class holding BatchNorm/Dropout and "
+            "parameter), when a call of the project hands it a network class holding BatchNorm/Dropout (directly, or "
+            "through a trainer function's own parameter, followed to what its callers pass) and "
             "trains that same object (the handing file trains, or hands it to a trainer class or function of "
             "a file that trains), with no `set_train(False)` in the handing or the training file.")
     why = ("After `set_train(True)` a network stays in training mode until told otherwise. An "
@@ -97,6 +99,11 @@ class EvalLoopInTrainingMode(Rule):
         Valid(files=split_loop(layers="self.act = nn.ReLU()", uses="self.act(self.fc(x))"),
               note="multi-file look-alike: the network handed to the evaluator has no BatchNorm or Dropout"),
         Valid(mode_net(fill(_EVALUATED_AFTER_TRAINING, mode="net.set_train(False)", cls="Net")), note="idiomatic"),
+        Valid(files=split_functions(trainer="network.set_train()", evaluator="network.set_train(False)"),
+              note="multi-file: the evaluator function switches the network it is handed to inference first"),
+        Valid(files=split_functions(trainer="network.set_train()", layers="self.act = nn.ReLU()",
+                                    uses="self.act(self.fc(x))"),
+              note="multi-file look-alike: the network the trainer function hands on has no BatchNorm or Dropout"),
         Valid(mode_net("""
             def main():
                 net = Net()
@@ -168,6 +175,10 @@ class EvalLoopInTrainingMode(Rule):
                 note="a callback switches training mode on right before its evaluation"),
         Invalid(files=_handed_to_callback("  # MSA202", layers="self.bn = nn.BatchNorm1d(8)", uses="self.bn(x)"),
                 note="multi-file: the project hands the callback a network with a BatchNorm"),
+        Invalid(files=split_functions(trainer="network.set_train()", eval_mark="  # MSA202"),
+                message_contains="handed here at",
+                note="multi-file: a trainer function of src/ trains the network it is handed and hands it on to an "
+                     "evaluator function of another file, which runs it without switching it to inference"),
         Invalid(files=split_loop(mark="  # MSA202"), message_contains="(Trainer(...), which trains it)",
                 note="multi-file: a loop split across files: the trainer of src/ puts the network in training mode, "
                      "the evaluator of another file runs it without switching it to inference"),
@@ -263,9 +274,9 @@ class EvalLoopInTrainingMode(Rule):
         position = names.index(param) if param in names else -1
         for site, summary, call, _cls, func in project.call_sites(found[1], target):
             expr = call.argument(param, position)
-            built = project.names_built(summary, func, expr) if expr is not None else None
-            for callee in built or ():
-                state, evidence = project.mode_dependence(site, callee)
+            built = project.classes_at(site, summary, func, expr) if expr is not None else None
+            for where, callee, _line in built or ():
+                state, evidence = project.mode_dependence(where, callee)
                 if not state or evidence is None:
                     continue
                 trainer = project.trained_with(site, summary, func, expr)

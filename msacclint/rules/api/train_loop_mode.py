@@ -25,6 +25,7 @@ from msacclint.rules.fixtures.api import (
     mode_net,
     train_function,
 )
+from msacclint.rules.fixtures.split_functions import split_functions
 
 #: a module holding one Cell: ``{layers}`` built in its ``__init__``
 _CELL_MODULE = """
@@ -75,7 +76,9 @@ class TrainLoopWithoutSetTrain(Rule):
             "are written out and none of which depends on the mode; nor for files that train through "
             "`Model.train`: it sets the mode itself. The network may also be handed to a "
             "class of the file: a `Trainer` whose `__init__` keeps its `network` parameter as `self.network` "
-            "and whose method trains it; what the project passes for that parameter decides. A `set_train()` "
+            "and whose method trains it, or a top-level function of another file (`train(network, ...)`) that trains its "
+            "`network` parameter; what the project passes for that parameter decides, and a caller that puts it in "
+            "training mode before handing it over settles it. A `set_train()` "
             "counts only where it can run before or during the training loop: one in a module-level function "
             "(an `eval()` that switches training mode back on at its end) that the loop's function does not "
             "call and that no function on the way to the loop calls before it does not.")
@@ -199,6 +202,12 @@ class TrainLoopWithoutSetTrain(Rule):
                         loss.backward()
                         self.optimizer.step()
         """, note="a PyTorch Trainer: modules start in training mode"),
+        Valid(files=split_functions(trainer="network.set_train()"),
+              note="multi-file, idiomatic: the trainer function of src/ puts the network it is handed in training mode"),
+        Valid(files=split_functions(caller="net.set_train()"),
+              note="multi-file: the entry script puts the network in training mode before handing it to train()"),
+        Valid(files=split_functions(layers="self.act = nn.ReLU()", uses="self.act(self.fc(x))"),
+              note="multi-file look-alike: the network handed to train() has no BatchNorm or Dropout"),
         Valid(fill(TRAIN_AND_EVAL, main="evaluate()\ntrain()", mark=""),
               note="the nearest look-alike: the evaluation, which ends in set_train(True), runs before training"),
     )
@@ -250,6 +259,9 @@ class TrainLoopWithoutSetTrain(Rule):
                        "train.py": TRAINER_USER},
                 note="multi-file: a Trainer handed the network; the one the project hands it has a Dropout",
                 message_contains="train.py:"),
+        Invalid(files=split_functions(step_mark="  # MSA201"), message_contains="(train's `network`: a Net at",
+                note="multi-file: the network is handed to a trainer function of another file (train(net, ...)), and "
+                     "neither it nor the entry script puts it in training mode"),
         Invalid(files={"src/__init__.py": "", "src/trainer.py": fill(TRAINER, set_train="", mark="  # MSA201")},
                 note="a library Trainer nothing in the project calls: reported at info, the network is unknown",
                 message_contains="could not resolve"),
@@ -335,15 +347,18 @@ class TrainLoopWithoutSetTrain(Rule):
         import os
 
         project = self.ctx.project
-        name = f"self.{handed.attr}"
-        built = project.argument_classes(os.path.abspath(self.ctx.path), handed.cls, handed.param) \
-            if project is not None else None
+        name = handed.shown
+        path = os.path.abspath(self.ctx.path)
+        if project is not None and project.switched_on_by_callers(path, handed.cls, handed.param):
+            return  # a caller puts the network in training mode before handing it over
+        built = project.argument_classes(path, handed.cls, handed.param) if project is not None else None
         states = [(where, callee, line, project.mode_dependence(where, callee)) for where, callee, line in built or ()]
         for where, callee, line, (state, evidence) in states:
             if state:
                 shown = f"{project.display(where)}:{line}"
                 because = f" ({evidence.what} at {evidence.where()})" if evidence is not None else ""
-                self.report(loop.node, f"`{name}` ({handed.cls}'s `{handed.param}`, a {callee} at {shown}) is "
+                self.report(loop.node, f"`{name}` ({handed.cls}'s `{handed.param}`: a {callee} at {shown}, not put in "
+                            f"training mode there either) is "
                             f"trained by a hand-written loop but never put in training mode: call "
                             f"{name}.set_train() before the loop (a new Cell starts in inference mode, so Dropout "
                             f"is off and BatchNorm statistics are never updated){because}",
@@ -352,6 +367,8 @@ class TrainLoopWithoutSetTrain(Rule):
                 return
         if states and all(state is False for *_, (state, _e) in states):
             return  # every network the project hands it is known and none has a mode-dependent layer
+        if handed.kind == "function" and not states:
+            return  # a function's network parameter that nothing in the project is seen to fill: set elsewhere
         self.report(loop.node, f"`{name}` is handed to {handed.cls} as `{handed.param}` and trained by a hand-written "
                     f"loop that never puts it in training mode with set_train(); msacclint could not resolve every "
                     f"network it is given (callers outside the project or not resolved): if one holds Dropout, "

@@ -8,9 +8,11 @@ from functools import partial
 from typing import List, Optional, Tuple
 
 from msacclint.analysis.distributed import distributed, rank_dependent
+from msacclint.analysis.guard_values import skipped_calls
 from msacclint.analysis.training import training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
+from msacclint.rules.examples import model_zoo_config
 from msacclint.rules.fixtures.mpwi import data_parallel_script, fill_files, page
 
 
@@ -49,6 +51,13 @@ _SEED_HELPER = {
 _seed_helper = partial(fill_files, _SEED_HELPER, body="pass", imports="", mark="")
 
 
+def _guarded_seed(seed: str, guard: str = "if config.seed and config.seed > 0:\n    ", mark: str = ""):
+    """A model-zoo project whose default_config.yaml holds ``seed``, and a data-parallel entry
+    script that seeds behind ``guard`` (``mark`` on its set_seed)."""
+    return dict(model_zoo_config({"seed": seed}), **{"train.py": data_parallel_script(
+        before=f"from src.model_utils.config import config\n{guard}ms.set_seed(config.seed){mark}")})
+
+
 class ReplicasUnseeded(Rule):
     code = "MSA601"
     about_the_run = True
@@ -62,7 +71,10 @@ class ReplicasUnseeded(Rule):
             "(`Model.train`, a hand-written step, or a cell built from a MindSpore optimizer and called in a "
             "loop: a step cell imported from another file), "
             "reports the missing `mindspore.set_seed` (no call at all, nor a seed helper; a seed helper that is a "
-            "function of the project is read there, and one that seeds only `random`/`numpy` counts as none), or a "
+            "function of the project is read there, and one that seeds only `random`/`numpy` counts as none; a seed "
+            "behind a test that the value the repository ships fails, `if config.seed and ...:` with `seed: 0` in "
+            "the shipped config or `if args.seed:` with an argparse default of 0, counts as none and is reported "
+            "at the seed, naming the value), or a "
             "`set_seed`/seed helper given a value that depends on the rank, when the parallel context does "
             "not set `parameter_broadcast`.")
     why = ("Each device initialises its own copy of the network. Without the same seed the replicas "
@@ -81,6 +93,10 @@ class ReplicasUnseeded(Rule):
                                             "    mindspore.set_seed(seed)\n"}),
               note="multi-file look-alike: the helper seeds MindSpore through another helper of the project"),
         Valid(data_parallel_script(before="ms.set_seed(1)"), note="idiomatic"),
+        Valid(files=_guarded_seed("0", guard=""),
+              note="multi-file: the shipped config's seed 0, set unconditionally (a seed of 0 is a seed)"),
+        Valid(files=_guarded_seed("42"),
+              note="multi-file look-alike: the same guard, and the shipped config's seed passes it"),
         Valid(data_parallel_script(context="parameter_broadcast=True"), note="weights broadcast from rank 0"),
         Valid(data_parallel_script(before="from src.utils import seed_everything\nseed_everything(1)"),
               note="a project's seed helper"),
@@ -187,6 +203,15 @@ class ReplicasUnseeded(Rule):
                 model.train(90, data)
             """}, note="the imported module seeds only when run as a script, not on import"),
         Invalid(data_parallel_script(mark="  # MSA601"), note="torch DDP broadcasts rank 0's weights; MindSpore does not"),
+        Invalid(files=_guarded_seed("0", mark="  # MSA601"), message_contains="default_config.yaml:2): no seed is set",
+                note="multi-file: the seed is set only when `config.seed and ...` holds, and the shipped config holds "
+                     "seed 0"),
+        Invalid(files={"train.py": data_parallel_script(before="import argparse\nparser = argparse.ArgumentParser()\n"
+                                            "parser.add_argument('--seed', type=int, default=0)\n"
+                                            "args = parser.parse_args()\nif args.seed:\n"
+                                            "    ms.set_seed(args.seed)  # MSA601")},
+                message_contains="args.seed = 0",
+                note="`if args.seed:` skips the argparse default 0"),
         Invalid(data_parallel_script(after_init="rank = get_rank()\nms.set_seed(1 + rank)  # MSA601"),
                 message_contains="rank"),
         Invalid(data_parallel_script(before="import os",
@@ -227,22 +252,45 @@ class ReplicasUnseeded(Rule):
         info = training(self.ctx)
         if not (info.uses_model_train or info.steps or info.runs_imported_step()):
             return  # evaluation or inference on several devices loads its weights
-        rank_seeds = [c for c in dist.set_seed_calls + dist.seed_helpers
-                      if any(rank_dependent(self.ctx, a.value, c) for a in c.args)]
-        plain_seeds = [c for c in dist.set_seed_calls + dist.seed_helpers if c not in rank_seeds]
+        # a seed behind a branch the shipped values never take (``if config.seed and ...`` with
+        # ``seed: 0`` in the config) does not run
+        skipped = skipped_calls(self.ctx, dist.set_seed_calls + dist.seed_helpers)
+        set_seeds = [c for c in dist.set_seed_calls if id(c) not in skipped]
+        helpers = [c for c in dist.seed_helpers if id(c) not in skipped]
+        rank_seeds = [c for c in set_seeds + helpers if any(rank_dependent(self.ctx, a.value, c) for a in c.args)]
+        plain_seeds = [c for c in set_seeds + helpers if c not in rank_seeds]
         if rank_seeds and not plain_seeds:
             self.report(rank_seeds[0], "the seed depends on the rank, so every replica starts from different weights; "
                         "seed the network with the same value on every device (or set parameter_broadcast=True)")
-        elif not dist.set_seed_calls and not self._seeded_on_import():
-            helpers = self._helpers_seeding_elsewhere(dist.seed_helpers)
-            if helpers is None:
+        elif not set_seeds and not self._seeded_on_import():
+            found = self._helpers_seeding_elsewhere(helpers)
+            if found is None:
                 return  # a seed helper whose effect is not known
-            note = "" if not helpers else (
-                f" ({', '.join(f'{name}() at {where}' for name, where in helpers[:2])} seeds random/numpy, not "
+            guarded = [c for c in dist.set_seed_calls + dist.seed_helpers if id(c) in skipped]
+            if guarded and not helpers:
+                self._report_skipped(guarded[0], skipped[id(guarded[0])])
+                return
+            note = "" if not found else (
+                f" ({', '.join(f'{name}() at {where}' for name, where in found[:2])} seeds random/numpy, not "
                 "MindSpore: seed it there with mindspore.set_seed)")
             self.report(dist.init_calls[0], "distributed training without mindspore.set_seed: every replica initialises "
                         "different weights; call ms.set_seed(<same value>) before building the network" + note)
 
+    def _report_skipped(self, call, skip) -> None:
+        """The only seed sits behind a test that the values the project gives skip."""
+        from msacclint.analysis.imports import dotted
+
+        when = "the value" if len(skip.values) == 1 else "the values"
+        related = []
+        for what, value, where in skip.values:
+            path, _, line = where.rpartition(":")
+            if path and line.isdigit():
+                related.append((path, int(line), f"{what} = {value!r}"))
+        self.report(call, f"{dotted(call.func) or 'the seed'}() runs only when `{skip.test}` is "
+                    f"{'true' if skip.branch else 'false'}, and it is not for {when} the repository ships, "
+                    f"{skip.said()}: no seed is set then, "
+                    "so every replica initialises different weights in distributed training; seed unconditionally "
+                    "(a seed of 0 is a seed too), or set parameter_broadcast=True", related=related)
 
     def _helpers_seeding_elsewhere(self, calls) -> Optional[List[Tuple[str, str]]]:
         """A value decided elsewhere: the seed helpers this file calls, read in the project

@@ -7,11 +7,10 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from msacclint.analysis.calls import argument, parameter_slots
-from msacclint.analysis.cells import attr_handed_on, calls_of_attr
+from msacclint.analysis.calls import parameter_slots
 from msacclint.analysis.distributed import distributed
 from msacclint.analysis.facts import facts
-from msacclint.analysis.scopes import scopes
+from msacclint.analysis.grad_updates import class_applies_optimizer, optimizers_applied
 from msacclint.analysis.training import is_mindspore_optimizer, training
 from msacclint.diagnostics import Severity
 from msacclint.rules.base import Invalid, Rule, Valid
@@ -64,6 +63,56 @@ _STEP_ENTRY = """
         step(x, y)
 """
 
+
+
+#: a trainer class of src/ (not a Cell) whose ``fit`` builds its optimizer and a value_and_grad
+#: step itself (``{reducer}`` after it, the optimizer given ``{grads}``), and an entry script
+#: that builds it under DATA_PARALLEL
+_TRAINER_CLASS = """
+    import mindspore as ms
+    from mindspore import nn
+    {imports}
+
+    class Trainer:
+        def __init__(self, network, loss_fn, lr, epochs):
+            self.network = network
+            self.loss_fn = loss_fn
+            self.lr = lr
+            self.epochs = epochs
+
+        def forward(self, x, y):
+            return self.loss_fn(self.network(x), y)
+
+        def fit(self, dataset):
+            optimizer = {optimizer}(self.network.trainable_params(), self.lr)
+            grad_fn = ms.value_and_grad(self.forward, None, optimizer.parameters){mark}
+            {reducer}
+            self.network.set_train()
+            for _ in range(self.epochs):
+                for x, y in dataset.create_tuple_iterator():
+                    loss, grads = grad_fn(x, y)
+                    optimizer({grads})
+"""
+_TRAINER_ENTRY = """
+    import mindspore as ms
+    from mindspore import nn
+    from mindspore.communication import init
+    from src.trainer import Trainer
+
+    def main(data):
+        ms.set_seed(1)
+        init()
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        trainer = Trainer(Net(), nn.CrossEntropyLoss(), 0.001, 10)
+        trainer.fit(data)
+"""
+
+
+def _trainer_case(mark: str = "", reducer: str = "", grads: str = "grads", optimizer: str = "nn.Adam",
+                  imports: str = ""):
+    return {"src/__init__.py": "", "train.py": _TRAINER_ENTRY,
+            "src/trainer.py": fill(_TRAINER_CLASS, mark=mark, reducer=reducer, grads=grads, optimizer=optimizer,
+                                   imports=imports)}
 
 
 _MODE_BY_BRANCH = """
@@ -161,7 +210,8 @@ class StepWithoutGradReduction(Rule):
                 'semi-auto/auto parallel is never reported. A step Cell of another file is reported when an entry '
                 'script builds it after init() under DATA_PARALLEL and the Cell applies an optimizer: one it builds, '
                 'TrainOneStepCell\'s, or one its callers pass that resolves to a MindSpore optimizer (a parameter '
-                'named for an optimizer whose value is not resolved: a warning that says so). Gradients that reach no '
+                'named for an optimizer whose value is not resolved: a warning that says so), or a trainer class whose method '
+                'hands the gradients of a step it builds to a MindSpore optimizer built there. Gradients that reach no '
                 'optimizer (a gradient penalty, an inner loop) are not reported.')
     uses_facts = True
     message = "hand-written distributed training step without gradient all-reduce"
@@ -173,7 +223,9 @@ class StepWithoutGradReduction(Rule):
             "and `Model` build their own reducer, nothing else. Semi-auto/auto parallel and an "
             "`AutoParallel(...)` wrapper are never reported. With the project layer, a step Cell of another "
             "file that takes gradients itself and never reduces them is reported in its own file when an entry "
-            "script that calls `init()` under DATA_PARALLEL builds it."
+            "script that calls `init()` under DATA_PARALLEL builds it; the same for a trainer class (not a Cell) whose "
+            "method builds a `value_and_grad`/`GradOperation` step and hands its gradients to a MindSpore "
+            "optimizer it builds there."
             " Field check: no finding on the four tuning repositories; on the held-out run of issue 12 "
             "8 of its 18 errors were true (docs/evaluation/field.md), before the changes that followed that triage.")
     why = ("Without an all-reduce of the gradients each device follows only its own shard of the data: "
@@ -256,6 +308,12 @@ class StepWithoutGradReduction(Rule):
                 train_net(x, y)
         """), note="the parallel mode held in a name assigned in two branches: data-parallel wherever there are "
                    "replicas, and nn.TrainOneStepCell reduces there"),
+        Valid(files=_trainer_case(reducer="reducer = nn.DistributedGradReducer(optimizer.parameters)",
+                                  grads="reducer(grads)"),
+              note="multi-file, idiomatic: the trainer class reduces the gradients of the step it builds"),
+        Valid(files=_trainer_case(optimizer="AdamWeightDecayZeRO2", imports="from mindformers import AdamWeightDecayZeRO2"),
+              note="multi-file look-alike: the trainer's optimizer is a ZeRO optimizer of another library, which "
+                   "reduces the gradients itself"),
         Valid(files={"src/__init__.py": "", "src/penalty.py": _PENALTY_CELL, "train.py": _PENALTY_ENTRY},
               note="multi-file look-alike: a Cell that takes gradients for a WGAN-GP penalty term, which no "
                    "optimizer applies (the update is TrainOneStepCell's, which reduces)"),
@@ -265,6 +323,9 @@ class StepWithoutGradReduction(Rule):
                        "train.py": _STEP_ENTRY.replace("nn.SGD(net.trainable_params(), 0.1)", "build_optimizer(cfg, net)")},
                 severity=Severity.WARNING, message_contains="assumed: the `optimizer` it is given is an optimizer",
                 note="multi-file: what the caller passes as the optimizer is not resolved: a warning that says so"),
+        Invalid(files=_trainer_case(mark="  # MSA602"), message_contains="before the optimizer takes them",
+                note="multi-file: a trainer class (not a Cell) whose fit() builds its optimizer and a value_and_grad "
+                     "step itself, under the entry script's DATA_PARALLEL"),
         Invalid(files={"src/__init__.py": "", "src/step.py": _HELPER_STEP, "train.py": _STEP_ENTRY},
                 note="multi-file: the optimizer is handed to a helper method that applies it (GAN step cells)"),
         Invalid(fill(_MODE_BY_BRANCH, step="""
@@ -339,7 +400,7 @@ class StepWithoutGradReduction(Rule):
             # the data-parallel context all-reduces inside nn.TrainOneStepCell / Model only
             steps = [s for s in steps if s.kind in ("grad", "gradop")]
             for step in steps:
-                applied = _optimizers_applied(self.ctx, step)
+                applied = optimizers_applied(self.ctx, step)
                 if applied and any(not q.startswith("mindspore.") for q in applied if q):
                     continue  # an optimizer of another library may reduce (ZeRO-style) on its own
                 text = ("hand-written gradient step under DATA_PARALLEL: the parallel context all-reduces gradients "
@@ -375,7 +436,7 @@ class StepWithoutGradReduction(Rule):
             node, reduces = _gradients_in(self.ctx, info.node)
             if node is None or reduces:
                 continue
-            applies, param = _applies_optimizer(self.ctx, info)
+            applies, param = class_applies_optimizer(self.ctx, info)
             if not applies:
                 continue  # gradients that never reach an optimizer (a penalty term, an inner loop)
             for site, _summary, call, mode_line in project.data_parallel_builders(path, name):
@@ -384,7 +445,8 @@ class StepWithoutGradReduction(Rule):
                            f"(directly or through what it builds) (line {call.line}) after init() under DATA_PARALLEL "
                            f"(line {mode_line}): the parallel context reduces only inside nn.TrainOneStepCell and "
                            "Model, so each device applies its own gradients; apply nn.DistributedGradReducer to "
-                           "them in construct")
+                           + ("them in construct" if "construct" in info.methods else
+                              "them before the optimizer takes them"))
                 severity = None
                 if param is not None and not _passes_optimizer(project, path, name, info, param):
                     message += (f" (assumed: the `{param}` it is given is an optimizer; what the caller passes "
@@ -394,84 +456,6 @@ class StepWithoutGradReduction(Rule):
                             related=[(shown, mode_line, "set_auto_parallel_context(parallel_mode=DATA_PARALLEL)"),
                                      (shown, call.line, f"{call.callee}(...)")])
                 break
-
-
-def _optimizers_applied(ctx, step) -> List[Optional[str]]:
-    """What the gradients of a value_and_grad/grad step are handed to (``optimizer(grads)``):
-    the resolved class each such object was built from, None for one not resolved (a
-    parameter without a resolvable caller, an attribute). Empty when no such call is found."""
-    if step.name is None:
-        return []
-    sc = scopes(ctx)
-    out: List[Optional[str]] = []
-    for fl in sc.flows:
-        grads = set()
-        for name, defs in fl.defs.items():
-            for d in defs:
-                if isinstance(d.value, cst.Call) and isinstance(d.value.func, cst.Name) and \
-                        d.value.func.value == step.name and (d.index is None or d.index > 0):
-                    grads.add(name)
-        if not grads:
-            continue
-        for e in fl.calls():
-            call = e.node
-            if e.callee is not None or not any(isinstance(a.value, cst.Name) and a.value.value in grads
-                                               for a in call.args):
-                continue
-            out.append(_built_from(ctx, sc, fl, call.func, e.order))
-    return out
-
-
-def _built_from(ctx, sc, fl, expr: cst.BaseExpression, before: int, depth: int = 0) -> Optional[str]:
-    if not isinstance(expr, cst.Name) or depth > 3:
-        return None
-    found = sc.resolve(fl, expr.value, before)
-    if found is not None:
-        value = found[1].value
-        return ctx.resolve(value.func) if isinstance(value, cst.Call) else None
-    root = fl.root
-    if not isinstance(root, cst.FunctionDef) or expr.value not in sc.params(fl):
-        return None
-    position = sc.params(fl).index(expr.value)
-    answers = set()
-    for caller_fl, event in sc.callers(root):
-        arg = argument(event.node, expr.value, tuple(sc.params(fl)[:position + 1]))
-        answers.add(_built_from(ctx, sc, caller_fl, arg.value, event.order, depth + 1) if arg is not None else None)
-    return answers.pop() if len(answers) == 1 else None
-
-
-_OPTIMIZER_BASES = ("mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneStepWithLossScaleCell",
-                    "mindspore.nn.wrap.cell_wrapper.TrainOneStepCell",
-                    "mindspore.nn.wrap.loss_scale.TrainOneStepWithLossScaleCell")
-
-
-def _applies_optimizer(ctx, info) -> Tuple[bool, Optional[str]]:
-    """Whether the class updates parameters with an optimizer: a method other than
-    ``__init__`` calls ``self.<attr>(...)``, or hands ``self.<attr>`` to a helper, where
-    ``__init__`` set ``attr`` from a MindSpore optimizer it builds, or the class is a
-    TrainOneStepCell (whose ``__init__`` keeps the optimizer as ``self.optimizer``) — or
-    ``attr`` was set from a constructor parameter named for an optimizer (optimizer, opt,
-    optim), whose name is then returned: what the callers pass decides whether it is one."""
-    init = info.methods.get("__init__")
-    params = set(parameter_slots(init)) if init is not None else set()
-    resolved = {"optimizer"} if any(b in _OPTIMIZER_BASES for b in info.bases if b) else set()
-    by_param = {}
-    for attr, value in info.assigned:
-        if isinstance(value, cst.Call) and is_mindspore_optimizer(ctx.resolve(value.func)):
-            resolved.add(attr)
-        elif isinstance(value, cst.Name) and value.value in params and \
-                ("optim" in value.value.lower() or value.value.lower() == "opt"):
-            by_param[attr] = value.value
-
-    def used(attr: str) -> bool:
-        return bool(calls_of_attr(info, attr)) or attr_handed_on(info, attr)
-
-    if any(used(attr) for attr in resolved):
-        return True, None
-    for attr, param in by_param.items():
-        if used(attr):
-            return True, param
-    return False, None
 
 
 def _passes_optimizer(project, path: str, name: str, info, param: str) -> bool:

@@ -22,6 +22,7 @@ from msacclint.rules.fixtures.dp import (
     PLAIN_BUILDER,
     SHARDED_BUILDER,
     TWO_LAUNCH_PATHS,
+    generator_case,
     loaders,
     optional_shards_case,
     sharding_case,
@@ -187,6 +188,9 @@ class DatasetNotSharded(Rule):
         Valid(files=loaders("GeneratorDataset(source, column_names, **kwargs)",
                              "GeneratorDataset(source, column_names, **kwargs)"),
               note="the nearest look-alike: every loader passes the caller's keyword arguments on"),
+        Valid(files=generator_case("ImageList(cfg.data_path, order)",
+                                   shards=", num_shards=get_group_size(), shard_id=get_rank()"),
+              note="multi-file, idiomatic: the GeneratorDataset over the project's image files is sharded"),
         Valid(files=loaders("GeneratorDataset(source, column_names)", "GeneratorDataset(source, column_names)"),
               note="no loader of the folder takes sharding through its keyword arguments: nothing to drop"),
     )
@@ -244,6 +248,12 @@ class DatasetNotSharded(Rule):
             data = create_dataset(data_dir, device_num=get_group_size())
             model.train(90, data)
         """}, note="the same in one file (the project layer finds the call)"),
+        Invalid(files=generator_case("ImageList(cfg.data_path, order)", mark="  # MSA307"), severity=Severity.WARNING,
+                note="multi-file: a GeneratorDataset over a project class that reads image files, given a permutation "
+                     "drawn with np.random: real data, not arrays the script makes up"),
+        Invalid(files=generator_case("RandomArrays(50000, order)", mark="  # MSA307"), severity=Severity.INFO,
+                message_contains="arrays it generates itself",
+                note="the look-alike: the project class holds arrays it generates (a benchmark): no accuracy to lose"),
         Invalid(fill(TWO_LAUNCH_PATHS, local="pass", mark="  # MSA307"),
                 note="the shard settings are given on one launch path (ModelArts); the local distributed path "
                      "calls init() and leaves them None", message_contains="starts as None"),
