@@ -400,7 +400,11 @@ class ValueQueries:
         sites: List[Tuple[Any, ...]] = [("config", config_path, keys, line)
                                         for config_path, keys, line in (self.config_builds(target)
                                                                         if cls is not None else [])]
-        sites += [("call",) + site for site in self.call_sites(path, target)]
+        calls = list(self.call_sites(path, target))
+        running = self.running(calls, 0, 2)
+        if calls and not running:
+            return []  # (reading a switch: no call a run reaches binds anything)
+        sites += [("call",) + site for site in running]
         if not sites:
             sites = [("default",)]
         return [{p: self._site_values(path, site, p, names, defaults.get(p), target, depth) for p in params_wanted}
@@ -480,7 +484,7 @@ class ValueQueries:
         if sites is None:
             return None
         out: List[Value] = []
-        for other, site, site_cls, site_func, preset in sites:
+        for other, site, site_cls, site_func, preset in self.running(sites):
             where = other
             if param not in site.kwargs and "**" not in site.kwargs and preset is not None and param in preset.kwargs:
                 site, where, site_cls, site_func = preset, path, None, None   # fixed by the partial
