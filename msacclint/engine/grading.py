@@ -5,7 +5,7 @@ reaches, and carries the trail that shows how (file:line of each hop, entry poin
 In code nothing reaches it drops one level (an error to a warning, a warning to info) and
 says why, naming what the repository runs instead where it can: another definition of the
 same file that an entry point does reach, or the entry points themselves. Only a run that
-trains or evaluates counts, except for the loud rules (``LOUD_RULES``: a name MindSpore
+trains or evaluates counts, except for the loud rules (``LOUD_CODES``: a name MindSpore
 rejects fails whatever runs it): code that only a model module's own demo block reaches is
 dormant, and the note names that run; code a supplied value switches off (``if
 config.net_name == "resnet18":`` with the shipped config selecting another) says which
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from msacclint.analysis.context import FileContext
-from msacclint.diagnostics import Reach, Related, Severity
+from msacclint.diagnostics import LOUD_CODES, Reach, Related, Severity
 from msacclint.project.index import ProjectIndex
 from msacclint.project.reach import Answer
 
@@ -42,8 +42,6 @@ def lower(severity: Severity) -> Severity:
 #: rules whose findings on a ``class``/``def`` line are about what the line evaluates where
 #: the definition is (a base class that does not exist), not about the body
 HEADER_RULES = frozenset({"MSA004"})
-#: rules whose findings fail loudly whatever runs the code (every run counts, a demo block too)
-LOUD_RULES = frozenset({"MSA004"})
 
 
 def grade(ctx: FileContext, line: int, severity: Severity, message: str, code: str = "") -> Graded:
@@ -51,7 +49,7 @@ def grade(ctx: FileContext, line: int, severity: Severity, message: str, code: s
     project = ctx.project
     if project is None:
         return Graded(severity, message, None)
-    answer = project.reached(ctx.path, line, header_outside=code in HEADER_RULES, training=code not in LOUD_RULES)
+    answer = project.reached(ctx.path, line, header_outside=code in HEADER_RULES, training=code not in LOUD_CODES)
     if answer.runs is None:
         return Graded(severity, message, None)
     trail = tuple(Related(project.display(path), hop_line, what)
