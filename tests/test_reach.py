@@ -704,6 +704,10 @@ def test_a_model_the_shipped_config_does_not_select_is_dormant(tmp_path):
             "(default_config.yaml:1)") in small.message
     assert small.trail[0].path == "train.py" and "runs only when" in small.trail[-1].message
     assert found[("src/resnet.py", 16, "MSA101")].severity.value == "error"
+    # another shipped config selects it (a script may pick it with --config_path): both are trained
+    write(tmp_path, {"configs/resnet18_config.yaml": "net_name: resnet18\n"})
+    assert run(tmp_path)[("src/resnet.py", 7, "MSA101")].severity.value == "error"
+    os.remove(tmp_path / "configs" / "resnet18_config.yaml")
     # a README command line supplies the other value: both are trained
     write(tmp_path, {"README.md": "# Train\n\n```\npython train.py --net_name resnet18\n```\n"})
     assert run(tmp_path)[("src/resnet.py", 7, "MSA101")].severity.value == "error"

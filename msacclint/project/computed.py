@@ -112,11 +112,10 @@ class ComputedQueries:
             return None
         out = [v.value for v in values]
         if "." in dotted:
-            passed = self.command_line_values(dotted.rsplit(".", 1)[1])
-            if passed is not None:
-                if any(value is None for value, _where in passed):
-                    return None
-                out.extend(value for value, _where in passed)
+            supplied = self._also_supplied(path, dotted.rsplit(".", 1)[1], [])
+            if supplied is None:
+                return None
+            out.extend(value for value, _where in supplied)
         if not out or not all(isinstance(v, str) for v in out):
             return None
         return sorted(set(out))

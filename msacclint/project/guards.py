@@ -16,6 +16,7 @@ A mixin of ``ProjectIndex`` (msacclint.project.index), asked by the reach graph
 
 from __future__ import annotations
 
+import os
 from typing import Any, List, Optional, Tuple
 
 from msacclint.project.outline import Outline
@@ -73,13 +74,30 @@ class GuardQueries:
         if values is not None:
             out = [(v.value, v.evidence.where() if v.evidence is not None else "") for v in values]
             if "." in subject and not subject.startswith("self."):
-                passed = self.command_line_values(subject.rsplit(".", 1)[1])
-                if passed is not None:
-                    if any(v is None for v, _where in passed):
-                        out = None
-                    else:
-                        out.extend(passed)
+                out = self._also_supplied(path, subject.rsplit(".", 1)[1], out)
         memo[key] = out
+        return out
+
+    def _also_supplied(self, path: str, key: str, out: List[Tuple[Any, str]]) -> Optional[List[Tuple[Any, str]]]:
+        """``out`` and what else a run may supply for the config key ``key``: what the
+        repository's command lines pass for it (``--key value``; None when a shell variable
+        holds it), and its value in every config file of the project ``path`` belongs to (a
+        model zoo's scripts pick one with ``--config_path``)."""
+        passed = self.command_line_values(key)
+        if passed is not None:
+            if any(v is None for v, _where in passed):
+                return None
+            out = out + list(passed)
+        unit = self._unit(path).rstrip(os.sep) + os.sep
+        word = key.encode()
+        for config_path in self.configs.paths:
+            if not config_path.startswith(unit) or word not in (self._bytes(config_path) or b""):
+                continue
+            config = self.configs.get(config_path)
+            self._depend(config_path)
+            if config.problem:
+                return None
+            out = out + [(value, f"{self.display(config_path)}:{line}") for value, line in config.values.get(key, ())]
         return out
 
 
