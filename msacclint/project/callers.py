@@ -298,15 +298,19 @@ class CallerQueries:
             return None
         sites = [(other, call, cls, func, None) for other, _s, call, cls, func in self.call_sites(path, target)]
         direct = len(sites)
+        # (mentions in files that cannot mean this definition, a model zoo's other copies, do not count)
+        also = {site[0] for site in sites}
         for alias, partial in aliases:
             through = [(other, call, cls, func, partial)
                        for other, _s, call, cls, func in self.call_sites(path, alias)]
-            if self._mentions(alias) != len(through) + 1 + self._import_mentions(alias):
+            seen = {site[0] for site in through}
+            if self._mentions(alias, path, seen) != len(through) + 1 + self._import_mentions(alias, path, seen):
                 return None
             if not through:  # an alias nothing calls yet: its own arguments still count
                 through = [(path, Call(callee=alias, line=partial.line), None, None, partial)]
             sites.extend(through)
-        if not sites or self._mentions(target) != direct + 1 + len(aliases) + self._import_mentions(target):
+        if not sites or self._mentions(target, path, also) != \
+                direct + 1 + len(aliases) + self._import_mentions(target, path, also):
             return None
         return sites
 
