@@ -433,6 +433,7 @@ BLOCKS = """\
 
     if __name__ == "__main__":
         net = Gate(8)
+        net.set_train(False)
         print(net(ms.Tensor(np.ones((2, 8)), ms.float32)).shape)
     """
 TRAINS_HEAD = """\

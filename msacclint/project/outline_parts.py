@@ -129,11 +129,14 @@ def _literal(node: ast.AST) -> Any:
 
 def works(node: ast.Call, callee: str) -> bool:
     """A call that may train, evaluate or export: a method of ``WORK_METHODS`` on an object
-    (``set_train(False)`` switches training off), or a name of ``WORK_NAMES``."""
+    (``set_train(False)`` switches training off, ``eval()`` without a dataset is a torch-style
+    mode switch), or a name of ``WORK_NAMES``."""
     last = callee.rsplit(".", 1)[-1]
     if last == "set_train":
         first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "mode"), None)
         return not (isinstance(first, ast.Constant) and first.value is False)
+    if last == "eval" and not node.args and not node.keywords:
+        return False  # ``net.eval()``: a torch-style mode switch, not ``Model.eval(dataset)``
     if "." in callee and last in WORK_METHODS:
         return True
     return last in WORK_NAMES
