@@ -10,7 +10,8 @@ file is run), ``"Net"`` a class body (its bases and class attributes), ``"Net.co
 a method, ``"build.inner"`` a nested function. What a scope names:
 
 - ``refs``: names and attribute chains it reads, as written (``models.resnet18``), with
-  their lines; the names a nested definition reads are its own;
+  their lines; the names a nested definition reads are its own; an attribute of something
+  that is not a name is ``().attr`` (``Trainer(net).run``), of ``super()`` ``super.attr``;
 - ``strings``: identifier-like string literals (``getattr(m, "Net")``, a registry key);
 - ``imports``: modules it imports (relative imports resolved), with whether the import is
   guarded (inside ``try``, ``if`` or a function of its own: it may not run, or may fail
@@ -260,8 +261,12 @@ class _Reader(ast.NodeVisitor):
         if name is not None and isinstance(node.ctx, ast.Load):
             self.scope().refs.append((name, node.lineno))
             return
-        if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and node.value.func.id == "super":
-            self.scope().refs.append((f"super.{node.attr}", node.lineno))  # ``super().m(...)``
+        if isinstance(node.ctx, ast.Load):
+            if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and \
+                    node.value.func.id == "super":
+                self.scope().refs.append((f"super.{node.attr}", node.lineno))  # ``super().m(...)``
+            else:  # ``Trainer(net).run(ds)``, ``self.layers[0].head(x)``: a method of some object
+                self.scope().refs.append((f"().{node.attr}", node.lineno))
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
