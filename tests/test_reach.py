@@ -114,6 +114,7 @@ EVAL = """\
     if __name__ == "__main__":
         net = resnet50()
         ms.load_param_into_net(net, ms.load_checkpoint("resnet50.ckpt"))
+        print(ms.Model(net, metrics={"acc"}).eval(dataset))
     """
 
 
@@ -122,7 +123,10 @@ def test_a_script_that_evaluates_resnet50_makes_the_bottleneck_run(tmp_path):
     found = run(tmp_path)
     bottleneck = found[("src/resnet.py", BOTTLENECK_BN, "MSA107")]
     assert bottleneck.severity.value == "error"
-    assert "it trains or evaluates (`ms.load_param_into_net(...)`" in bottleneck.trail[0].message
+    assert "it trains or evaluates (`ms.Model(...)`" in bottleneck.trail[0].message
+    # loading a checkpoint alone evaluates nothing
+    write(tmp_path, {"eval.py": EVAL.replace('        print(ms.Model(net, metrics={"acc"}).eval(dataset))\n', "")})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "warning"
 
 
 def test_relative_imports_and_package_re_exports_reach_the_class(tmp_path):
@@ -767,3 +771,13 @@ def test_a_helper_switch_no_call_a_training_run_reaches_turns_on(tmp_path):
     write(tmp_path, {"train.py": TRAINS_HEAD.replace("src.blocks", "src.resnet").format(cls="resnet18").replace(
         "(16)", "()")})
     assert run(tmp_path)[("src/resnet.py", 6, "MSA107")].severity.value == "error"
+
+
+def test_a_package_attribute_named_like_its_module_is_the_class(tmp_path):
+    # ``from model import DFCNN``: model/__init__.py binds DFCNN to the class of model/DFCNN.py,
+    # which wins over the module of that name; the module's own demo block is not the only run
+    dfcnn = BLOCKS.replace("class Gate(", "class DFCNN(").replace("net = Gate(8)", "net = DFCNN(8)")
+    write(tmp_path, {"model/__init__.py": "from .DFCNN import DFCNN\n", "model/DFCNN.py": dfcnn,
+                     "train.py": TRAINS_HEAD.replace("src.blocks", "model").format(cls="DFCNN")})
+    found = run(tmp_path)[("model/DFCNN.py", 18, "MSA101")]
+    assert found.severity.value == "error" and found.trail[0].path == "train.py"

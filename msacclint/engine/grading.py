@@ -81,7 +81,7 @@ def dormant_note(project: ProjectIndex, path: str, answer: Answer) -> str:
     if answer.only:
         run_path, _line, why = answer.only[0]
         return (f" (dormant: only {project.display(run_path)} reaches {what} ({why.split(';')[0]}), and that run "
-                "neither trains nor evaluates: no optimizer, training step, Model.train/eval, metric or checkpoint; "
+                "neither trains nor evaluates: no optimizer, training step, Model.train/eval, metric or export; "
                 "it matters once a run that trains or evaluates uses it)")
     method = _method_of(outline, answer.scope)
     cls_trail = project.trail_to(path, method[0]) if method is not None else ()

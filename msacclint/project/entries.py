@@ -59,13 +59,13 @@ class EntryQueries:
                 for target in targets:
                     found.setdefault(target, f"{where}:{line}")
                 if targets:
-                    self._note_arguments(text, match.end(1), f"{where}:{line}")
+                    self._note_arguments(text, match.end(1), f"{where}:{line}", targets)
         for target, where in self._console_scripts().items():
             found.setdefault(target, where)
         state.named = found
         return found
 
-    def _note_arguments(self, text: str, start: int, where: str) -> None:
+    def _note_arguments(self, text: str, start: int, where: str, targets: List[str]) -> None:
         """The ``--key value`` / ``--key=value`` arguments of a command line that runs a script
         of the repository (a ``\\`` continues it on the next line): what a run supplies for a
         config key. A value holding a shell variable is unknown (None)."""
@@ -93,14 +93,18 @@ class EntryQueries:
             if not eq:
                 value = tokens[i + 1] if i + 1 < len(tokens) and not tokens[i + 1].startswith("-") else "True"
             value = value.strip("'\"")
-            state.cli.setdefault(key.replace("-", "_"), []).append((None if "$" in value or "`" in value else value,
-                                                                    where))
+            known = None if "$" in value or "`" in value else value
+            state.cli.setdefault(key.replace("-", "_"), []).extend((known, where, target) for target in targets)
 
-    def command_line_values(self, key: str) -> Optional[List[Tuple[Optional[str], str]]]:
-        """What the repository's command lines pass for ``--key`` (as text, None for a value a
-        shell variable holds), each with where; None when no command line passes it."""
+    def command_line_values(self, key: str, near: str) -> Optional[List[Tuple[Optional[str], str]]]:
+        """What the command lines that run a script of the project ``near`` belongs to pass for
+        ``--key`` (as text, None for a value a shell variable holds), each with where; None
+        when none passes it."""
         self.named_scripts()
-        return self._reach_state().cli.get(key)
+        unit = self._unit(near).rstrip(os.sep) + os.sep
+        found = [(value, where) for value, where, target in self._reach_state().cli.get(key, ())
+                 if target.startswith(unit)]
+        return found or None
 
     def _script_texts(self) -> Iterator[str]:
         for folder, dirs, files in os.walk(self.root):

@@ -83,7 +83,7 @@ class GuardQueries:
         repository's command lines pass for it (``--key value``; None when a shell variable
         holds it), and its value in every config file of the project ``path`` belongs to (a
         model zoo's scripts pick one with ``--config_path``)."""
-        passed = self.command_line_values(key)
+        passed = self.command_line_values(key, path)
         if passed is not None:
             if any(v is None for v, _where in passed):
                 return None

@@ -52,7 +52,7 @@ from msacclint.project.summary import ast_dotted as _dotted
 from msacclint.project.summary import resolve_relative
 
 #: bump when the shape of an outline changes: cached outlines of another format are ignored
-FORMAT = 3
+FORMAT = 4
 #: the ``dynamic`` entry of ``eval``/``exec`` of computed text
 EVAL = "\x01eval"
 

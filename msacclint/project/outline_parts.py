@@ -14,10 +14,11 @@ from msacclint.project.summary import ast_dotted as _dotted
 #: ``trainer.fit()``, ``loss.backward()`` of a torch-style port)
 WORK_METHODS = frozenset({"train", "eval", "fit", "evaluate", "backward", "set_train", "train_step",
                           "train_one_step", "train_one_epoch", "eval_one_epoch"})
-#: MindSpore names whose use trains, evaluates or exports (resolved through the imports when asked)
+#: MindSpore names whose use trains, evaluates or exports (resolved through the imports when asked);
+#: a checkpoint load alone is neither (a demo block may load pretrained weights and print a shape)
 WORK_NAMES = frozenset({
     "Model", "value_and_grad", "grad", "GradOperation", "TrainOneStepCell", "TrainOneStepWithLossScaleCell",
-    "load_checkpoint", "load_param_into_net", "export", "build_train_network", "Accuracy", "Top1CategoricalAccuracy",
+    "export", "build_train_network", "Accuracy", "Top1CategoricalAccuracy",
     "Top5CategoricalAccuracy", "MAE", "MSE", "Loss", "Metric", "Adam", "AdamWeightDecay", "AdamW", "SGD", "Momentum",
     "RMSProp", "Lamb", "LARS", "Adagrad", "FTRL", "LazyAdam", "ProximalAdagrad", "Rprop", "ASGD", "Adadelta",
     "Adamax", "AdaFactor", "AdaSumByGradWrapCell", "thor",

@@ -511,7 +511,15 @@ class ReachQueries:
                 continue
             rest = parts[cut:]
             if not rest:
-                return None  # a module, not a definition
+                # a module, not a definition, unless its package binds the name to something
+                # else (``from .DFCNN import DFCNN`` in ``model/__init__.py``: the attribute wins)
+                if cut > 1:
+                    package = self.find_module(".".join(parts[:cut - 1]), importer)
+                    outer = self.outline(package) if package is not None and \
+                        package.endswith("__init__.py") else None
+                    if outer is not None and (parts[cut - 1] in outer.defs or parts[cut - 1] in outer.bindings):
+                        return self._resolve_uncached(package, outer, parts[cut - 1], depth + 1)
+                return None
             inner = self.outline(target)
             if inner is None:
                 return None

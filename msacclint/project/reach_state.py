@@ -42,8 +42,8 @@ class ReachState:
     computed: Optional[list] = None
     #: (file, scope, subject) -> the values supplied (msacclint.project.guards)
     supplied: Dict[Tuple[str, str, str], Optional[list]] = field(default_factory=dict)
-    #: config key -> what the command lines pass (msacclint.project.entries)
-    cli: Dict[str, List[Tuple[Optional[str], str]]] = field(default_factory=dict)
+    #: config key -> (value, where, the script run) of each command line passing it (entries)
+    cli: Dict[str, List[Tuple[Optional[str], str, str]]] = field(default_factory=dict)
     #: node -> hops a supplied value switched off in the searches from it: (scope, hop, why)
     switched: Dict[Node, List[Tuple[Node, Hop, str]]] = field(default_factory=dict)
     #: the hops switched off in the search under way

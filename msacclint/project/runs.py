@@ -13,7 +13,8 @@ A run trains or evaluates when the code it reaches, followed forwards through th
 to ``FORWARD_NODES`` scopes), calls a method of ``WORK_METHODS`` on an object
 (``model.train``, ``trainer.fit``, ``model.eval``, ``loss.backward``, ``net.set_train()``) or
 uses a MindSpore name of ``WORK_NAMES`` (``Model``, ``value_and_grad``, an optimizer, a
-metric, ``load_checkpoint``, ``export``). Code the forward walk cannot follow (a module or
+metric, ``export``); loading a checkpoint alone is neither (a demo block may load pretrained
+weights before it prints a shape). Code the forward walk cannot follow (a module or
 name looked up at run time, a search past its limit) may train: such a run counts.
 
 A repository none of whose runs trains or evaluates (model definitions with demo blocks) is
