@@ -781,3 +781,16 @@ def test_a_package_attribute_named_like_its_module_is_the_class(tmp_path):
                      "train.py": TRAINS_HEAD.replace("src.blocks", "model").format(cls="DFCNN")})
     found = run(tmp_path)[("model/DFCNN.py", 18, "MSA101")]
     assert found.severity.value == "error" and found.trail[0].path == "train.py"
+
+
+def test_an_isinstance_test_builds_nothing(tmp_path):
+    # ResNet asks whether its body is a Bottleneck: that names the class but never builds it
+    tested = RESNET.replace("            self.body = block(c)\n",
+                            "            self.body = block(c)\n            self.deep = isinstance(self.body, Bottleneck)\n")
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": tested, "train.py": TRAIN})
+    found = run(tmp_path)
+    assert found[("src/resnet.py", BASIC_BN, "MSA107")].severity.value == "error"
+    assert found[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "warning"
+    # the look-alike: a list of the block classes may build either
+    write(tmp_path, {"src/resnet.py": tested.replace("isinstance(self.body, Bottleneck)", "[BasicBlock, Bottleneck]")})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"

@@ -10,7 +10,8 @@ file is run), ``"Net"`` a class body (its bases and class attributes), ``"Net.co
 a method, ``"build.inner"`` a nested function. What a scope names:
 
 - ``refs``: names and attribute chains it reads, as written (``models.resnet18``), with
-  their lines; the names a nested definition reads are its own; an attribute of something
+  their lines (not the classes an ``isinstance``/``issubclass`` test names: a test builds
+  nothing); the names a nested definition reads are its own; an attribute of something
   that is not a name is ``().attr`` (``Trainer(net).run``), of ``super()`` ``super.attr``;
 - ``strings``: identifier-like string literals (``getattr(m, "Net")``, a registry key);
 - ``imports``: modules it imports (relative imports resolved), with whether the import is
@@ -328,6 +329,10 @@ class _Reader(ast.NodeVisitor):
             owner = _dotted(node.args[0])
             if owner is not None:  # any name of it may be looked up
                 self.scope().refs.append((owner + ".*", node.lineno))
+        if callee in ("isinstance", "issubclass") and len(node.args) == 2:
+            # ``isinstance(cell, Bottleneck)`` tests a class: it builds nothing and runs no code of it
+            self.visit(node.args[0])
+            return
         if callee is not None and self._says_only(callee):
             # a string given to print, a logger or a MindSpore API names a file or a message,
             # never a definition to build
