@@ -794,3 +794,14 @@ def test_an_isinstance_test_builds_nothing(tmp_path):
     # the look-alike: a list of the block classes may build either
     write(tmp_path, {"src/resnet.py": tested.replace("isinstance(self.body, Bottleneck)", "[BasicBlock, Bottleneck]")})
     assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+
+
+def test_a_demo_block_that_cannot_start_makes_what_it_builds_code_that_cannot_run(tmp_path):
+    # the only run that builds Gate is a demo script whose import of a missing module raises
+    # first: the cannot-run analysis sees that run even though it would train nothing
+    demo = "from src.missing import helper\nfrom src.blocks import Gate\n\nif __name__ == '__main__':\n    Gate(8)\n"
+    write(tmp_path, {"src/__init__.py": "", "src/blocks.py": BLOCKS.split("    if __name__")[0],
+                     "tools/demo.py": demo, "train.py": TRAINS_HEAD.format(cls="Head")})
+    gate = run(tmp_path)[("src/blocks.py", 18, "MSA101")]
+    assert gate.severity.value == "info" and gate.reach is Reach.CANNOT_RUN
+    assert "tools/demo.py:1 raises first" in gate.message
