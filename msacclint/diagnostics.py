@@ -59,6 +59,12 @@ class Reach(_Ranked):
     CANNOT_RUN = "cannot-run"
 
 
+#: the rules whose findings fail loudly whatever runs the code: any run of the repository
+#: reaches them, a demo block that trains nothing too (for the others only a run that trains
+#: or evaluates counts: msacclint.engine.grading)
+LOUD_CODES = frozenset({"MSA004"})
+
+
 @dataclass(frozen=True)
 class Edit:
     """Replace the text between two positions (end exclusive) with ``text``."""

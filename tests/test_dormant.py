@@ -429,3 +429,62 @@ def test_a_warning_in_dormant_code_is_lowered_to_info_and_says_so(tmp_path):
     dormant, used = found[("pkg/head.py", 8, "MSA102")], found[("pkg/tail.py", 8, "MSA102")]
     assert dormant["severity"] == "info" and "dormant" in dormant["message"] and "`Head`" in dormant["message"]
     assert used["severity"] == "warning" and "dormant" not in used["message"]
+
+
+def test_a_switch_read_through_the_namespace_parse_args_gives(tmp_path):
+    # the training function reads args.reg_loss; its caller passes the namespace parse_args gave
+    loss = """\
+        import mindspore.nn as nn
+
+
+        class RegLoss(nn.Cell):
+            def __init__(self, mode='l1'):
+                super(RegLoss, self).__init__()
+                if mode == 'l1':
+                    self.loss = nn.L1Loss(reduction='sum')
+                elif mode == 'sl1':
+                    self.loss = nn.SmoothL1Loss()
+
+            def construct(self, x, y):
+                return self.loss(x, y)
+        """
+    train = """\
+        import argparse
+        import mindspore as ms
+        from mindspore import nn
+        from pkg.loss import RegLoss
+
+
+        def train(args_opt):
+            crit = RegLoss(args_opt.reg_loss)
+            net = nn.Dense(4, 4)
+            ms.Model(nn.WithLossCell(net, crit), optimizer=nn.Adam(net.trainable_params())).train(1, None)
+
+
+        if __name__ == "__main__":
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--reg_loss", default="l1", choices=["l1", "sl1"])
+            args = parser.parse_args()
+            train(args)
+        """
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/loss.py": loss, "train.py": train})
+    finding = _check(tmp_path)[("pkg/loss.py", 10, "MSA141")]
+    assert finding["severity"] == "warning" and "built only when `mode` is 'sl1'" in finding["message"]
+    assert "--reg_loss default" in finding["message"] or "train.py:15" in finding["message"]
+    # a script of the repository passes --reg_loss sl1: the branch is trained
+    _write(tmp_path, {"scripts/run.sh": "python ../train.py --reg_loss sl1\n"})
+    assert _check(tmp_path)[("pkg/loss.py", 10, "MSA141")]["severity"] == "error"
+
+
+def test_another_model_folder_s_copy_of_the_class_does_not_hide_the_callers(tmp_path):
+    # a model zoo: two folders with their own Head; the second folder's mentions name its own
+    # copy, so every call of the first copy is still seen
+    unit = {"train.py": "from src.head import Head\n\nif __name__ == '__main__':\n    net = Head(64)\n"
+                        "    net.set_train()\n", "src/__init__.py": "", "src/head.py": HEAD}
+    files = {f"zoo/a/{name}": text for name, text in unit.items()}
+    files.update({f"zoo/b/{name}": text for name, text in unit.items()})
+    files["zoo/b/train.py"] += "    wide = Head(8, has_dropout=True)\n    other = [Head]\n"
+    _write(tmp_path, files)
+    found = _check(tmp_path)
+    assert found[("zoo/a/src/head.py", 9, "MSA101")]["severity"] == "warning"
+    assert found[("zoo/b/src/head.py", 9, "MSA101")]["severity"] == "error"

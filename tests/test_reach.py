@@ -107,11 +107,26 @@ def test_the_block_only_resnet50_uses_is_dormant_and_names_what_runs(tmp_path):
     assert not bottleneck.trail
 
 
-def test_a_script_that_builds_resnet50_makes_the_bottleneck_run(tmp_path):
-    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET, "train.py": TRAIN,
-                     "eval.py": "from src.resnet import resnet50\n\nif __name__ == '__main__':\n    resnet50()\n"})
+EVAL = """\
+    import mindspore as ms
+    from src.resnet import resnet50
+
+    if __name__ == "__main__":
+        net = resnet50()
+        ms.load_param_into_net(net, ms.load_checkpoint("resnet50.ckpt"))
+        print(ms.Model(net, metrics={"acc"}).eval(dataset))
+    """
+
+
+def test_a_script_that_evaluates_resnet50_makes_the_bottleneck_run(tmp_path):
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET, "train.py": TRAIN, "eval.py": EVAL})
     found = run(tmp_path)
-    assert found[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+    bottleneck = found[("src/resnet.py", BOTTLENECK_BN, "MSA107")]
+    assert bottleneck.severity.value == "error"
+    assert "it trains or evaluates (`ms.Model(...)`" in bottleneck.trail[0].message
+    # loading a checkpoint alone evaluates nothing
+    write(tmp_path, {"eval.py": EVAL.replace('        print(ms.Model(net, metrics={"acc"}).eval(dataset))\n', "")})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "warning"
 
 
 def test_relative_imports_and_package_re_exports_reach_the_class(tmp_path):
@@ -155,7 +170,7 @@ def test_the_public_api_of_an_installable_package_is_reachable(tmp_path):
 def test_a_script_named_by_a_shell_script_is_an_entry_point(tmp_path):
     # run_it.py has no main block: the shell script runs it
     write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET,
-                     "tools/run_it.py": "from src.resnet import resnet50\nnet = resnet50\n",
+                     "tools/run_it.py": "from src.resnet import resnet50\nnet = resnet50()\nnet.set_train()\n",
                      "scripts/run.sh": "#!/bin/bash\ncd ..\npython tools/run_it.py --epochs 3\n",
                      "train.py": TRAIN})
     found = run(tmp_path)
@@ -214,7 +229,7 @@ def test_eval_of_computed_text_reaches_what_its_file_binds(tmp_path):
 
 def test_a_notebook_is_an_entry_point(tmp_path):
     cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-              "source": ["from src.resnet import resnet50\n", "net = resnet50()\n"]}]
+              "source": ["from src.resnet import resnet50\n", "net = resnet50()\n", "net.set_train(True)\n"]}]
     notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     write(tmp_path, {"src/__init__.py": "", "src/resnet.py": RESNET, "train.py": TRAIN,
                      "demo.ipynb": json.dumps(notebook)})
@@ -474,3 +489,401 @@ def test_an_unreached_module_past_a_missing_name_is_dormant_not_cannot_run(tmp_p
     found = run(tmp_path)
     bn = found[("network/common.py", 14, "MSA107")]
     assert bn.reach is Reach.DORMANT and bn.severity.value == "warning" and "dormant" in bn.message
+
+
+# -- runs that train or evaluate, computed imports, methods, switches -------------------------
+BLOCKS = """\
+    import numpy as np
+    import mindspore as ms
+    import mindspore.nn as nn
+
+
+    class Head(nn.Cell):
+        def __init__(self, c):
+            super().__init__()
+            self.drop = nn.Dropout(0.2)
+
+        def construct(self, x):
+            return self.drop(x)
+
+
+    class Gate(nn.Cell):
+        def __init__(self, c):
+            super().__init__()
+            self.drop = nn.Dropout(0.1)
+            self.bn = nn.BatchNorm1d(c, bias=False)
+
+        def construct(self, x):
+            return self.drop(x)
+
+
+    if __name__ == "__main__":
+        net = Gate(8)
+        net.set_train(False)
+        print(net(ms.Tensor(np.ones((2, 8)), ms.float32)).shape)
+    """
+TRAINS_HEAD = """\
+    import mindspore as ms
+    from mindspore import nn
+    from src.blocks import {cls}
+
+
+    def main():
+        net = {cls}(16)
+        model = ms.Model(net, nn.MSELoss(), nn.Adam(net.trainable_params()))
+        model.train(1, None)
+
+
+    if __name__ == "__main__":
+        main()
+    """
+
+
+def test_a_model_module_s_own_demo_block_trains_nothing(tmp_path):
+    # train.py trains Head; Gate is built only by the module's own main block, which prints a shape
+    write(tmp_path, {"src/__init__.py": "", "src/blocks.py": BLOCKS, "train.py": TRAINS_HEAD.format(cls="Head")})
+    found = run(tmp_path)
+    assert found[("src/blocks.py", 9, "MSA101")].severity.value == "error"
+    gate = found[("src/blocks.py", 18, "MSA101")]
+    assert gate.severity.value == "warning" and gate.reach is Reach.DORMANT
+    assert "only src/blocks.py reaches the class `Gate` (its main block runs" in gate.message
+    assert "neither trains nor evaluates" in gate.message
+    assert gate.trail[0].path == "src/blocks.py" and any("Gate" in hop.message for hop in gate.trail)
+    # a loud failure fails whatever runs it: the demo block counts for MSA004
+    loud = found[("src/blocks.py", 19, "MSA004")]
+    assert loud.severity.value == "warning" and loud.reach is Reach.RUNS
+    # the look-alike: a run that trains Gate
+    write(tmp_path, {"train.py": TRAINS_HEAD.format(cls="Gate")})
+    assert run(tmp_path)[("src/blocks.py", 18, "MSA101")].severity.value == "error"
+
+
+def test_a_repository_none_of_whose_runs_trains_is_a_library_of_what_they_build(tmp_path):
+    write(tmp_path, {"src/__init__.py": "", "src/blocks.py": BLOCKS})
+    gate = run(tmp_path)[("src/blocks.py", 18, "MSA101")]
+    assert gate.severity.value == "error" and gate.reach is Reach.RUNS
+    assert "no run of the repository trains or evaluates" in gate.trail[0].message
+
+
+MODEL = """\
+    import mindspore.nn as nn
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.drop = nn.Dropout(0.2)
+
+        def construct(self, x):
+            return self.drop(x)
+
+
+    def build():
+        return Net()
+    """
+PICKS = """\
+    import argparse
+    import importlib
+    import mindspore as ms
+    from mindspore import nn
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--arch", default="resnet18")
+    args = parser.parse_args()
+
+
+    def main():
+        net = importlib.import_module({name}).build()
+        model = ms.Model(net, nn.MSELoss(), nn.Adam(net.trainable_params()))
+        model.train(1, None)
+
+
+    if __name__ == "__main__":
+        main()
+    """
+
+
+def test_a_computed_import_reaches_only_what_its_parts_and_supplied_values_allow(tmp_path):
+    files = {"src/__init__.py": "", "src/models/__init__.py": "", "src/models/resnet18.py": MODEL,
+             "src/models/resnet50.py": MODEL, "src/legacy/__init__.py": "", "src/legacy/old.py": MODEL,
+             "train.py": PICKS.format(name='"src.models." + args.arch')}
+    write(tmp_path, files)
+
+    def grades():
+        found = run(tmp_path)
+        return {p: found[(p, 7, "MSA101")] for p in ("src/models/resnet18.py", "src/models/resnet50.py",
+                                                     "src/legacy/old.py")}
+
+    # the argparse default names one module: the other model and the legacy folder are dormant
+    found = grades()
+    assert found["src/models/resnet18.py"].severity.value == "error"
+    assert "by the computed name src.models.{resnet18}" in " ".join(h.message for h in
+                                                                     found["src/models/resnet18.py"].trail)
+    r50 = found["src/models/resnet50.py"]
+    assert r50.severity.value == "warning"
+    assert "train.py:12 loads a module by a computed name, src.models.{resnet18}, and no value supplied" in r50.message
+    # a command line of the repository passes another value: it is loaded too
+    write(tmp_path, {"scripts/run.sh": "python train.py --arch=resnet50\n"})
+    found = grades()
+    assert found["src/models/resnet50.py"].severity.value == "error"
+    assert found["src/legacy/old.py"].severity.value == "warning"
+    # a value a shell variable holds is unknown: the literal prefix still bounds the name
+    write(tmp_path, {"scripts/run.sh": "python train.py --arch=$ARCH\n"})
+    found = grades()
+    assert {found[p].severity.value for p in ("src/models/resnet18.py", "src/models/resnet50.py")} == {"error"}
+    assert found["src/legacy/old.py"].severity.value == "warning"
+    # a literal suffix bounds it as well
+    os.remove(tmp_path / "scripts" / "run.sh")
+    write(tmp_path, {"train.py": PICKS.format(name='f"src.{sys.argv[1]}.resnet18"').replace(
+        "import argparse", "import sys\n    import argparse")})
+    found = grades()
+    assert found["src/models/resnet18.py"].severity.value == "error"
+    assert found["src/models/resnet50.py"].severity.value == "warning"
+    # nothing bounds a name computed whole: any module of the script's folder may load, and the trail says so
+    write(tmp_path, {"train.py": PICKS.format(name="sys.argv[1]").replace("import argparse", "import sys\n    import argparse")})
+    old = grades()["src/legacy/old.py"]
+    assert old.severity.value == "error" and "nothing bounds the name" in old.trail[0].message
+
+
+METHODS = """\
+    import mindspore.nn as nn
+    from mindspore.train import Callback
+
+
+    class Base(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.head = self.make_head()
+
+        def make_head(self):
+            return nn.Dropout(0.3)
+
+        def construct(self, x):
+            return self.head(x)
+
+
+    class Net(Base):
+        def make_head(self):
+            return nn.Dropout(0.4)
+
+        def spare_head(self):
+            return nn.Dropout(0.2)
+
+        def named_head(self):
+            return nn.Dropout(0.25)
+
+        def late_head(self):
+            return nn.Dropout(0.35)
+
+
+    class Watch(Callback):
+        def on_train_step_end(self, run_context):
+            return nn.Dropout(0.15)
+
+
+    def legacy(net):
+        return net.late_head()
+    """
+USES_METHODS = """\
+    import mindspore as ms
+    from mindspore import nn
+    from pkg.net import Net, Watch
+
+
+    def main():
+        net = Net()
+        extra = getattr(net, "named_head")()
+        model = ms.Model(net, nn.MSELoss(), nn.Adam(net.trainable_params()))
+        model.train(1, None, callbacks=[Watch()])
+
+
+    if __name__ == "__main__":
+        main()
+    """
+
+
+def test_a_method_runs_when_something_that_runs_calls_it(tmp_path):
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/net.py": METHODS, "train.py": USES_METHODS})
+    found = run(tmp_path)
+    grades = {line: found[("pkg/net.py", line, "MSA101")].severity.value for line in (11, 19, 22, 25, 28, 33)}
+    # make_head: self.make_head() in Base.__init__ (the override too); named_head: getattr with a
+    # literal; on_train_step_end: a Callback's hook; spare_head: nothing calls it; late_head:
+    # only legacy(), which nothing calls
+    assert grades == {11: "error", 19: "error", 22: "warning", 25: "error", 28: "warning", 33: "error"}
+    spare = found[("pkg/net.py", 22, "MSA101")]
+    assert "nothing the repository runs calls the method `Net.spare_head`, though `Net` itself is built" in spare.message
+    assert "calls `net.late_head` on an object" not in " ".join(h.message for h in found[("pkg/net.py", 25, "MSA101")].trail)
+    # once legacy() runs, late_head does
+    write(tmp_path, {"train.py": USES_METHODS.replace("    main()\n", "    main()\n    legacy(Net())\n").replace(
+        "import Net, Watch", "import Net, Watch, legacy")})
+    assert run(tmp_path)[("pkg/net.py", 28, "MSA101")].severity.value == "error"
+
+
+SELECTED = """\
+    import mindspore.nn as nn
+
+
+    class Small(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.drop = nn.Dropout(0.2)
+
+        def construct(self, x):
+            return self.drop(x)
+
+
+    class Large(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.drop = nn.Dropout(0.3)
+
+        def construct(self, x):
+            return self.drop(x)
+
+
+    def resnet18():
+        return Small()
+
+
+    def resnet50():
+        return Large()
+    """
+LOADER = """\
+    import yaml
+
+
+    def get_config():
+        with open("default_config.yaml") as f:
+            return yaml.safe_load(f)
+
+
+    config = get_config()
+    """
+SELECTS = """\
+    import mindspore as ms
+    from mindspore import nn
+    from model_utils.config import config
+
+    if config.net_name == "resnet18":
+        from src.resnet import resnet18 as resnet
+    else:
+        from src.resnet import resnet50 as resnet
+
+
+    def main():
+        net = resnet()
+        model = ms.Model(net, nn.MSELoss(), nn.Adam(net.trainable_params()))
+        model.train(1, None)
+
+
+    if __name__ == "__main__":
+        main()
+    """
+
+
+def test_a_model_the_shipped_config_does_not_select_is_dormant(tmp_path):
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": SELECTED, "model_utils/__init__.py": "",
+                     "model_utils/config.py": LOADER, "default_config.yaml": "net_name: resnet50\n",
+                     "train.py": SELECTS})
+    found = run(tmp_path)
+    small = found[("src/resnet.py", 7, "MSA101")]
+    assert small.severity.value == "warning" and small.reach is Reach.DORMANT
+    assert ("train.py:6 runs only when `config.net_name` is 'resnet18', and the values supplied are 'resnet50' "
+            "(default_config.yaml:1)") in small.message
+    assert small.trail[0].path == "train.py" and "runs only when" in small.trail[-1].message
+    assert found[("src/resnet.py", 16, "MSA101")].severity.value == "error"
+    # another shipped config selects it (a script may pick it with --config_path): both are trained
+    write(tmp_path, {"configs/resnet18_config.yaml": "net_name: resnet18\n"})
+    assert run(tmp_path)[("src/resnet.py", 7, "MSA101")].severity.value == "error"
+    os.remove(tmp_path / "configs" / "resnet18_config.yaml")
+    # a README command line supplies the other value: both are trained
+    write(tmp_path, {"README.md": "# Train\n\n```\npython train.py --net_name resnet18\n```\n"})
+    assert run(tmp_path)[("src/resnet.py", 7, "MSA101")].severity.value == "error"
+    # the look-alike: the config selects resnet18
+    os.remove(tmp_path / "README.md")
+    write(tmp_path, {"default_config.yaml": "net_name: resnet18\n"})
+    found = run(tmp_path)
+    assert found[("src/resnet.py", 7, "MSA101")].severity.value == "error"
+    # a value that cannot be read leaves the branch as it is
+    write(tmp_path, {"default_config.yaml": "other: 1\n"})
+    assert run(tmp_path)[("src/resnet.py", 7, "MSA101")].severity.value == "error"
+
+
+HELPER_BN = """\
+    import mindspore.nn as nn
+
+
+    def _bn(channel, res_base=False):
+        if res_base:
+            return nn.BatchNorm2d(channel, momentum=0.1)
+        return nn.BatchNorm2d(channel, momentum=0.9)
+
+
+    class ResNet(nn.Cell):
+        def __init__(self, res_base=False):
+            super().__init__()
+            self.res_base = res_base
+            self.bn1 = _bn(64, self.res_base)
+
+        def construct(self, x):
+            return self.bn1(x)
+
+
+    def resnet18():
+        return ResNet(res_base=True)
+
+
+    def resnet50():
+        return ResNet(res_base=False)
+
+
+    if __name__ == "__main__":
+        print(resnet18())
+    """
+
+
+def test_a_helper_switch_no_call_a_training_run_reaches_turns_on(tmp_path):
+    # only resnet18 passes res_base=True, and only the module's demo block builds it
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": HELPER_BN,
+                     "train.py": TRAINS_HEAD.replace("src.blocks", "src.resnet").format(cls="resnet50").replace(
+                         "(16)", "()")})
+    bn = run(tmp_path)[("src/resnet.py", 6, "MSA107")]
+    assert bn.severity.value == "warning" and "built only when `res_base` turns it on" in bn.message
+    assert "that a training or evaluating run reaches" in bn.message
+    # the look-alike: the training run builds resnet18
+    write(tmp_path, {"train.py": TRAINS_HEAD.replace("src.blocks", "src.resnet").format(cls="resnet18").replace(
+        "(16)", "()")})
+    assert run(tmp_path)[("src/resnet.py", 6, "MSA107")].severity.value == "error"
+
+
+def test_a_package_attribute_named_like_its_module_is_the_class(tmp_path):
+    # ``from model import DFCNN``: model/__init__.py binds DFCNN to the class of model/DFCNN.py,
+    # which wins over the module of that name; the module's own demo block is not the only run
+    dfcnn = BLOCKS.replace("class Gate(", "class DFCNN(").replace("net = Gate(8)", "net = DFCNN(8)")
+    write(tmp_path, {"model/__init__.py": "from .DFCNN import DFCNN\n", "model/DFCNN.py": dfcnn,
+                     "train.py": TRAINS_HEAD.replace("src.blocks", "model").format(cls="DFCNN")})
+    found = run(tmp_path)[("model/DFCNN.py", 18, "MSA101")]
+    assert found.severity.value == "error" and found.trail[0].path == "train.py"
+
+
+def test_an_isinstance_test_builds_nothing(tmp_path):
+    # ResNet asks whether its body is a Bottleneck: that names the class but never builds it
+    tested = RESNET.replace("            self.body = block(c)\n",
+                            "            self.body = block(c)\n            self.deep = isinstance(self.body, Bottleneck)\n")
+    write(tmp_path, {"src/__init__.py": "", "src/resnet.py": tested, "train.py": TRAIN})
+    found = run(tmp_path)
+    assert found[("src/resnet.py", BASIC_BN, "MSA107")].severity.value == "error"
+    assert found[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "warning"
+    # the look-alike: a list of the block classes may build either
+    write(tmp_path, {"src/resnet.py": tested.replace("isinstance(self.body, Bottleneck)", "[BasicBlock, Bottleneck]")})
+    assert run(tmp_path)[("src/resnet.py", BOTTLENECK_BN, "MSA107")].severity.value == "error"
+
+
+def test_a_demo_block_that_cannot_start_makes_what_it_builds_code_that_cannot_run(tmp_path):
+    # the only run that builds Gate is a demo script whose import of a missing module raises
+    # first: the cannot-run analysis sees that run even though it would train nothing
+    demo = "from src.missing import helper\nfrom src.blocks import Gate\n\nif __name__ == '__main__':\n    Gate(8)\n"
+    write(tmp_path, {"src/__init__.py": "", "src/blocks.py": BLOCKS.split("    if __name__")[0],
+                     "tools/demo.py": demo, "train.py": TRAINS_HEAD.format(cls="Head")})
+    gate = run(tmp_path)[("src/blocks.py", 18, "MSA101")]
+    assert gate.severity.value == "info" and gate.reach is Reach.CANNOT_RUN
+    assert "tools/demo.py:1 raises first" in gate.message

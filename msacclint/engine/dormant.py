@@ -1,29 +1,24 @@
-"""Findings in code that nothing runs.
+"""The finer dormant note: a branch of a function that no call a run reaches switches on.
 
-An error says the code computes something wrong. When the finding sits inside a top-level
-class or function that nothing else in the project refers to (no import, call, subclass,
-registry string or config value names it), the wrong computation does not happen today:
-the finding is kept, said to be dormant, and lowered one level (an error to a warning, a
-warning to info). The answer comes from
-the project index (``ProjectIndex.referrers``), so a run without the project layer
-(``--no-project``, a lone file outside any project) leaves findings as they are.
-
-Decorated definitions are never called dormant: a decorator may register them.
-
-A finding is also dormant when it sits in a branch (an ``if`` or a conditional expression)
-that a parameter of its top-level class (its ``__init__``) or function switches on —
-``if has_dropout:``, ``if final_drop > 0:``, ``if drop_prob is not None:``, ``elif mode ==
-'sl1':``, or the same on
-``self.use_bn`` set from the parameter — and every call of that class or function in the
-project keeps the switch off (by the parameter's default, a literal, or a constant or config
-value the project layer resolves). When the name is used any other way (passed as a value,
+Whether a finding's code runs at all — its definition, its module, the method holding it,
+the entry point that reaches it — is the reach graph's answer (msacclint.project.reach,
+graded in msacclint.engine.grading). This module adds one note the function's own flow
+decides: a finding in a branch (an ``if`` or a conditional expression) that a parameter of
+its top-level class (its ``__init__``) or function switches on — ``if has_dropout:``, ``if
+final_drop > 0:``, ``if drop_prob is not None:``, ``elif mode == 'sl1':``, or the same on
+``self.use_bn`` set from the parameter — is dormant when every call of that class or
+function in code a run that trains or evaluates reaches keeps the switch off (by the
+parameter's default, a literal, or a constant or config value the project layer resolves;
+``ProjectIndex.switch_values``, which reads only such calls at every level it follows the
+value through). When the name is used any other way (passed as a value,
 ``functools.partial``, a registry, a wrapper that forwards ``**kwargs``), callers cannot all
-be seen and the finding stays as it is.
+be seen and the finding stays as it is. A run without the project layer (``--no-project``, a
+lone file outside any project) leaves findings as they are.
 """
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -33,7 +28,7 @@ from msacclint.analysis.context import FileContext
 from msacclint.analysis.scopes import scopes
 from msacclint.analysis.switches import switch
 from msacclint.diagnostics import Severity
-from msacclint.project.index import UNSET, ProjectIndex
+from msacclint.project.index import UNSET
 
 Definition = Union[cst.ClassDef, cst.FunctionDef]
 
@@ -88,98 +83,6 @@ def enclosing(line: int, definitions: Sequence[Definition],
     return None
 
 
-def dormant_note(project: ProjectIndex, path: str, definition: Definition) -> Optional[str]:
-    """The note to add when nothing in the project refers to ``definition``, else None."""
-    name = definition.name.value
-    if project.referrers(path, name) is not None:
-        return None
-    kind = "class" if isinstance(definition, cst.ClassDef) else "function"
-    return (f" (dormant: nothing else in the project's Python or config files refers to the {kind} "
-            f"`{name}`, so this does not run today; it matters once `{name}` is used)")
-
-
-#: methods MindSpore calls by name on a Cell: never dormant for want of a caller
-FRAMEWORK_METHODS = frozenset({"construct", "bprop", "shard"})
-
-
-def method_note(ctx: FileContext, definition: Definition, node: cst.CSTNode) -> Optional[str]:
-    """The note for ``node`` inside a method of the Cell class ``definition`` that nothing in
-    the project calls: its name is written nowhere but in its own ``def`` (no ``self.m``, no
-    ``obj.m``, no string, no config), the method is not one MindSpore calls itself, is not
-    decorated, and every base of the class is a ``mindspore.nn`` class or a class of the file
-    (a framework base such as a Callback or a Metric calls its hooks by name)."""
-    project = ctx.project
-    if project is None or not isinstance(definition, cst.ClassDef):
-        return None
-    sc = scopes(ctx)
-    owner = sc.owner(node)
-    method = owner.root if owner is not None else None
-    while isinstance(method, cst.FunctionDef) and sc.parent.get(method) is not None:
-        method = sc.parent.get(method)  # a nested function runs when its method does
-    if not isinstance(method, cst.FunctionDef) or sc.method_of.get(method) is not definition:
-        return None
-    name = method.name.value
-    if name in FRAMEWORK_METHODS or name.startswith("__") or method.decorators:
-        return None
-    local = {stmt.name.value for stmt in ctx.module.body if isinstance(stmt, cst.ClassDef)}
-    for base in definition.bases:
-        resolved = ctx.imports.resolve(base.value) or ""
-        written = cst.Module([]).code_for_node(base.value)
-        if written not in local and not resolved.startswith("mindspore.nn."):
-            return None
-    if project.referrers(ctx.path, name) is not None:
-        return None
-    return (f" (dormant: nothing in the project calls the method `{definition.name.value}.{name}` or names it, so "
-            f"this does not run today; it matters once it is called)")
-
-
-#: top-level statements a module that only defines things may hold
-_DEFINING = (cst.ClassDef, cst.FunctionDef, cst.Import, cst.ImportFrom, cst.Assign, cst.AnnAssign, cst.Expr)
-
-
-def module_note(ctx: FileContext) -> Optional[str]:
-    """The note for every finding of a module that only defines things (imports, classes,
-    functions, constants; no ``if __name__ == "__main__"`` and no top-level call) when no
-    other file of the project, Python or config, writes its name or the name of anything it
-    defines: nothing imports it or picks a class of it by name, so nothing in it runs."""
-    import os
-
-    project = ctx.project
-    stem = os.path.splitext(os.path.basename(ctx.path))[0]
-    if project is None or stem == "__init__" or not stem.isidentifier():
-        return None
-    for stmt in ctx.module.body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if not isinstance(small, _DEFINING):
-                    return None
-                if isinstance(small, cst.Expr) and not isinstance(small.value, (cst.SimpleString,
-                                                                                 cst.ConcatenatedString)):
-                    return None  # a top-level call: the module does something when run
-                if isinstance(small, (cst.Assign, cst.AnnAssign)) and _calls_something(small):
-                    return None
-        elif not isinstance(stmt, _DEFINING):
-            return None  # an if/try/for at top level (``if __name__ == "__main__":``)
-    names = [stem] + [stmt.name.value for stmt in ctx.module.body if isinstance(stmt, (cst.ClassDef, cst.FunctionDef))]
-    if any(project.referrers(ctx.path, name, own=False) is not None for name in names):
-        return None
-    return (f" (dormant: no other file of the project imports or names the module `{stem}` or anything it defines, "
-            f"so nothing in it runs today; it matters once it is imported)")
-
-
-def _calls_something(stmt: Union[cst.Assign, cst.AnnAssign]) -> bool:
-    """An assignment whose value calls something other than a plain constructor of data
-    (``parser.parse_args()`` runs code; ``logging.getLogger(__name__)`` counts too)."""
-    value = stmt.value
-    return value is not None and any(isinstance(n, cst.Call) for n in _walk_nodes(value))
-
-
-def _walk_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    yield node
-    for child in node.children:
-        yield from _walk_nodes(child)
-
-
 def adjust(severity: Severity, message: str, note: Optional[str]) -> Tuple[Severity, str]:
     """A finding in dormant code carries the note, one level lower: an error becomes a
     warning, a warning info (a review item: nothing runs it today)."""
@@ -231,8 +134,8 @@ def switched_off_note(ctx: FileContext, definition: Definition, node: cst.CSTNod
         when = f"`{param}` is {found[2]!r}" if len(found) > 2 else f"`{param}` turns it on"
         read = sorted({v.evidence.where() for v in values if v.evidence is not None})
         source = f"; the values passed were read at {', '.join(read[:3])}" if read else ""
-        return (f" (dormant: built only when {when}, and no call of the {kind} "
-                f"`{definition.name.value}` in the project does so{source}; it matters once one does)")
+        return (f" (dormant: built only when {when}, and no call of the {kind} `{definition.name.value}` that a "
+                f"training or evaluating run reaches does so{source}; it matters once one does)")
     return None
 
 

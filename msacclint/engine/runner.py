@@ -290,7 +290,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
         ctx.project.note_raising(ctx)
     # where a finding is, is it run? (msacclint.project.reach; engine/grading.py lowers the
     # findings in code nothing reaches). Definitions' ranges are needed only for the finer
-    # notes on errors and warnings (a switch no caller turns on, a method nobody calls).
+    # note on errors and warnings (a switch no call a run reaches turns on).
     definitions = dormant.candidates(ctx) if ctx.project is not None and any(
         (r.severity or type(r.rule).severity) is not Severity.INFO for r in reports) else []
     # ranges of the reported nodes and of the nodes their fixes replace, nothing else
@@ -314,9 +314,7 @@ def _to_diagnostics(ctx: FileContext, reports: Iterable[Report]) -> List[Diagnos
         if reach is Reach.RUNS and severity is not Severity.INFO and definitions:
             definition = dormant.enclosing(where.start.line, definitions, ranges)
             if definition is not None:
-                # (warnings skip the switch: it reads the callers' summaries, the costly part)
-                note = dormant.switched_off_note(ctx, definition, report.node) if severity is Severity.ERROR else None
-                note = note or dormant.method_note(ctx, definition, report.node)
+                note = dormant.switched_off_note(ctx, definition, report.node)
                 if note is not None:
                     severity, message = dormant.adjust(severity, message, note)
                     reach = Reach.DORMANT

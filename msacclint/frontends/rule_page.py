@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Dict, List, Type
 
 from msacclint import api
 from msacclint.data import checklist
+from msacclint.diagnostics import LOUD_CODES
 
 if TYPE_CHECKING:
     from msacclint.rules.base import Rule
@@ -21,18 +22,29 @@ def _lowered(rule) -> str:
     out = []
     # the reach graph applies to every rule (msacclint/project/reach.py, engine/grading.py)
     lower = {"error": "a warning", "warning": "info", "info": "info"}[rule.severity.value]
-    out.append("- In code no entry point of the repository reaches (a class no script builds, a function nothing "
-               f"calls, a module nothing imports), a finding is {lower} and says it is dormant, naming what the "
-               "repository runs instead. The finding keeps the trail from the entry point that reaches it "
-               "otherwise (JSON `trail`, SARIF code flow, the editor's hover). A repository without entry points, "
-               "and an installable package's public names, count as reached.")
+    if rule.code in LOUD_CODES:
+        out.append("- In code no run of the repository reaches (a class no script builds, a function or method "
+                   f"nothing calls, a module nothing imports), a finding is {lower} and says it is dormant, naming "
+                   "what the repository runs instead. This rule's failure is loud, so any run counts, a model "
+                   "module's own demo block too. The finding keeps the trail from the entry point that reaches it "
+                   "otherwise (JSON `trail`, SARIF code flow, the editor's hover). A repository without entry "
+                   "points, and an installable package's public names, count as reached.")
+    else:
+        out.append("- In code no run of the repository that trains, evaluates or exports reaches (a class no "
+                   "script builds, a function or method nothing calls, a module nothing imports, a model only its "
+                   "module's own demo block builds, a model or branch no shipped config, default or command line "
+                   "selects, a module a computed import's name cannot be), a finding is "
+                   f"{lower} and says it is dormant, naming what the repository runs instead, or the run or the "
+                   "value that would reach it. The finding keeps the trail from the entry point that reaches it "
+                   "otherwise (JSON `trail`, SARIF code flow, the editor's hover). A repository without entry "
+                   "points or whose runs never train, and an installable package's public names, count as "
+                   "reached.")
     out.append("- In code that cannot run (its module's import raises first, its class's constructor raises, "
                "a statement before it raises on every supported MindSpore release), a finding is info and names "
                "the statement that raises.")
-    if rule.severity.value == "error":
-        out.append("- In a branch that every call the repository runs switches off (`if has_dropout:` with every "
-                   "caller passing False), or a method of a Cell that nothing calls, an error is a warning that "
-                   "says it is dormant.")
+    if rule.severity.value in ("error", "warning"):
+        out.append(f"- In a branch that every call a training run reaches switches off (`if has_dropout:` with "
+                   f"every such caller passing False), a finding is {lower} that says it is dormant.")
     if rule.code != "MSA503":
         out.append("- On a layer that a Cell builds in `__init__` and never uses, a finding is info and says so.")
     if getattr(rule, "about_the_run", False):

@@ -24,6 +24,17 @@ def says_data_parallel(expr: Expr) -> bool:
 class CallerQueries:
     """A mixin of ProjectIndex: see the module's docstring."""
 
+    #: while a switch's values are read (``switch_values``), only the calls in code a run
+    #: that trains or evaluates reaches count, at every level the values are followed through
+    _running_only = False
+
+    def running(self, sites: List[Tuple[Any, ...]], path_at: int = 0, call_at: int = 1) -> List[Tuple[Any, ...]]:
+        """The call sites of ``sites`` (tuples holding a file and a call) a run reaches, while
+        a switch is read; all of them otherwise."""
+        if not self._running_only:
+            return sites
+        return [site for site in sites if self.runs_at(site[path_at], site[call_at].line) is not False]
+
     def call_sites(self, path: str, target: str):
         """Calls of the class/function ``target`` defined in ``path``, in every file whose
         text names it: (file, summary, call, enclosing class, enclosing function). Kept per
@@ -247,13 +258,19 @@ class CallerQueries:
         Only the calls the repository runs count (msacclint.project.reach): a call in code
         nothing reaches switches nothing on; when no call that runs is left, None."""
         path = os.path.normpath(os.path.abspath(path))
+        outer, self._running_only = self._running_only, True
+        try:
+            return self._switch_values(path, target, param, position)
+        finally:
+            self._running_only = outer
+
+    def _switch_values(self, path: str, target: str, param: str, position: int) -> Optional[List[Value]]:
         sites = self._calls_of(path, target)
         if sites is None:
             return None
-        running = [site for site in sites if self.runs_at(site[0], site[1].line) is not False]
-        if not running:
+        sites = self.running(sites)
+        if not sites:
             return None
-        sites = running
         out: List[Value] = []
         for other, call, cls, func, preset in sites:
             if "*" in call.kwargs:
@@ -293,15 +310,19 @@ class CallerQueries:
             return None
         sites = [(other, call, cls, func, None) for other, _s, call, cls, func in self.call_sites(path, target)]
         direct = len(sites)
+        # (mentions in files that cannot mean this definition, a model zoo's other copies, do not count)
+        also = {site[0] for site in sites}
         for alias, partial in aliases:
             through = [(other, call, cls, func, partial)
                        for other, _s, call, cls, func in self.call_sites(path, alias)]
-            if self._mentions(alias) != len(through) + 1 + self._import_mentions(alias):
+            seen = {site[0] for site in through}
+            if self._mentions(alias, path, seen) != len(through) + 1 + self._import_mentions(alias, path, seen):
                 return None
             if not through:  # an alias nothing calls yet: its own arguments still count
                 through = [(path, Call(callee=alias, line=partial.line), None, None, partial)]
             sites.extend(through)
-        if not sites or self._mentions(target) != direct + 1 + len(aliases) + self._import_mentions(target):
+        if not sites or self._mentions(target, path, also) != \
+                direct + 1 + len(aliases) + self._import_mentions(target, path, also):
             return None
         return sites
 

@@ -55,12 +55,56 @@ class EntryQueries:
             for match in _RUN_LINE.finditer(text):
                 named = match.group(1)
                 line = text.count("\n", 0, match.start(1)) + 1
-                for target in self._script_targets(named, text_path, by_tail):
+                targets = self._script_targets(named, text_path, by_tail)
+                for target in targets:
                     found.setdefault(target, f"{where}:{line}")
+                if targets:
+                    self._note_arguments(text, match.end(1), f"{where}:{line}", targets)
         for target, where in self._console_scripts().items():
             found.setdefault(target, where)
         state.named = found
         return found
+
+    def _note_arguments(self, text: str, start: int, where: str, targets: List[str]) -> None:
+        """The ``--key value`` / ``--key=value`` arguments of a command line that runs a script
+        of the repository (a ``\\`` continues it on the next line): what a run supplies for a
+        config key. A value holding a shell variable is unknown (None)."""
+        state = self._reach_state()
+        end = start
+        while True:
+            end = text.find("\n", end)
+            if end < 0:
+                end = len(text)
+                break
+            back = end - 1
+            while back > start and text[back] in " \t\r":
+                back -= 1
+            if back > start and text[back] == "\\":
+                end += 1
+                continue
+            break
+        tokens = text[start:end].replace("\\\n", " ").split()
+        for i, token in enumerate(tokens):
+            if token in ("&&", "||", ";", "|", ">", ">>", "&"):
+                break
+            if not token.startswith("--") or len(token) < 3:
+                continue
+            key, eq, value = token[2:].partition("=")
+            if not eq:
+                value = tokens[i + 1] if i + 1 < len(tokens) and not tokens[i + 1].startswith("-") else "True"
+            value = value.strip("'\"")
+            known = None if "$" in value or "`" in value else value
+            state.cli.setdefault(key.replace("-", "_"), []).extend((known, where, target) for target in targets)
+
+    def command_line_values(self, key: str, near: str) -> Optional[List[Tuple[Optional[str], str]]]:
+        """What the command lines that run a script of the project ``near`` belongs to pass for
+        ``--key`` (as text, None for a value a shell variable holds), each with where; None
+        when none passes it."""
+        self.named_scripts()
+        unit = self._unit(near).rstrip(os.sep) + os.sep
+        found = [(value, where) for value, where, target in self._reach_state().cli.get(key, ())
+                 if target.startswith(unit)]
+        return found or None
 
     def _script_texts(self) -> Iterator[str]:
         for folder, dirs, files in os.walk(self.root):

@@ -140,8 +140,7 @@ class FailureQueries:
             state.raising[path] = found
             if known or found:
                 state.module_failures.clear()
-                state.memo.clear()
-                state.loose.clear()
+                state.clear_searches()
 
     def _read_raising(self, path: str) -> List[Tuple[str, int, str]]:
         data = self._bytes(path)

@@ -32,15 +32,19 @@ from msacclint.analysis.source import MAX_SOURCE_BYTES, decode, parse
 from msacclint.project import configs as configs_mod
 from msacclint.project.callers import CallerQueries, all_calls, says_data_parallel
 from msacclint.project.collect import SummaryCollector, summarize
+from msacclint.project.computed import ComputedQueries
 from msacclint.project.entries import EntryQueries
 from msacclint.project.failures import FailureQueries
 from msacclint.project.graph import GraphQueries, checked_file_bindings
+from msacclint.project.guards import GuardQueries
 from msacclint.project.lines import DEFERRED
 from msacclint.project.listing import find_project_root, listing
 from msacclint.project.mentions import MentionQueries
+from msacclint.project.methods import MethodQueries
 from msacclint.project.networks import BATCH_NORMS, DROPOUTS, TRAINING_CALLS, NetworkQueries
 from msacclint.project.reach import ReachQueries
 from msacclint.project.sources import SourceQueries
+from msacclint.project.runs import TrainingQueries
 from msacclint.project.summary import FORMAT, FileSummary, from_json, to_json
 from msacclint.project.values import UNSET, Evidence, Value, ValueQueries
 
@@ -71,7 +75,8 @@ def _notebook_python(data: bytes) -> Optional[bytes]:
 
 
 class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, MentionQueries, EntryQueries,
-                   FailureQueries, ReachQueries, SourceQueries):
+                   FailureQueries, TrainingQueries, MethodQueries, ComputedQueries, GuardQueries, ReachQueries,
+                   SourceQueries):
     def __init__(self, root: str, py_files: Sequence[str], config_files: Sequence[str] = (), cache=None,
                  cut: Optional[str] = None) -> None:
         self.root = os.path.abspath(root)

@@ -23,22 +23,30 @@ class MentionQueries:
 
     _EXPORTS = re.compile(rb"^__all__\s*[+]?=\s*[\[(]([^\])]*)[\])]", re.M)
 
-    def _mentions(self, name: str) -> int:
+    def _near(self, other: str, near: Optional[str], also: Set[str]) -> bool:
+        """Whether a mention in ``other`` may be of the definition of ``near``: ``other`` is of
+        the same project of the repository or imports its module (a model zoo's other copies
+        name their own), or is one of ``also`` (files seen calling it)."""
+        return near is None or other in also or self._may_name(other, near)
+
+    def _mentions(self, name: str, near: Optional[str] = None, also: Set[str] = frozenset()) -> int:
         """Occurrences of ``name`` in the project: in Python files, as a name token or as a
         string literal that is exactly the name (``getattr(models, "Net")``, a registry
         key), never in comments or inside longer text (a docstring's ``>>> Net(...)``); in
-        config files, as a whole word."""
+        config files, as a whole word. With ``near`` (the file defining it), only in files
+        that may mean that definition (``_near``; config files of its project)."""
         word = name.encode()
         pattern = re.compile(rb"\b" + re.escape(word) + rb"\b")
         total = 0
         for other in sorted(self.files):
             data = self._bytes(other)
-            if data and word in data:
+            if data and word in data and self._near(other, near, also):
                 self._depend(other)
                 total += self._name_count(other, data, name, pattern)
+        unit = self._unit(near).rstrip(os.sep) + os.sep if near is not None else ""
         for other in sorted(self.configs.paths):
             data = self._bytes(other)
-            if data and word in data:
+            if data and word in data and other.startswith(unit):
                 self._depend(other)
                 total += len(pattern.findall(data))
         self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
@@ -59,7 +67,7 @@ class MentionQueries:
     _MODULE_PATHS = re.compile(
         rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))", re.M)
 
-    def _import_mentions(self, name: str) -> int:
+    def _import_mentions(self, name: str, near: Optional[str] = None, also: Set[str] = frozenset()) -> int:
         """Occurrences of ``name`` in import statements (``from m import name``, and the
         module paths ``from pkg.name import ...``/``import pkg.name``, which name a module),
         in ``__all__`` lists and in ``super(name, self)``, which bind, export or name it
@@ -70,7 +78,7 @@ class MentionQueries:
         total = 0
         for other in sorted(self.files):
             data = self._bytes(other) or b""
-            if name.encode() in data:
+            if name.encode() in data and self._near(other, near, also):
                 total += len(imports.findall(data))
                 for found in self._MODULE_PATHS.finditer(data):
                     total += sum(len(word.findall(part)) for part in found.groups() if part)

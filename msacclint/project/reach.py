@@ -6,17 +6,24 @@ script with top-level calls or loops), a file named by the repository's shell sc
 Makefiles, README command lines or ``[project.scripts]``/``entry_points``, a notebook, a
 module pytest collects (its ``test*`` functions run). A repository with no entry point at
 all is a library, and so is an installable package (``setup.py``/``pyproject.toml``
-declaring a build): their public names are reachable from outside.
+declaring a build): their public names are reachable from outside. For a question about a
+training default only an entry point whose run trains, evaluates or exports counts
+(msacclint.project.runs): a model module's own main block that builds a network and prints a
+shape reaches what it builds for the loud checks only.
 
 **Reach** goes from the code that runs to what it names (``reached``): a scope that runs
 (module code on import, a main block, a function that is called, a class that is built)
 makes the definitions it names run — calls, constructions, names passed as values, strings
 naming them (``getattr(m, "Net")``, a registry key), config files naming them — and the
-modules it imports run their module code. A class's methods run with the class; a nested
-function with its function. A decorated definition of a module that runs may be registered
-by its decorator and is reached with the module. A computed ``importlib`` name that cannot
-be resolved makes the modules it may load reachable, and ``exec`` of computed text makes
-everything reachable: nothing is called dormant on a guess.
+modules it imports run their module code. A class runs its ``__init__``, ``construct`` and
+the hooks its framework calls; another method runs when something that runs calls it
+(msacclint.project.methods). A nested function runs with its function. A decorated
+definition of a module that runs may be registered by its decorator and is reached with the
+module. A computed ``importlib`` name reaches the modules its literal parts and supplied
+values allow (msacclint.project.computed); one nothing bounds, the folder its script runs
+from; ``exec`` of computed text, what its file binds. A hop written under a test of one value
+(``if config.net_name == "resnet18":``) counts only when a supplied value takes the branch
+(msacclint.project.guards): nothing is called dormant on a guess.
 
 The question is answered backwards, from the place a finding is: the definitions that name
 it, the scopes that name those, ... until an entry point (or a library's public name) is
@@ -30,18 +37,13 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import deque
-from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from dataclasses import dataclass
+from typing import Dict, Iterator, Optional, Set, Tuple
 
 from msacclint.project import outline as outline_mod
 from msacclint.project.listing import LISTING, paths_digest
 from msacclint.project.outline import EVAL, PLAIN_DECORATORS, Outline
-
-#: a node of the reach graph: (file, scope) with scope "" (module code), "__main__" or a
-#: definition's qualified name
-Node = Tuple[str, str]
-#: one hop of a trail: (file, line, what happens there)
-Hop = Tuple[str, int, str]
+from msacclint.project.reach_state import Hop, Node, ReachState
 
 #: how far a backward search goes before it gives up (and calls the place reached)
 MAX_NODES = 4_000
@@ -62,37 +64,20 @@ class Answer:
     entries: Tuple[str, ...] = ()
     #: what stops the code from running (runs is False): where it raises, and what
     failure: Optional[Hop] = None
-
-
-@dataclass
-class _State:
-    outlines: Dict[str, Optional[Outline]] = field(default_factory=dict)
-    memo: Dict[Node, Optional[Tuple[Hop, ...]]] = field(default_factory=dict)
-    named: Optional[Dict[str, str]] = None
-    installable: Optional[List[str]] = None
-    any_entry: Optional[bool] = None
-    resolved: Dict[Tuple[str, str], Optional[Node]] = field(default_factory=dict)
-    dynamic_all: Optional[List[Tuple[str, str]]] = None
-    prefixes: Optional[List[Tuple[str, str, str, int]]] = None
-    lookups: Optional[Set[str]] = None
-    entry_folders: Optional[Set[str]] = None
-    #: the files with an ``if __name__ == "__main__":`` block (``_some_entries``)
-    main_blocks: Optional[Set[str]] = None
-    #: memo of the search that lets a path pass code that cannot run
-    loose: Dict[Node, Optional[Tuple[Hop, ...]]] = field(default_factory=dict)
-    module_failures: Dict[str, Optional[Hop]] = field(default_factory=dict)
-    raising: Dict[str, List[Tuple[str, int, str]]] = field(default_factory=dict)
-    #: the run's settings (the MindSpore version decides what raises), from the engine
-    settings: object = None
+    #: runs is False: the trail of a run that reaches the place but neither trains nor
+    #: evaluates (a model module's own main block), when one does
+    only: Tuple[Hop, ...] = ()
+    #: runs is False: the value no run supplies that would take the branch naming it
+    switched: str = ""
 
 
 class ReachQueries:
     """A mixin of ProjectIndex: see the module's docstring."""
 
-    def _reach_state(self) -> _State:
+    def _reach_state(self) -> ReachState:
         state = getattr(self, "_reach", None)
         if state is None:
-            state = self._reach = _State()
+            state = self._reach = ReachState()
         return state
 
     def outline(self, path: str) -> Optional[Outline]:
@@ -123,13 +108,21 @@ class ReachQueries:
         return found
 
     def forget_reach(self) -> None:
-        self._reach = _State()
+        self._reach = ReachState()
 
-    def reached(self, path: str, line: int, header_outside: bool = False) -> Answer:
+    def reached(self, path: str, line: int, header_outside: bool = False, training: bool = True) -> Answer:
         """Whether the code at ``line`` of ``path`` runs (see the module's docstring).
         ``header_outside``: a finding on a ``class``/``def`` line is about what that line
-        evaluates where the definition is (a base class, a decorator), not its body."""
-        path = os.path.normpath(os.path.abspath(path))
+        evaluates where the definition is (a base class, a decorator), not its body.
+        ``training``: only a run that trains or evaluates counts (msacclint.project.runs);
+        without it any run does (a loud failure fails whatever runs it)."""
+        outer, self._running_only = self._running_only, False  # (the search reads values of its own)
+        try:
+            return self._reached(os.path.normpath(os.path.abspath(path)), line, header_outside, training)
+        finally:
+            self._running_only = outer
+
+    def _reached(self, path: str, line: int, header_outside: bool, training: bool) -> Answer:
         found = self.outline(path)
         if found is None or found.broken:
             return Answer(None)
@@ -145,37 +138,69 @@ class ReachQueries:
             if loose is None:
                 return Answer(False, (), scope, self._some_entries(path))
             return Answer(False, (), scope, (), failure)
-        trail = self._search((path, scope))
-        if trail is None:
-            blocked = self._search((path, scope), strict=False)
+        start = (path, scope)
+        trail = self._search(start, True, training)
+        if trail == ("?",):
+            return Answer(None, (), scope)
+        if trail is not None:
+            switched = self._switched_off(path, found, scope, line, parameters=False)
+            if switched is not None:
+                return Answer(False, trail, scope, (), switched=switched)
+            return Answer(True, trail, scope)
+        for loose_training in ((True, False) if training else (False,)):
+            blocked = self._search(start, False, loose_training)
             if blocked is not None and blocked != ("?",):
                 stop = self._first_failure(blocked)
                 if stop is not None:
                     return Answer(False, blocked, scope, (), stop)
-            return Answer(False, (), scope, self._some_entries(path))
-        if trail == ("?",):
-            return Answer(None, (), scope)
-        return Answer(True, trail, scope)
+            if loose_training and training:
+                switched_trail, why = self._switched_hop(start, training)
+                if why:
+                    return Answer(False, switched_trail, scope, (), switched=why)
+                only = self._search(start, True, False)
+                if only is not None and only != ("?",):
+                    return Answer(False, (), scope, (), only=only)
+        return Answer(False, (), scope, self._some_entries(path))
 
     def runs_at(self, path: str, line: int) -> Optional[bool]:
-        """Whether the code at ``line`` of ``path`` runs: True, False, or None (not decided)."""
+        """Whether the code at ``line`` of ``path`` runs in a run that trains or evaluates:
+        True, False, or None (not decided)."""
         return self.reached(path, line).runs
 
-    def trail_to(self, path: str, scope: str) -> Optional[Tuple[Hop, ...]]:
+    def trail_to(self, path: str, scope: str, training: bool = True) -> Optional[Tuple[Hop, ...]]:
         """How an entry point reaches the scope ``scope`` of ``path`` (``""``: its module code),
         empty when nothing does or the search gave up."""
-        trail = self._search((os.path.normpath(os.path.abspath(path)), scope))
+        trail = self._search((os.path.normpath(os.path.abspath(path)), scope), True, training)
         return trail if trail is not None and trail != ("?",) else ()
 
-    def _search(self, start: Node, strict: bool = True):
+    def _switched_hop(self, start: Node, training: bool) -> Tuple[Tuple[Hop, ...], str]:
+        """A hop towards ``start`` that a supplied value switched off, from code a run does
+        reach: (that run's trail and the hop, why), or ((), "")."""
+        for pred, hop, why in self._reach_state().switched.get(start, ())[:8]:
+            trail = self._search(pred, True, training)
+            if trail is not None and trail != ("?",):
+                return trail + (hop[:2] + (f"{hop[2]}, but {why}",),), why
+        return (), ""
+
+    def _search(self, start: Node, strict: bool = True, training: bool = False):
         """The trail from an entry point to ``start`` (entry first), None when nothing
         reaches it, ``("?",)`` when the search gave up. ``strict``: a hop from code that
         cannot get there (its module's import raises first, its function raises before the
-        line) does not count; without it such hops count and the trail shows them."""
+        line) does not count; without it such hops count and the trail shows them.
+        ``training``: an entry point counts only when its run trains or evaluates."""
         state = self._reach_state()
-        memo = state.memo if strict else state.loose
+        memo = state.memo(strict, training)
         if start in memo:
             return memo[start]
+        outer, state.dropped = state.dropped, []
+        try:
+            return self._search_from(start, strict, training, memo)
+        finally:
+            dropped, state.dropped = state.dropped, outer
+            if dropped:
+                state.switched.setdefault(start, []).extend(dropped)
+
+    def _search_from(self, start: Node, strict: bool, training: bool, memo):
         parents: Dict[Node, Optional[Tuple[Node, Hop]]] = {start: None}
         queue = deque([start])
         while queue:
@@ -185,7 +210,7 @@ class ReachQueries:
                 if known is None:
                     continue  # nothing reaches it (a search from it found no entry)
                 return self._trail(node, known, parents, memo)
-            why = self._root(node)
+            why = self._root(node, training)
             if why is not None and strict and node[1] in ("", "__main__"):
                 stop = self._module_failure(node[0])
                 if stop is not None and node[1] == "__main__":
@@ -198,7 +223,7 @@ class ReachQueries:
                 if strict and self._stops_before(hop[0], pred[1], hop[1]) is not None:
                     continue
                 parents[pred] = (node, hop)
-                if pred not in memo and self._root(pred) is not None:
+                if pred not in memo and self._root(pred, training) is not None:
                     queue.appendleft(pred)  # an entry point: taken next, before the rest
                     break
                 queue.append(pred)
@@ -228,33 +253,53 @@ class ReachQueries:
         d = found.defs.get(node[1])
         return d.line if d is not None else (found.script or 1)
 
-    def _root(self, node: Node) -> Optional[str]:
-        """Why ``node`` runs by itself (an entry point's code, a library's public name), or None."""
+    def _root(self, node: Node, training: bool = False) -> Optional[str]:
+        """Why ``node`` runs by itself (an entry point's code, a library's public name), or
+        None. With ``training``, an entry point counts when its run trains or evaluates, or
+        when no run of the repository does (it is then read as a library)."""
+        why, entry = self._root_why(node)
+        if why is None or not training or not entry:
+            return why
+        path, scope = node
+        found = self.outline(path)
+        run = (path, "__main__") if scope == "" and found is not None and found.main else node
+        hop = self._trains_from(run)
+        if hop is not None:
+            if hop[0]:
+                return f"{why}; it trains or evaluates ({hop[2]} at {self.display(hop[0])}:{hop[1]})"
+            return why
+        if not self._any_training_entry():
+            return f"{why} (no run of the repository trains or evaluates: what they build is a library's code)"
+        return None
+
+    def _root_why(self, node: Node) -> Tuple[Optional[str], bool]:
+        """Why ``node`` runs by itself, and whether that is an entry point's run."""
         path, scope = node
         if scope == "#config":
-            return f"{self.display(path)} is a config file of the repository"
+            return f"{self.display(path)} is a config file of the repository", False
         found = self.outline(path)
         if found is None:
-            return None
+            return None, False
         if scope == "__main__":
-            return self.entry(path) if found.main else None
+            return (self.entry(path) if found.main else None), True
         if scope == "":
             why = self.entry(path)
             if why is not None:
-                return why
+                return why, True
         if not self.has_entry_points():
-            return "the repository has no entry point: it is a library and its code is reachable"
+            return "the repository has no entry point: it is a library and its code is reachable", False
         d = found.defs.get(scope)
         if d is not None and not d.parent:
             if self._pytest_module(path, found) and scope.lower().startswith("test"):
-                return "pytest collects it"
+                return "pytest collects it", True
             if not scope.startswith("_") and self._public_module(path):
-                return f"a public name of the installable package `{os.path.basename(self._package_of(path))}`"
+                return f"a public name of the installable package `{os.path.basename(self._package_of(path))}`", False
         for folder, where in self._computed_imports():
             if path.startswith(folder.rstrip(os.sep) + os.sep) or path == folder:
-                return (f"{where} imports a module whose name it computes at run time, so any code of "
-                        f"{self.display(folder) if folder != self.root else 'the repository'} may run")
-        return None
+                return (f"{where} imports a module whose name it computes at run time and nothing bounds the name, "
+                        f"so any code of {self.display(folder) if folder != self.root else 'the repository'} "
+                        "may run"), False
+        return None, False
 
     def _outlines_naming(self, *words: bytes) -> Iterator[Tuple[str, Outline]]:
         """(file, outline) of every file of the project whose text holds one of ``words``."""
@@ -276,41 +321,6 @@ class ReachQueries:
                     state.lookups.add(path)
         return state.lookups
 
-    def _dynamic_prefixes(self) -> List[Tuple[str, str, str, int]]:
-        """(literal prefix, file, line) of every module name the project builds at run time
-        (``importlib.import_module("models." + name)``), the complete literal names left out."""
-        state = self._reach_state()
-        if state.prefixes is None:
-            state.prefixes = []
-            for path, found in self._outlines_naming(b"import_module", b"__import__"):
-                for scope_name, scope in found.scopes.items():
-                    for prefix, line in scope.dynamic:
-                        if prefix and not prefix.endswith("\0"):
-                            state.prefixes.append((prefix, path, scope_name, line))
-        return state.prefixes
-
-    def _loaded_by_name(self, module: str) -> Optional[Tuple[str, int, str]]:
-        """(file, line, scope) of a computed import that may load ``module``."""
-        for prefix, path, scope, line in self._dynamic_prefixes():
-            if module.startswith(prefix) or ("." + prefix) in ("." + module):
-                return path, line, scope
-        return None
-
-    def _computed_imports(self) -> List[Tuple[str, str]]:
-        """(folder, where) for each import whose module name is computed whole
-        (``importlib.import_module(name)``): any module of that folder may be loaded. The
-        folder is the nearest one above the importing file that holds an entry point of its
-        own (the folder ``python train.py`` puts on ``sys.path``), else the repository."""
-        state = self._reach_state()
-        if state.dynamic_all is None:
-            state.dynamic_all = []
-            for path, found in self._outlines_naming(b"import_module", b"__import__"):
-                lines = [line for s in found.scopes.values() for prefix, line in s.dynamic if prefix == ""]
-                if lines:
-                    where = f"{self.display(path)}:{lines[0]}"
-                    state.dynamic_all.append((self._entry_folder(path), where))
-        return state.dynamic_all
-
     def _predecessors(self, node: Node) -> Iterator[Tuple[Node, Hop]]:
         path, scope = node
         if scope == "#config":
@@ -321,25 +331,45 @@ class ReachQueries:
         if scope == "__main__":
             return
         if scope == "":
-            yield from self._importers(path, found)
+            yield from self._kept(self._importers(path, found))
             return
         d = found.defs.get(scope)
         if d is None:
             return
         if d.parent:
-            kind = "method of" if found.defs.get(d.parent) and found.defs[d.parent].kind == "class" else "inside"
-            yield (path, d.parent), (path, d.line, f"`{scope}` runs with `{d.parent}` ({kind} it)")
+            parent = found.defs.get(d.parent)
+            if parent is not None and parent.kind == "class":
+                why = self._with_class(path, found, scope)
+                if why is None:
+                    # a method runs when something calls it (msacclint.project.methods)
+                    yield from self._kept(self._method_callers(path, found, scope))
+                    return
+                yield (path, d.parent), (path, d.line, f"`{scope}` runs with `{d.parent}` ({why})")
+                return
+            yield (path, d.parent), (path, d.line, f"`{scope}` runs with `{d.parent}` (inside it)")
             return
         # a top-level definition: the scopes that name it, its module when a decorator may
         # register it, a config file that names it
-        loader = self._loaded_by_name(found.module)
+        loader = self._loaded_by_name(path, found.module)
         if loader is not None:
-            yield (path, ""), (loader[0], loader[1], f"{found.module} may be loaded by a computed name there, and "
-                                                     f"`{scope}` looked up in it")
+            yield (path, ""), (loader[0], loader[1], f"{found.module} may be loaded by the computed name "
+                                                     f"{loader[3]} there, and `{scope}` looked up in it")
         if any(dec not in PLAIN_DECORATORS for dec in d.decorators):
             yield (path, ""), (path, d.line, f"`{scope}` is decorated ({', '.join(d.decorators)}) when "
                                              f"{self.display(path)} is imported")
-        yield from self._namers(path, scope, found)
+        yield from self._kept(self._namers(path, scope, found))
+
+    def _kept(self, hops: Iterator[Tuple[Node, Hop]]) -> Iterator[Tuple[Node, Hop]]:
+        """The hops no supplied value switches off (msacclint.project.guards); the others are
+        kept aside for the note of a search that finds nothing."""
+        state = self._reach_state()
+        for pred, hop in hops:
+            out = self.outline(pred[0]) if hop[0] == pred[0] else None
+            why = self._switched_off(pred[0], out, pred[1], hop[1]) if out is not None else None
+            if why is None:
+                yield pred, hop
+            elif state.dropped is not None:
+                state.dropped.append((pred, hop, why))
 
     def _namers(self, path: str, name: str, found: Outline) -> Iterator[Tuple[Node, Hop]]:
         words = self._word_index()
@@ -361,37 +391,55 @@ class ReachQueries:
             if out is None or out.broken:
                 continue
             for scope_name, scope in out.scopes.items():
-                hit = self._names_in(other, out, scope_name, scope, path, name)
-                if hit is not None:
-                    yield (other, scope_name), (other, hit[0], hit[1])
+                hits = list(self._names_in(other, out, scope_name, scope, path, name))
+                if not hits:
+                    continue
+                # the first hit no supplied value switches off, else the first one
+                kept = next((h for h in hits if self._switched_off(other, out, scope_name, h[0]) is None), hits[0])
+                yield (other, scope_name), (other, kept[0], kept[1])
         self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
 
     def _names_in(self, other: str, out: Outline, scope_name: str, scope, path: str,
-                  name: str) -> Optional[Tuple[int, str]]:
+                  name: str) -> Iterator[Tuple[int, str]]:
         """Where the scope ``scope_name`` of ``other`` names ``name`` of ``path``: (line, what)."""
         if other == path and scope_name == name:
-            return None
+            return
         for ref, line in scope.refs:
             if ref.endswith(".*"):
                 if self._looks_up_in(other, out, ref[:-2], path):
-                    return line, f"`{_scope_label(scope_name)}` looks a name of {ref[:-2]} up at run time (getattr)"
+                    yield line, f"`{_scope_label(scope_name)}` looks a name of {ref[:-2]} up at run time (getattr)"
                 continue
             parts = ref.split(".")
             if parts[0] in _SKIP_HEADS:
+                continue
+            alternatives = out.alternatives.get(parts[0])
+            if alternatives is not None:
+                # a name imported under several tests: each import names its own target
+                rest = ref[len(parts[0]):]
+                for qualified, at, where in alternatives:
+                    if (name in qualified.split(".") or name in parts) and \
+                            self._resolve_qualified(qualified + rest, other, 1) == (path, name):
+                        what = f"`{_scope_label(scope_name)}` uses {ref} ({name}, imported at line {at})"
+                        why = self._switched_off(other, out, where, at)
+                        if why is None:
+                            yield line, what
+                            break
+                        dropped = self._reach_state().dropped
+                        if dropped is not None:
+                            dropped.append(((other, scope_name), (other, line, what), why))
                 continue
             if name not in parts and name not in out.bindings.get(parts[0], "").split("."):
                 continue  # (``from m import build as make``: ``make`` names ``build``)
             target = self._resolve(other, out, ref)
             if target is not None and target == (path, name):
                 what = f"{ref}" if ref == name else f"{ref} ({name})"
-                return line, f"`{_scope_label(scope_name)}` uses {what}"
+                yield line, f"`{_scope_label(scope_name)}` uses {what}"
         for text, line in scope.strings:
             if (text == name or text.rsplit(".", 1)[-1] == name) and self._may_name(other, path):
-                return line, f"`{_scope_label(scope_name)}` names '{text}'"
+                yield line, f"`{_scope_label(scope_name)}` names '{text}'"
         for prefix, line in scope.dynamic:
             if prefix == EVAL and self._binds(other, out, path, name):
-                return line, f"`{_scope_label(scope_name)}` evaluates text built at run time, which may name `{name}`"
-        return None
+                yield line, f"`{_scope_label(scope_name)}` evaluates text built at run time, which may name `{name}`"
 
     def _may_name(self, other: str, path: str) -> bool:
         """Whether a string written in ``other`` may name a definition of ``path`` (a registry
@@ -468,7 +516,15 @@ class ReachQueries:
                 continue
             rest = parts[cut:]
             if not rest:
-                return None  # a module, not a definition
+                # a module, not a definition, unless its package binds the name to something
+                # else (``from .DFCNN import DFCNN`` in ``model/__init__.py``: the attribute wins)
+                if cut > 1:
+                    package = self.find_module(".".join(parts[:cut - 1]), importer)
+                    outer = self.outline(package) if package is not None and \
+                        package.endswith("__init__.py") else None
+                    if outer is not None and (parts[cut - 1] in outer.defs or parts[cut - 1] in outer.bindings):
+                        return self._resolve_uncached(package, outer, parts[cut - 1], depth + 1)
+                return None
             inner = self.outline(target)
             if inner is None:
                 return None
@@ -490,15 +546,17 @@ class ReachQueries:
             if out is None or out.broken:
                 continue
             for scope_name, scope in out.scopes.items():
-                for imported, line, _guarded in scope.imports:
-                    if self._imports_file(imported, other, path):
-                        yield (other, scope_name), (other, line, f"`{_scope_label(scope_name)}` imports "
-                                                                 f"{self.display(path)}")
-                        break
-        loader = self._loaded_by_name(module)
+                lines = [line for imported, line, _guarded in scope.imports
+                         if self._imports_file(imported, other, path)]
+                if lines:
+                    # the first import no supplied value switches off, else the first one
+                    line = next((n for n in lines if self._switched_off(other, out, scope_name, n) is None), lines[0])
+                    yield (other, scope_name), (other, line, f"`{_scope_label(scope_name)}` imports "
+                                                             f"{self.display(path)}")
+        loader = self._loaded_by_name(path, module)
         if loader is not None:
             yield (loader[0], loader[2]), (loader[0], loader[1], f"`{_scope_label(loader[2])}` may load {module} "
-                                                                 "by a computed name")
+                                                                 f"by the computed name {loader[3]}")
         self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
 
     def _imports_file(self, imported: str, importer: str, path: str) -> bool:

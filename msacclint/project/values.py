@@ -207,11 +207,41 @@ class ValueQueries:
             return self.parameter_values(path, expr[1], cls=cls, func=func, depth=depth + 1)
         if kind == "name" and expr[1].startswith("self.") and expr[1].count(".") == 1:
             return self._self_attribute_values(path, expr[1][5:], cls, func, depth + 1)
+        if kind == "name" and self._running_only and func is not None and expr[1].count(".") == 1 and \
+                expr[1].split(".")[0] in {p for p, _ in func.params} and "." not in func.name:
+            return self._parameter_attribute_values(path, func, *expr[1].split("."), depth=depth + 1)
         if kind == "name":
             return self.name_values(path, expr[1], depth + 1)
         if kind == "key":
             return self.name_values(path, f"{expr[1]}.{expr[2]}", depth + 1)
         return None
+
+    def _parameter_attribute_values(self, path: str, func: FunctionSummary, param: str, key: str,
+                                    depth: int) -> Optional[List[Value]]:
+        """``args.key`` read in ``func`` whose parameter ``args`` every caller that a run
+        reaches binds to a name of its own (the namespace ``parse_args`` gives, a config
+        object): that name's ``key`` there, and what the command lines and the project's
+        config files supply for ``key``. Read only while a switch is (``switch_values``)."""
+        names = [p for p, _ in func.params]
+        position = names.index(param)
+        sites = self.running(list(self.call_sites(path, func.name)), 0, 2)
+        if not sites or depth > 8:
+            return None
+        out: List[Value] = []
+        for site_path, _summary, call, _cls, owner in sites:
+            given = call.kwargs.get(param) or (call.args[position] if position < len(call.args) else None)
+            if given is None or given[0] not in ("name", "param") or "." in given[1]:
+                return None
+            inner = self.values(site_path, ("name", f"{given[1]}.{key}"), func=owner, depth=depth + 1)
+            if inner is None:
+                return None
+            out.extend(inner)
+        supplied = self._also_supplied(path, key, [])
+        if supplied is None:
+            return None
+        out.extend(Value(value, Evidence(where.rsplit(":", 1)[0], int(where.rsplit(":", 1)[1]), f"--{key}")
+                         if ":" in where else None) for value, where in supplied)
+        return out or None
 
     def _self_attribute_values(self, path: str, attr: str, cls: Optional[ClassSummary],
                                func: Optional[FunctionSummary], depth: int) -> Optional[List[Value]]:
@@ -400,7 +430,11 @@ class ValueQueries:
         sites: List[Tuple[Any, ...]] = [("config", config_path, keys, line)
                                         for config_path, keys, line in (self.config_builds(target)
                                                                         if cls is not None else [])]
-        sites += [("call",) + site for site in self.call_sites(path, target)]
+        calls = list(self.call_sites(path, target))
+        running = self.running(calls, 0, 2)
+        if calls and not running:
+            return []  # (reading a switch: no call a run reaches binds anything)
+        sites += [("call",) + site for site in running]
         if not sites:
             sites = [("default",)]
         return [{p: self._site_values(path, site, p, names, defaults.get(p), target, depth) for p in params_wanted}
@@ -480,7 +514,7 @@ class ValueQueries:
         if sites is None:
             return None
         out: List[Value] = []
-        for other, site, site_cls, site_func, preset in sites:
+        for other, site, site_cls, site_func, preset in self.running(sites):
             where = other
             if param not in site.kwargs and "**" not in site.kwargs and preset is not None and param in preset.kwargs:
                 site, where, site_cls, site_func = preset, path, None, None   # fixed by the partial

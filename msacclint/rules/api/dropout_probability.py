@@ -45,8 +45,11 @@ from msacclint.rules.fixtures.api import (
     own_dropout,
 )
 from msacclint.rules.fixtures.dropout_flags import flag_case
+from msacclint.rules.fixtures.reach import computed_import, demo_block, helper_switch, uncalled_method
 from msacclint.rules.table import called
 
+#: the layer of the examples about what runs (msacclint.rules.fixtures.reach): the bug and its fix
+_DROP, _FIXED = "nn.Dropout(0.1)  # MSA101", "nn.Dropout(p=0.1)"
 
 class DropoutWrongProbability(DropoutRule):
     functional = True
@@ -417,6 +420,35 @@ class DropoutWrongProbability(DropoutRule):
                 message_contains="assumed: the unannotated config parameter is a LongConfig",
                 note="multi-file: an unannotated config parameter read as the one config class the file imports "
                      "(a warning that says so), its rate kept on self, flipped into p"),
+    )
+    # what runs (msacclint.project.reach): the same drop rate where only a demo block, a value no
+    # run supplies, or nothing at all reaches it is dormant, a warning that says why
+    VALID = VALID + (
+        Valid(files=demo_block(_FIXED), note="multi-file: the fix, in a class only a demo block builds"),
+        Valid(files=computed_import(_FIXED, fine=_FIXED), note="multi-file: the fix, in a module a computed name loads"),
+        Valid(files=uncalled_method(_FIXED), note="multi-file: the fix, in a method nothing calls"),
+        Valid(files=helper_switch(_FIXED), note="multi-file: the fix, behind a switch no training run turns on"),
+    )
+    INVALID = INVALID + (
+        Invalid(files=demo_block(_DROP), severity=Severity.WARNING, message_contains="neither trains nor evaluates",
+                note="multi-file: only the model module's own main block builds Gate, feeding it a random tensor "
+                     "and printing a shape; the repository's training run builds Head: dormant"),
+        Invalid(files=demo_block(_DROP, trained="Gate"), note="multi-file look-alike: a run that trains Gate"),
+        Invalid(files=computed_import(_DROP, fine=_FIXED), severity=Severity.WARNING,
+                message_contains="no value supplied for it names models.large",
+                note="multi-file: train.py loads models.<args.arch>, and the argparse default is small: "
+                     "models/large.py is dormant"),
+        Invalid(files=computed_import(_DROP, fine=_FIXED, run="--arch large"),
+                note="multi-file look-alike: a command line of the repository passes --arch large"),
+        Invalid(files=uncalled_method(_DROP), severity=Severity.WARNING,
+                message_contains="nothing the repository runs calls the method `Net.spare_head`",
+                note="multi-file: Net is trained, but nothing calls its method spare_head"),
+        Invalid(files=uncalled_method(_DROP, call='getattr(net, "spare_head")()'),
+                note="multi-file look-alike: the training run calls it through getattr with its name"),
+        Invalid(files=helper_switch(_DROP), severity=Severity.WARNING,
+                message_contains="built only when `legacy` turns it on",
+                note="multi-file: only net_v1 passes legacy=True, and the training run builds net_v2"),
+        Invalid(files=helper_switch(_DROP, trained="net_v1"), note="multi-file look-alike: the training run builds net_v1"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:

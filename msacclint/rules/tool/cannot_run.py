@@ -13,6 +13,7 @@ from msacclint.diagnostics import Severity
 from msacclint.project.listing import LISTING, paths_digest
 from msacclint.rules.base import Invalid, Rule, Valid
 from msacclint.rules.examples import dedent
+from msacclint.rules.fixtures.reach import demo_block
 
 
 class CannotRun(Rule):
@@ -268,6 +269,10 @@ class CannotRun(Rule):
                 import src.dataset  # MSA004
                 """,
         }, message_contains="the project has no module src.utils", note="modules the project does not have"),
+        Invalid(files=demo_block("nn.BatchNorm1d(8, bias=False)  # MSA004"), severity=Severity.WARNING,
+                note="multi-file: only the model module's own demo block builds the layer, and that run trains "
+                     "nothing; a rejected keyword fails whatever runs it, so the demo counts (a training default "
+                     "in the same place would be dormant)"),
     )
 
     def finish(self) -> None:
