@@ -43,8 +43,8 @@ from msacclint.project.mentions import MentionQueries
 from msacclint.project.methods import MethodQueries
 from msacclint.project.networks import BATCH_NORMS, DROPOUTS, TRAINING_CALLS, NetworkQueries
 from msacclint.project.reach import ReachQueries
-from msacclint.project.sources import SourceQueries
 from msacclint.project.runs import TrainingQueries
+from msacclint.project.sources import SourceQueries
 from msacclint.project.summary import FORMAT, FileSummary, from_json, to_json
 from msacclint.project.values import UNSET, Evidence, Value, ValueQueries
 
