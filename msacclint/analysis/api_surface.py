@@ -493,7 +493,7 @@ def suggest_module(s: Surface, missing: str, releases: Sequence[str]) -> Optiona
         if missing in item.get("modules", ()):
             for candidate in item.get("mindspore", ()):
                 if importable(candidate):
-                    return candidate
+                    return str(candidate)
     found = suggest_name(s, missing, releases)
     return found if found is not None and found != missing and importable(found) else None
 

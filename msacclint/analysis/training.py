@@ -375,7 +375,7 @@ class Training:
             if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) \
                     and call.func.value.value == name:
                 continue
-            found = project.helper_sets_train(self.ctx, call, name)
+            found: Optional[object] = project.helper_sets_train(self.ctx, call, name)
             if found is not None:
                 return found
         return None

@@ -21,6 +21,7 @@ from typing import Optional, Tuple
 from msacclint.analysis.context import FileContext
 from msacclint.diagnostics import LOUD_CODES, Reach, Related, Severity
 from msacclint.project.index import ProjectIndex
+from msacclint.project.outline import Outline
 from msacclint.project.reach import Answer
 
 #: at most this many other definitions of the file are named in a dormant note
@@ -148,7 +149,7 @@ def dormant_note(project: ProjectIndex, path: str, answer: Answer) -> str:
     return f" (dormant: nothing the repository runs imports {shown}{_entries(answer)}; it matters once it is imported)"
 
 
-def _method_of(outline, scope: str) -> Optional[Tuple[str, str]]:
+def _method_of(outline: Optional[Outline], scope: str) -> Optional[Tuple[str, str]]:
     """(class, method) when ``scope`` is inside a method of a class (the outermost method)."""
     if outline is None:
         return None
