@@ -2,6 +2,7 @@
 
     MIRROR=<folder of mirrors> python bench/field/field_record.py run --work $FIELD/record [--pypi DIR]
     python bench/field/field_record.py write
+    python bench/field/field_record.py kept     # earlier true verdicts the default view still shows
 
 ``run`` reads every committed verdict file (``VERDICT_FILES``: the tuning and held-out rounds,
 kept apart), writes each judged repository at the judged commit to ``--work`` (a clone's root
@@ -33,7 +34,7 @@ import os
 import subprocess
 import sys
 import zipfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -264,6 +265,41 @@ def write(args: argparse.Namespace) -> int:
     return 0
 
 
+def kept(args: argparse.Namespace) -> int:
+    """Of the findings readers judged true in earlier rounds (the claim held; from round 11 on, also
+    in code that runs), how many the current tool still shows in the default view: a grade of
+    ``msacclint check .`` (error or warning) and a group of the default view, by the record now
+    written. Prints the count and, per rule, the ones the default view no longer shows and why."""
+    from msacclint.engine import registry
+    from msacclint.rules.groups import DEFAULT_GROUPS
+
+    _, rows = read_judged()
+    for verdict, label in (("true", "judged true (a silent cost in code that runs, round 11 on)"),
+                           ("claim_true", "judged right (the claim alone, rounds 1-10)")):
+        shown = Counter()
+        lost: Dict[str, Counter] = defaultdict(Counter)
+        for row in rows:
+            if row.get("verdict") != verdict or row.get("now") == "skipped":
+                continue
+            now = row.get("now")
+            if now is None:
+                reason = "no longer reported"
+            elif now["grade"] not in ("error", "warning"):
+                reason = f"{now['grade']} ({now.get('reach') or 'grade'})"
+            else:
+                group = registry.finding_group(row["code"], now["grade"], now.get("reach"))
+                reason = "" if group in DEFAULT_GROUPS else f"group {group}"
+            shown["read"] += 1
+            if reason:
+                lost[row["code"]][reason] += 1
+            else:
+                shown["shown"] += 1
+        print(f"{label}: {shown['read']}; in the default view now: {shown['shown']}")
+        for code in sorted(lost):
+            print(f"  {code}: " + ", ".join(f"{n} {why}" for why, n in lost[code].most_common()))
+    return 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -273,8 +309,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     r.add_argument("--pypi", help="a folder holding wheels the verdicts name (mindone-0.5.0)")
     r.add_argument("--jobs", type=int, default=2)
     sub.add_parser("write")
+    sub.add_parser("kept", help="earlier true verdicts the default view still shows")
     args = parser.parse_args(argv)
-    return run(args) if args.command == "run" else write(args)
+    return {"run": run, "write": write, "kept": kept}[args.command](args)
 
 
 if __name__ == "__main__":
