@@ -85,7 +85,7 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         self.configs = configs_mod.ConfigStore([os.path.abspath(p) for p in config_files])
         self.cache = cache
         #: path -> (line, column, message): bad input the project layer met (a malformed config,
-        #: circular imports, ...); reported once, with the file whose check met it
+        #: a file that does not parse, ...); reported once, with the file whose check met it
         self.problems: Dict[str, Tuple[int, int, str]] = {}
         self._reported: Set[str] = set()
         self.notes: Set[str] = set()
@@ -125,7 +125,7 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         state.update(_summaries={}, _texts={}, _used={}, _digests={}, _module_cache={}, _reported=set(), pending=set(),
                      _parsed=OrderedDict(), _parsed_bytes=0, _recent=OrderedDict(), _drafts=OrderedDict(),
                      _draft_bytes=0, _words=None, _token_counts={}, _patched=None, _reach=None,
-                     _config_builds={}, _call_sites={})
+                     _config_builds={}, _call_sites={}, _partial_points={})
         state["configs"] = configs_mod.ConfigStore(self.configs.paths)
         return state
 
@@ -144,7 +144,7 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         return out
 
     def _problem(self, path: str, message: str, line: int = 1, column: int = 1, note: bool = False) -> None:
-        """``note``: how the code is laid out (a shadowed module, circular imports), not
+        """``note``: how the code is laid out (a shadowed module, two files claiming one), not
         input msacclint could not read: reported at info level."""
         self.problems.setdefault(path, (line, column, message))
         if note:
@@ -184,6 +184,7 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         self._patched = None
         self.__dict__.pop("_config_builds", None)
         self.__dict__.pop("_call_sites", None)
+        self.__dict__.pop("_partial_points", None)
         self._drop_draft(path)
         self._drop_parsed(path)
         self._recent.pop(path, None)
