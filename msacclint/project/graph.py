@@ -213,19 +213,22 @@ class GraphQueries:
                 or not importer.startswith(os.path.dirname(module) + os.sep):
             return None
         memo = self.__dict__.setdefault("_partial_points", {})
-        key = (module, importer)
-        if key not in memo:
-            memo[key] = self._partial_point(module, importer)
-        point, visited = memo[key]
+        if module not in memo:
+            memo[module] = self._reached_from(module)
+        reached, visited = memo[module]
         for path in visited:  # a cached answer depends on every file the walk read
             self._depend(path)
-        return point
+        return reached.get(importer)
 
-    def _partial_point(self, module: str, importer: str) -> Tuple[Optional[int], Tuple[str, ...]]:
-        first = self.summary(module)
+    def _reached_from(self, module: str) -> Tuple[Dict[str, int], Tuple[str, ...]]:
+        """Each project file the module-level imports of ``module`` run (through the imports
+        of the files they run in turn) -> the ordinal of the first statement of ``module``
+        that leads to it; and every file read to find out."""
+        reached: Dict[str, int] = {}
         visited = {module}
+        first = self.summary(module)
         if first is None:
-            return None, tuple(visited)
+            return reached, tuple(visited)
         for ordinal, imported in sorted((o, m) for m, o in first.imports_at.items()):
             todo = [t for t in self._runs(imported, module) if t not in visited]
             while todo and len(visited) < 2_000:
@@ -233,13 +236,12 @@ class GraphQueries:
                 if path in visited:
                     continue
                 visited.add(path)
-                if path == importer:
-                    return ordinal, tuple(visited)
+                reached[path] = ordinal
                 summary = self.summary(path)
                 if summary is not None:
                     for name in summary.imports_at:
                         todo.extend(t for t in self._runs(name, path) if t not in visited)
-        return None, tuple(visited)
+        return reached, tuple(sorted(visited))
 
     def _runs(self, imported: str, importer: str) -> List[str]:
         """The project files ``import imported`` in ``importer`` runs: each package on the
