@@ -50,7 +50,7 @@ from msacclint.config import (
 from msacclint.data import checklist
 from msacclint.diagnostics import Diagnostic, FileFix, FileResult, Grades, Severity
 from msacclint.engine import registry
-from msacclint.engine.batch import Progress, analyse_files, diagnostics_of
+from msacclint.engine.batch import Progress, analyse_files, diagnostics_of, merged
 from msacclint.engine.cache import Cache, settings_key
 from msacclint.engine.discovery import MissingPath, discover
 from msacclint.report import PROBLEM, Report, conclude, mindspore_description, port_files, port_suggestion
@@ -238,7 +238,7 @@ def lint_paths(paths: Sequence[str], options: LintOptions = LintOptions()) -> Li
     prepared = _prepare(paths, options)
     results = _analyse(prepared, options)
     return LintRun(prepared.settings, prepared.config_file, prepared.files,
-                   tuple(with_groups(diagnostics_of(results.values()))), results, prepared.grades)
+                   tuple(with_groups(diagnostics_of(results.values(), results))), results, prepared.grades)
 
 
 def fix_paths(paths: Sequence[str], options: FixOptions = FixOptions()) -> FixRun:
@@ -264,8 +264,7 @@ def fix_paths(paths: Sequence[str], options: FixOptions = FixOptions()) -> FixRu
     remaining: List[Diagnostic] = []
     for path, result in before.items():
         remaining.extend(fixes[path].remaining if path in fixes else result.diagnostics)
-    remaining.sort(key=Diagnostic.sort_key)
-    remaining = with_groups(remaining)
+    remaining = with_groups(merged(remaining, before))
     return FixRun(prepared.settings, prepared.files, tuple(fixes.values()), tuple(remaining), options.unsafe,
                   options.write, prepared.grades)
 
@@ -280,7 +279,7 @@ def build_report(paths: Sequence[str], options: ReportOptions = ReportOptions())
     for rule_class in registry.all_rules():
         rules_by_item.setdefault(rule_class.checklist, []).append(rule_class.code)
     data = checklist()
-    everything = diagnostics_of(results.values())
+    everything = diagnostics_of(results.values(), results)
     # the report lists the findings the run's grades show, and counts the others by grade
     diagnostics = list(graded(everything, prepared.grades).shown)
     hidden = [d for d in everything if not prepared.grades.shows(d)]

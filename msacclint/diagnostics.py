@@ -10,6 +10,11 @@ import enum
 from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
+#: what an MSA001 on a file the project layer could not read adds: the other files' answers
+#: (classes, constants, builders it defines) do not see it. One finding per file carries it
+#: (msacclint.engine.bad_input), whichever check met the file first.
+UNKNOWN_TO_OTHER_FILES = "what it defines is unknown to other files"
+
 
 class _Ranked(str, enum.Enum):
     """A string enum whose members are ranked in the order they are declared."""

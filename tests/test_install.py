@@ -63,8 +63,8 @@ def test_each_kind_of_direct_url_is_described():
            "vcs_info": {"vcs": "git", "commit_id": "0123abcd" * 5, "requested_revision": "main"}}
     assert install_info.describe_direct_url(vcs) == \
         "git+https://example.invalid/org/msacclint.git at commit " + "0123abcd" * 5 + " (requested main)"
-    wheel = {"url": "file:///tmp/dist/msacclint-0.1.0-py3-none-any.whl", "archive_info": {}}
-    assert install_info.describe_direct_url(wheel) == "wheel /tmp/dist/msacclint-0.1.0-py3-none-any.whl"
+    wheel = {"url": "file:///dist/msacclint-0.1.0-py3-none-any.whl", "archive_info": {}}
+    assert install_info.describe_direct_url(wheel) == "wheel /dist/msacclint-0.1.0-py3-none-any.whl"
     editable = {"url": "file:///src/my%20msacclint", "dir_info": {"editable": True}}
     assert install_info.describe_direct_url(editable, look_up_git=False) == "editable checkout /src/my msacclint"
     folder = {"url": "file:///src/msacclint", "dir_info": {}}

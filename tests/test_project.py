@@ -474,7 +474,9 @@ def test_circular_imports(tmp_path, msacclint):
     result, found = _run(msacclint)
     assert result.returncode in (0, 1)
     assert [(d["code"], d["severity"]) for d in found if d["code"] == "MSA201"] == [("MSA201", "info")]
-    assert any(d["code"] == "MSA001" and "circular imports" in d["message"] for d in found), found
+    # valid Python (Net is simply not there: Python's ImportError), not an uncheckable file
+    # (issue 38; tests/test_import_cycles.py)
+    assert [d for d in found if d["code"] == "MSA001"] == [], found
 
 
 def test_module_shadowed_by_a_package(tmp_path, msacclint):

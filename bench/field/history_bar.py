@@ -258,7 +258,7 @@ def check_case(case: dict, git_dir: str, version: Optional[str]) -> dict:
             target = os.path.relpath(path, scope) if scope else path
             here = os.path.join(repo_dir, scope) if scope else repo_dir
             row["variants"]["repository"][side] = _run_side(here, target, path, scope, lines, case, rev, version,
-                                                            files=count)
+                                                            files=count, under=os.path.join(tmp, "repository"))
             # the model folder alone: moved out of the repository, no marker above it
             model_parent = os.path.join(tmp, "model", "a", "b")
             os.makedirs(model_parent)
@@ -277,7 +277,8 @@ def check_case(case: dict, git_dir: str, version: Optional[str]) -> dict:
                 row["variants"]["model folder"][side] = {"rev": rev, "error": f"a repository marker above it: {above}"}
                 continue
             row["variants"]["model folder"][side] = _run_side(model_dir, target, target, "", lines, case, rev,
-                                                              version, depth=tree_depth(model_dir))
+                                                              version, depth=tree_depth(model_dir),
+                                                              under=model_parent)
     for variant in VARIANTS:
         sides = row["variants"][variant]
         sides["status"] = {view: _status(row["kind"], sides, case, view) for view in VIEWS}
@@ -285,15 +286,25 @@ def check_case(case: dict, git_dir: str, version: Optional[str]) -> dict:
 
 
 def _run_side(folder: str, target: str, path: str, scope: str, lines, case: dict, rev: str,
-              version: Optional[str], **extra) -> dict:
+              version: Optional[str], under: str = "", **extra) -> dict:
+    """``under``: the temporary folder the checkout lies in; a message naming a file outside
+    the folder checked names it from there (by the repository's name), never by a path of
+    this machine."""
     if not os.path.isfile(os.path.join(folder, target)):
         return dict(extra, rev=rev, error=f"{target} is not in the checkout")
     try:
         findings, seconds = run_msacclint(folder, target, version)
     except (RuntimeError, subprocess.TimeoutExpired, ValueError) as exc:
-        return dict(extra, rev=rev, error=str(exc)[-2000:])
+        return dict(extra, rev=rev, error=_without(str(exc)[-2000:], under))
     shown = os.path.relpath(path, scope) if scope else path
-    return dict(_side(findings, shown, lines, case), rev=rev, seconds=round(seconds, 1), **extra)
+    side = _side(findings, shown, lines, case)
+    side["notes"] = sorted({_without(note, under) for note in side["notes"]})
+    return dict(side, rev=rev, seconds=round(seconds, 1), **extra)
+
+
+def _without(text: str, under: str) -> str:
+    """``text`` with the machine's temporary folder ``under`` left out of the paths it names."""
+    return text.replace(under.rstrip(os.sep) + os.sep, "") if under else text
 
 
 def _status(kind: str, sides: dict, case: dict, view: str) -> str:

@@ -1,6 +1,6 @@
-"""Round 11's held-out split of the repositories in the shared field list (field_repos.tsv).
+"""Round 11's held-out split of the repositories in the field list (bench/field/field_repos.tsv).
 
-    MIRROR=<folder of fetched mirrors> python bench/field/split_round11.py <path to field_repos.tsv>
+    MIRROR=<folder of fetched mirrors> python bench/field/split_round11.py [bench/field/field_repos.tsv]
 
 Run once, before any rule changed in round 11; its output is committed with it:
 ``bench/field/round11/split.toml`` (each repository's role and why) and, for each held-out
@@ -77,7 +77,8 @@ def files_at(gd: str, commit: str) -> List[File]:
 
 
 def main(argv: List[str]) -> int:
-    tsv = argv[1]
+    # the field list, committed beside this script (bench/field/field_repos.tsv) unless named
+    tsv = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "field_repos.tsv")
     mirror = os.environ["MIRROR"]
     here = os.path.dirname(os.path.abspath(__file__))
     out_dir = os.path.join(here, "round11")

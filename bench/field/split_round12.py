@@ -1,6 +1,6 @@
 """Round 12's held-out split: the 40 repositories appended to the shared field list on 2026-12-01.
 
-    MIRROR=<folder of fetched mirrors> python bench/field/split_round12.py <path to field_repos.tsv>
+    MIRROR=<folder of fetched mirrors> python bench/field/split_round12.py [bench/field/field_repos.tsv]
 
 Run once, before any rule, grade or group changed in round 12; its output is committed with it:
 ``bench/field/round12/split.toml`` (each repository's role and why) and, for each held-out
@@ -112,7 +112,8 @@ def recorded_commits(here: str) -> Dict[str, Set[str]]:
 
 
 def main(argv: List[str]) -> int:
-    tsv = argv[1]
+    # the field list, committed beside this script (bench/field/field_repos.tsv) unless named
+    tsv = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "field_repos.tsv")
     mirror = os.environ["MIRROR"]
     here = os.path.dirname(os.path.abspath(__file__))
     out_dir = os.path.join(here, "round12")

@@ -1,7 +1,7 @@
 """Build the mixed corpus: model folders of seven MindSpore repositories in one folder.
 
     MIRROR=<folder of fetched mirrors> python bench/speed/make_mixed.py OUT
-        [--repos ../shared/field_repos.tsv] [--mirror DIR] [--count 7] [--files 299] [--seed 0]
+        [--repos bench/field/field_repos.tsv] [--mirror DIR] [--count 7] [--files 299] [--seed 0]
 
 Issue 30's corpus: the Python files of model folders from several unrelated repositories,
 checked as one folder, so that the project layer links across code that never imports
@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_LIST = HERE.parents[1] / ".." / "shared" / "field_repos.tsv"
+DEFAULT_LIST = HERE.parent / "field" / "field_repos.tsv"  # the field list, committed
 SKIPPED = ("mindspore-lab/mindcv", "mindspore-ai/models", "mindspore-lab/models")
 PACKAGE_FOLDERS = {"src", "model", "models", "net", "nets", "network", "networks", "backbone",
                    "backbones", "modeling", "modules", "module", "layers", "arch", "archs"}

@@ -18,6 +18,12 @@ import libcst as cst
 MAX_SOURCE_BYTES = 2_000_000
 
 
+def too_large(size: int) -> str:
+    """Why a file of ``size`` bytes over MAX_SOURCE_BYTES is not parsed."""
+    return (f"file is {size / 1e6:.1f} MB, over the {MAX_SOURCE_BYTES // 1_000_000} MB msacclint parses "
+            "(generated data?); not checked: exclude it or split it")
+
+
 def decode(data: bytes) -> Tuple[str, Optional[str]]:
     """Text of a file, or a reason it cannot be read as Python source."""
     text, _, problem = read_source(data)

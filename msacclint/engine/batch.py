@@ -9,9 +9,10 @@ the files and their cached results.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Collection, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from msacclint.diagnostics import Diagnostic, FileResult
+from msacclint.engine.bad_input import one_per_file
 from msacclint.engine.cache import Cache
 from msacclint.engine.read import read
 from msacclint.settings import Settings
@@ -109,10 +110,18 @@ def analyse_files(paths: Sequence[str], settings: Settings, jobs: Optional[int] 
 def check_files(paths: Sequence[str], settings: Settings, jobs: Optional[int] = None,
                 use_cache: bool = True, project: bool = True) -> List[Diagnostic]:
     """Diagnostics of all files in a stable order (path, line, column, code)."""
-    return diagnostics_of(analyse_files(paths, settings, jobs, use_cache, project).values())
+    results = analyse_files(paths, settings, jobs, use_cache, project)
+    return diagnostics_of(results.values(), results)
 
 
-def diagnostics_of(results: Iterable[FileResult]) -> List[Diagnostic]:
-    """All diagnostics of some results in a stable order (path, line, column, code); a
-    project problem met while checking several files is kept once."""
-    return sorted(dict.fromkeys(d for result in results for d in result.diagnostics), key=Diagnostic.sort_key)
+def diagnostics_of(results: Iterable[FileResult], named: Collection[str] = ()) -> List[Diagnostic]:
+    """All diagnostics of some results in a stable order (path, line, column, code)
+    (``merged``); ``named``: the files as the run names them."""
+    return merged((d for result in results for d in result.diagnostics), named)
+
+
+def merged(diagnostics: Iterable[Diagnostic], named: Collection[str] = ()) -> List[Diagnostic]:
+    """Diagnostics of several files' results in a stable order (path, line, column, code):
+    a project problem met while checking several files is kept once, and so is a file that
+    cannot be read, whichever checks met it (one MSA001 per file, msacclint.engine.bad_input)."""
+    return sorted(one_per_file(dict.fromkeys(diagnostics), named), key=Diagnostic.sort_key)

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from msacclint.diagnostics import Diagnostic, FileResult, Severity
+from msacclint.engine.bad_input import one_per_file
 from msacclint.engine.cache import Cache
 from msacclint.engine.notebook import analyse_notebook, cell_references, is_notebook
 from msacclint.engine.read import read
@@ -49,7 +50,7 @@ def analyse_file(path: str, settings: Settings, cache: Optional[Cache] = None,
         found = replace(found, diagnostics=cell_references(found.diagnostics))
     if project is not None:
         project.checked(path)
-        found = replace(found, diagnostics=found.diagnostics + _project_problems(project, settings))
+        found = replace(found, diagnostics=one_per_file(found.diagnostics + _project_problems(project, settings)))
     if cache is not None and key is not None:
         deps = project.dependencies() if project is not None else None
         if deps:
@@ -62,8 +63,8 @@ def _project_problems(project: ProjectIndex, settings: Settings) -> List[Diagnos
     """Bad input the project layer met while this file was checked (a malformed config,
     circular imports, ...): one MSA001 each, on the file that holds the problem."""
     out: List[Diagnostic] = []
-    for where, line, message, note in project.new_problems():
-        for d in _bad_input(project.display(where), message, settings.codes_for(where), line):
+    for where, line, column, message, note in project.new_problems():
+        for d in _bad_input(project.display(where), message, settings.codes_for(where), line, column):
             out.append(replace(d, severity=Severity.INFO) if note else d)
     return out
 

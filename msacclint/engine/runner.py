@@ -24,18 +24,18 @@ from msacclint.analysis.inert_runs import set_up_cannot_matter
 from msacclint.analysis.port import torch_weights
 from msacclint.analysis.positions import node_positions
 from msacclint.analysis.snapshot import signatures_for
-from msacclint.analysis.source import MAX_SOURCE_BYTES, TOO_DEEP, decode
+from msacclint.analysis.source import MAX_SOURCE_BYTES, TOO_DEEP, decode, too_large
 from msacclint.analysis.source import parse as _parse
 from msacclint.analysis.uses import NameUses
 from msacclint.analysis.walk import Collector, NodeCallback, Traversal
 from msacclint.diagnostics import Diagnostic, Edit, FileResult, Fix, Reach, Related, Severity
 from msacclint.engine import dormant, grading, noqa
+from msacclint.engine.bad_input import BAD_INPUT, with_other_files_note
 from msacclint.engine.registry import rules_by_code
 from msacclint.project.index import ProjectIndex
 from msacclint.rules.base import FixSpec, Report, Rule, visitor_names
 from msacclint.settings import Settings
 
-BAD_INPUT = "MSA001"
 RULE_CRASHED = "MSA002"
 
 #: the text a file must contain to be parsed at all
@@ -52,14 +52,20 @@ def analyse_source(source: Union[str, bytes], path: str, settings: Settings,
     """``check_source``, plus what the file uses when the settings ask for it."""
     codes = settings.codes_for(path)
     nothing: Optional[FrozenSet[str]] = frozenset() if settings.collect_uses else None
+
+    def unreadable(message: str, line: int = 1, column: int = 1) -> FileResult:
+        # the project layer cannot read the file either: the one MSA001 says so
+        # (msacclint.engine.bad_input)
+        if project is not None:
+            message = with_other_files_note(message)
+        return FileResult(_bad_input(path, message, codes, line, column), nothing)
+
     if len(source) > MAX_SOURCE_BYTES:
-        return FileResult(_bad_input(
-            path, f"file is {len(source) / 1e6:.1f} MB, over the {MAX_SOURCE_BYTES // 1_000_000} MB "
-            "msacclint parses (generated data?); not checked: exclude it or split it", codes), nothing)
+        return unreadable(too_large(len(source)))
     if isinstance(source, bytes):
         text, problem = decode(source)
         if problem is not None:
-            return FileResult(_bad_input(path, problem, codes), nothing)
+            return unreadable(problem)
     else:
         text = source
     if PREFILTER not in text:
@@ -72,7 +78,7 @@ def analyse_source(source: Union[str, bytes], path: str, settings: Settings,
     if module is None:
         assert problem_at is not None  # parse gives a problem whenever it gives no module
         message, line, column = problem_at
-        return FileResult(_bad_input(path, message, codes, line, column), nothing)
+        return unreadable(message, line, column)
     try:
         imports = ImportTable.from_module(module)
         if not imports.mentions("mindspore"):

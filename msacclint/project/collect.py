@@ -94,6 +94,8 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         #: loop variables of the enclosing ``for`` statements over a literal list or tuple:
         #: name -> the values it takes (an argument naming one is each of them in turn)
         self._loop_values: List[Tuple[str, Expr]] = []
+        #: the statements binding module-level names so far (``FileSummary.bound_at``)
+        self._order = 0
 
     # -- helpers ------------------------------------------------------------------
     def _line(self, node: cst.CSTNode) -> int:
@@ -175,19 +177,41 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         return signature(node)
 
 
+    # -- the order of module-level bindings ------------------------------------------
+    def _statement(self) -> Optional[int]:
+        """The ordinal of a statement of the module's own code that binds or imports (None
+        inside a function: it runs when called, not when the module is imported)."""
+        if self._functions:
+            return None
+        self._order += 1
+        return self._order
+
+    def _bound(self, name: str, ordinal: Optional[int]) -> None:
+        if ordinal is not None and not self._classes:
+            self.summary.bound_at.setdefault(name, ordinal)
+
+    def _imported(self, module: str, ordinal: Optional[int]) -> None:
+        if ordinal is not None:
+            self.summary.imports_at.setdefault(module, ordinal)
+
     # -- imports ------------------------------------------------------------------
     def visit_Import(self, node: cst.Import) -> None:
+        at = self._statement()
         for alias in node.names:
             full = dotted(alias.name)
             if full is None:
                 continue
+            self._imported(full, at)
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 self.summary.imports[alias.asname.name.value] = full
+                self._bound(alias.asname.name.value, at)
             else:
                 head = full.split(".")[0]
                 self.summary.imports.setdefault(head, head)
+                self._bound(head, at)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        at = self._statement()
         target = dotted(node.module) if node.module is not None else None
         if node.relative:
             module = resolve_relative(self.summary.module, self.is_package, len(node.relative), target)
@@ -196,7 +220,10 @@ class SummaryCollector(cst.BatchableCSTVisitor):
         if module is None or isinstance(node.names, cst.ImportStar):
             if module is not None:
                 self.summary.imports.setdefault("*" + module, module)
+                self._imported(module, at)
+                self._bound("*" + module, at)
             return
+        self._imported(module, at)
         for alias in node.names:
             name = dotted(alias.name)
             if name is None:
@@ -204,6 +231,8 @@ class SummaryCollector(cst.BatchableCSTVisitor):
             bound = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
                 else name
             self.summary.imports[bound] = f"{module}.{name}"
+            self._imported(f"{module}.{name}", at)
+            self._bound(bound, at)
 
     # -- definitions --------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -218,8 +247,10 @@ class SummaryCollector(cst.BatchableCSTVisitor):
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._classes.pop()
         self._scope.pop()
+        self._bound(original_node.name.value, self._statement())  # bound once its body has run
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._bound(node.name.value, self._statement())
         qual = ".".join(self._scope + [node.name.value])
         info = FunctionSummary(name=qual, line=self._line(node), params=self._signature(node))
         star = node.params.star_kwarg
@@ -286,6 +317,11 @@ class SummaryCollector(cst.BatchableCSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         line = self._line(node)  # taken for every assignment: the table counts them all
+        if not self._functions and not self._classes:
+            at = self._statement()
+            for each in node.targets:
+                if isinstance(each.target, cst.Name):
+                    self._bound(each.target.value, at)
         if len(node.targets) != 1:
             return
         target = node.targets[0].target

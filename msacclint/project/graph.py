@@ -137,23 +137,28 @@ class GraphQueries:
         self._module_cache[key] = found
         return found
 
-    def lookup(self, path: str, name: str, _seen: Optional[Set[Tuple[str, str]]] = None):
+    def lookup(self, path: str, name: str, _seen: Optional[Set[Tuple[str, str, Optional[int]]]] = None,
+               before: Optional[int] = None):
         """What ``name`` (a dotted name as written in ``path``) stands for: (kind, file,
         item) with kind "class", "function", "constant", "config", "module"; None when
-        it is not in the project (MindSpore, third party, unknown)."""
+        it is not in the project (MindSpore, third party, unknown).
+
+        Circular imports are followed as Python runs them: a module that an import cycle
+        finds half run (``before``: the ordinal of its statement the cycle started from,
+        ``FileSummary.bound_at``) has only the names it bound before that statement; a
+        name it binds later is not there (Python's ImportError), and a name no module of
+        the cycle defines is simply not found. Neither is a problem of the file."""
         seen = _seen if _seen is not None else set()
-        key = (path, name)
+        key = (path, name, before)
         if key in seen or len(seen) > 50:
-            if key in seen:
-                self._problem(path, f"circular imports while resolving {name!r} (through "
-                                    f"{', '.join(sorted({self.display(p) for p, _ in seen}))}); left unresolved",
-                              note=True)
             return None
         seen.add(key)
         summary = self.summary(path)
         if summary is None:
             return None
         head, _, rest = name.partition(".")
+        if before is not None and summary.bound_at.get(head, before) >= before:
+            head = ""  # not bound yet when the cycle came back: only an earlier star import may give it
         if head in summary.classes:
             return ("class", path, summary.classes[head]) if not rest else None
         if head in summary.functions:
@@ -163,15 +168,26 @@ class GraphQueries:
         if head in summary.constants and head not in summary.imports:
             return ("constant", path, head) if not rest else ("attr", path, (head, rest))
         if head in summary.imports:
-            return self.lookup_qualified(summary.imports[head] + ("." + rest if rest else ""), path, seen)
+            # a module-level ``from m import x`` takes x from m when the import runs: m may
+            # be half run then (an import cycle through a package's __init__)
+            own = summary.imports[head]
+            at_import = head in summary.bound_at and not own.startswith("*")
+            return self.lookup_qualified(own + ("." + rest if rest else ""), path, seen,
+                                         own_parts=len(own.split(".")) if at_import else 0)
         for star, module in summary.imports.items():
             if star.startswith("*"):
-                found = self.lookup_qualified(f"{module}.{name}", path, seen)
+                if before is not None and summary.bound_at.get(star, before) >= before:
+                    continue
+                found = self.lookup_qualified(f"{module}.{name}", path, seen,
+                                              own_parts=len(module.split(".")) + 1 if star in summary.bound_at else 0)
                 if found is not None:
                     return found
         return None
 
-    def lookup_qualified(self, qualified: str, importer: str, seen=None):
+    def lookup_qualified(self, qualified: str, importer: str, seen=None, own_parts: int = 0):
+        """``own_parts``: how many leading parts of ``qualified`` a module-level import of
+        ``importer`` names (``from a import Net``: 2): a module found within them gives the
+        name as that module has it when ``importer`` runs (``partial_point``)."""
         parts = qualified.split(".")
         for cut in range(len(parts), 0, -1):
             target = self.find_module(".".join(parts[:cut]), importer)
@@ -180,8 +196,59 @@ class GraphQueries:
             rest = ".".join(parts[cut:])
             if not rest:
                 return ("module", target, None)
-            return self.lookup(target, rest, seen if seen is not None else set())
+            before = self.partial_point(target, importer) if cut < own_parts else None
+            return self.lookup(target, rest, seen if seen is not None else set(), before)
         return None
+
+    def partial_point(self, module: str, importer: str) -> Optional[int]:
+        """When ``importer``'s module-level code runs while the package ``__init__.py``
+        ``module`` is still running (it is a package ``importer`` belongs to, so Python runs
+        it first, and its own imports lead to ``importer``): the ordinal of the statement of
+        ``module`` that leads there (``FileSummary.imports_at``); None when ``module`` has
+        run to its end by then. Between modules that are not packages of each other, which
+        runs first depends on the entry point: taken as run to the end."""
+        module = os.path.normpath(module)
+        importer = os.path.normpath(os.path.abspath(importer))
+        if os.path.basename(module) != "__init__.py" or module == importer \
+                or not importer.startswith(os.path.dirname(module) + os.sep):
+            return None
+        memo = self.__dict__.setdefault("_partial_points", {})
+        if module not in memo:
+            memo[module] = self._reached_from(module)
+        reached, visited = memo[module]
+        for path in visited:  # a cached answer depends on every file the walk read
+            self._depend(path)
+        return reached.get(importer)
+
+    def _reached_from(self, module: str) -> Tuple[Dict[str, int], Tuple[str, ...]]:
+        """Each project file the module-level imports of ``module`` run (through the imports
+        of the files they run in turn) -> the ordinal of the first statement of ``module``
+        that leads to it; and every file read to find out."""
+        reached: Dict[str, int] = {}
+        visited = {module}
+        first = self.summary(module)
+        if first is None:
+            return reached, tuple(visited)
+        for ordinal, imported in sorted((o, m) for m, o in first.imports_at.items()):
+            todo = [t for t in self._runs(imported, module) if t not in visited]
+            while todo and len(visited) < 2_000:
+                path = todo.pop()
+                if path in visited:
+                    continue
+                visited.add(path)
+                reached[path] = ordinal
+                summary = self.summary(path)
+                if summary is not None:
+                    for name in summary.imports_at:
+                        todo.extend(t for t in self._runs(name, path) if t not in visited)
+        return reached, tuple(sorted(visited))
+
+    def _runs(self, imported: str, importer: str) -> List[str]:
+        """The project files ``import imported`` in ``importer`` runs: each package on the
+        way, then the module."""
+        parts = imported.split(".")
+        found = (self.find_module(".".join(parts[:cut]), importer) for cut in range(1, len(parts) + 1))
+        return [os.path.normpath(f) for f in found if f is not None]
 
     def resolve_from(self, ctx, name: str):
         """``lookup`` for a dotted name written in the checked file ``ctx``, through that

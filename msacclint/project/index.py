@@ -28,7 +28,8 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from msacclint.analysis.notebook_text import NotebookError
 from msacclint.analysis.notebook_text import load as load_notebook
-from msacclint.analysis.source import MAX_SOURCE_BYTES, decode, parse
+from msacclint.analysis.source import MAX_SOURCE_BYTES, decode, parse, too_large
+from msacclint.diagnostics import UNKNOWN_TO_OTHER_FILES
 from msacclint.project import configs as configs_mod
 from msacclint.project.callers import CallerQueries, all_calls, says_data_parallel
 from msacclint.project.collect import SummaryCollector, summarize
@@ -83,9 +84,9 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         self.files: Set[str] = {os.path.normpath(os.path.abspath(p)) for p in py_files}
         self.configs = configs_mod.ConfigStore([os.path.abspath(p) for p in config_files])
         self.cache = cache
-        #: path -> (line, message): bad input the project layer met (a malformed config,
-        #: circular imports, ...); reported once, with the file whose check met it
-        self.problems: Dict[str, Tuple[int, str]] = {}
+        #: path -> (line, column, message): bad input the project layer met (a malformed config,
+        #: a file that does not parse, ...); reported once, with the file whose check met it
+        self.problems: Dict[str, Tuple[int, int, str]] = {}
         self._reported: Set[str] = set()
         self.notes: Set[str] = set()
         if cut:  # the listing was cut short (msacclint.project.listing): a note on the project's folder
@@ -124,7 +125,7 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         state.update(_summaries={}, _texts={}, _used={}, _digests={}, _module_cache={}, _reported=set(), pending=set(),
                      _parsed=OrderedDict(), _parsed_bytes=0, _recent=OrderedDict(), _drafts=OrderedDict(),
                      _draft_bytes=0, _words=None, _token_counts={}, _patched=None, _reach=None,
-                     _config_builds={}, _call_sites={})
+                     _config_builds={}, _call_sites={}, _partial_points={})
         state["configs"] = configs_mod.ConfigStore(self.configs.paths)
         return state
 
@@ -132,19 +133,20 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         """Start recording which files the answers use (one checked file)."""
         self._used = {}
 
-    def new_problems(self) -> List[Tuple[str, int, str, bool]]:
-        """(path, line, message, is_note) of the problems met since the last call, once each."""
+    def new_problems(self) -> List[Tuple[str, int, int, str, bool]]:
+        """(path, line, column, message, is_note) of the problems met since the last call,
+        once each."""
         out = []
-        for path, (line, message) in sorted(self.problems.items()):
+        for path, (line, column, message) in sorted(self.problems.items()):
             if path not in self._reported:
                 self._reported.add(path)
-                out.append((path, line, message, path in self.notes))
+                out.append((path, line, column, message, path in self.notes))
         return out
 
-    def _problem(self, path: str, message: str, line: int = 1, note: bool = False) -> None:
-        """``note``: how the code is laid out (a shadowed module, circular imports), not
+    def _problem(self, path: str, message: str, line: int = 1, column: int = 1, note: bool = False) -> None:
+        """``note``: how the code is laid out (a shadowed module, two files claiming one), not
         input msacclint could not read: reported at info level."""
-        self.problems.setdefault(path, (line, message))
+        self.problems.setdefault(path, (line, column, message))
         if note:
             self.notes.add(path)
 
@@ -182,6 +184,7 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         self._patched = None
         self.__dict__.pop("_config_builds", None)
         self.__dict__.pop("_call_sites", None)
+        self.__dict__.pop("_partial_points", None)
         self._drop_draft(path)
         self._drop_parsed(path)
         self._recent.pop(path, None)
@@ -259,16 +262,19 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         return found
 
     def _build(self, path: str, data: bytes, module: str, is_package: bool) -> Optional[FileSummary]:
+        # in the words and at the place the file's own check reports it: the two are one
+        # MSA001 (msacclint.engine.bad_input)
         if len(data) > MAX_SOURCE_BYTES:
-            self._problem(path, "file too large for the project layer; what it defines is unknown to other files")
+            self._problem(path, f"{too_large(len(data))}; {UNKNOWN_TO_OTHER_FILES}")
             return None
         text, problem = decode(data)
         if problem is not None:
-            self._problem(path, f"{problem}; what it defines is unknown to other files")
+            self._problem(path, f"{problem}; {UNKNOWN_TO_OTHER_FILES}")
             return None
         parsed, problem_at = parse(text)
         if parsed is None:
-            self._problem(path, f"{problem_at[0]}; what it defines is unknown to other files", problem_at[1])
+            message, line, column = problem_at
+            self._problem(path, f"{message}; {UNKNOWN_TO_OTHER_FILES}", line, column)
             return None
         if path in self.pending or self.keep_all_parses:
             self._keep_parsed(path, text, parsed)

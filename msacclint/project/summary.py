@@ -26,7 +26,7 @@ from msacclint.analysis.calls import UNKNOWN, literal
 from msacclint.analysis.imports import dotted
 
 #: bump when the shape of a summary changes: cached summaries of another format are ignored
-FORMAT = 10
+FORMAT = 11
 
 Expr = Tuple[Any, ...]
 UNKNOWN_EXPR: Expr = ("?",)
@@ -166,6 +166,14 @@ class FileSummary:
     #: what each replaced name is assigned, as written (``"Conv1d"``, ``"injection.Conv1d"``;
     #: "?" for anything but a name)
     patch_values: Dict[str, str] = field(default_factory=dict)
+    #: the order a module's own code binds its names, for an import cycle that finds the module
+    #: half run (``GraphQueries.lookup``): module-level name (``"*module"`` for a star import)
+    #: -> the ordinal of the first statement binding it; a class counts once its body has run
+    bound_at: Dict[str, int] = field(default_factory=dict)
+    #: module-level imports (class bodies included, function bodies not: those run later):
+    #: module imported (each ``from m import x``: ``m`` and ``m.x``, which may be a module)
+    #: -> the ordinal of its first import statement, counted with ``bound_at``
+    imports_at: Dict[str, int] = field(default_factory=dict)
 
 
 def resolve_relative(module: str, is_package: bool, level: int, target: Optional[str]) -> Optional[str]:
@@ -290,4 +298,6 @@ def from_json(data: Dict[str, Any]) -> FileSummary:
         calls=[_call_in(x) for x in data["calls"]], names=frozenset(data["names"]),
         config_files=[(n, line) for n, line in data["config_files"]],
         patches=[(n, line) for n, line in data["patches"]], patch_values=dict(data["patch_values"]),
-        builds={k: list(v) for k, v in data["builds"].items()})
+        builds={k: list(v) for k, v in data["builds"].items()},
+        bound_at={k: int(v) for k, v in data["bound_at"].items()},
+        imports_at={k: int(v) for k, v in data["imports_at"].items()})

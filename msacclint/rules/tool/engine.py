@@ -15,9 +15,12 @@ class UncheckableFile(Rule):
     what = ("Reports a file that msacclint could not read as Python source: a syntax error, "
             "bytes that are not UTF-8, NUL bytes, or a file that vanished or cannot be opened; and, once per "
             "run, input the project layer could not read (a malformed, huge or alias-bomb YAML file). "
-            "What the project layer notes about the code, not its input, is info: circular imports, a module "
+            "A file is reported once, however many checks meet it; when the project layer could not read it "
+            "either, the message adds that what it defines is unknown to other files. "
+            "What the project layer notes about the code, not its input, is info: a module "
             "shadowed by a package, and a config file the code reads that is not in the repository (the "
-            "message names it and the line that reads it; a file the code writes is never looked up).")
+            "message names it and the line that reads it; a file the code writes is never looked up). "
+            "Circular imports are valid Python and never reported: they are followed as Python runs them.")
     why = ("A file that is silently skipped is a file whose accuracy problems nobody sees. "
            "The run goes on with the other files; this finding says which one was left out and why.")
     example = "import mindspore.nn as nn\n\n\ndef train(:\n    pass\n"
