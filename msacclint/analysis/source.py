@@ -9,6 +9,7 @@ import ast
 import io
 import re
 import tokenize
+from collections import OrderedDict
 from typing import Optional, Tuple, Union
 
 import libcst as cst
@@ -119,3 +120,26 @@ def syntax_problem(text: str, exc: cst.ParserSyntaxError) -> Tuple[str, int, int
 def code_of(node: cst.CSTNode) -> str:
     """The source text of ``node`` (its own code, without the lines around it)."""
     return cst.Module([]).code_for_node(node)
+
+
+_AST_KEPT = 4
+_ast_recent: OrderedDict[str, Union[ast.Module, BaseException]] = OrderedDict()
+
+
+def python_ast(text: str) -> ast.Module:
+    """``ast.parse(text)``, shared by the few questions that ask Python's own parser about the
+    same file in one check (line numbers of a summary, a file's outline, the spans of its
+    definitions): the last few texts are kept, and a text that does not parse raises the same
+    error each time. The tree is read, never changed, by every caller."""
+    found = _ast_recent.get(text)
+    if found is None:
+        try:
+            found = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            found = exc
+        _ast_recent[text] = found
+        while len(_ast_recent) > _AST_KEPT:
+            _ast_recent.popitem(last=False)
+    if isinstance(found, BaseException):
+        raise found
+    return found

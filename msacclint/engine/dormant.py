@@ -26,6 +26,7 @@ from msacclint.analysis.calls import UNKNOWN, literal, parameter_slots
 from msacclint.analysis.cells import attributes_from_parameters
 from msacclint.analysis.context import FileContext
 from msacclint.analysis.scopes import scopes
+from msacclint.analysis.source import python_ast
 from msacclint.analysis.switches import switch
 from msacclint.diagnostics import Severity
 from msacclint.project.index import UNSET
@@ -54,7 +55,7 @@ def line_ranges(ctx: FileContext, definitions: Sequence[Definition]) -> Dict[int
     import ast
 
     try:
-        tree = ast.parse(ctx.source)
+        tree = python_ast(ctx.source)
     except (SyntaxError, ValueError):
         return {}
     spans: Dict[str, List[Tuple[int, int]]] = {}

@@ -79,6 +79,8 @@ def analyse_source(source: Union[str, bytes], path: str, settings: Settings,
         assert problem_at is not None  # parse gives a problem whenever it gives no module
         message, line, column = problem_at
         return unreadable(message, line, column)
+    if project is not None:
+        project.checking(path, text, module)
     try:
         imports = ImportTable.from_module(module)
         if not imports.mentions("mindspore"):
@@ -172,17 +174,20 @@ def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]],
     for visitor in also:
         traversal.add(visitor.get_visitors())
     facts: Optional[FileFacts] = None
+    # the collectors (the project layer's summary of this file) join even when no rule
+    # wakes here: another file's question about this one later in the run is then answered
+    # from this traversal, not from a second parse of the file
+    for name, factory in (COLLECTORS if collectors is None else collectors).items():
+        collector = factory(ctx)
+        if collector is None:
+            continue
+        ctx.collected[name] = collector
+        traversal.add(collector.visitors())
+        extra.append(collector)
     if active:
         facts = FileFacts(ctx)
         ctx.facts["file"] = facts
         traversal.add(facts.visitors())
-        for name, factory in (COLLECTORS if collectors is None else collectors).items():
-            collector = factory(ctx)
-            if collector is None:
-                continue
-            ctx.collected[name] = collector
-            traversal.add(collector.visitors())
-            extra.append(collector)
         calls = _CallIndex(ctx)
         for guard in active:
             traversal.add(guard.visitors())
@@ -191,7 +196,7 @@ def run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]],
                 calls.add(wanted, guard.wrap(guard.rule.visit_resolved_call))
         if calls.index:
             traversal.add({"visit_Call": calls.visit_Call})
-    if active or also:
+    if active or also or extra:
         # a RecursionError here is the file's nesting, not a rule's fault: it propagates and
         # check_source reports the file as MSA001
         traversal.run(ctx.module)

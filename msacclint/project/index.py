@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import OrderedDict
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from msacclint.analysis.notebook_text import NotebookError
 from msacclint.analysis.notebook_text import load as load_notebook
@@ -116,6 +116,8 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         #: path -> (text, collector) of checked files whose summary the engine's traversal
         #: collected, lines not yet filled in (done on first use)
         self._drafts: OrderedDict[str, Tuple[str, SummaryCollector]] = OrderedDict()
+        #: path -> switch of the engine's summary collection under way for it
+        self._collecting: Dict[str, List[bool]] = {}
         self._draft_bytes = 0
         #: the reach graph's memo (msacclint.project.reach), dropped when a file changes
         self._reach = None
@@ -124,7 +126,7 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         state = self.__dict__.copy()
         state.update(_summaries={}, _texts={}, _used={}, _digests={}, _module_cache={}, _reported=set(), pending=set(),
                      _parsed=OrderedDict(), _parsed_bytes=0, _recent=OrderedDict(), _drafts=OrderedDict(),
-                     _draft_bytes=0, _words=None, _token_counts={}, _patched=None, _reach=None,
+                     _draft_bytes=0, _collecting={}, _words=None, _token_counts={}, _patched=None, _reach=None,
                      _config_builds={}, _call_sites={}, _partial_points={})
         state["configs"] = configs_mod.ConfigStore(self.configs.paths)
         return state
@@ -271,8 +273,15 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         if problem is not None:
             self._problem(path, f"{problem}; {UNKNOWN_TO_OTHER_FILES}")
             return None
-        parsed, problem_at = parse(text)
+        collecting = self._collecting.get(path)
+        if collecting is not None:
+            collecting[0] = False
+        parsed = self.parsed_now(path, text)  # the file being checked asks about itself
+        problem_at = None
         if parsed is None:
+            parsed, problem_at = parse(text)
+        if parsed is None:
+            assert problem_at is not None
             message, line, column = problem_at
             self._problem(path, f"{message}; {UNKNOWN_TO_OTHER_FILES}", line, column)
             return None
@@ -298,9 +307,25 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
             return None
         module, is_package = self.module_name(path)
         collector = SummaryCollector(path, module, is_package, DEFERRED)
+        # a question about this file's own summary during its check builds the summary then
+        # (``_build``, from the same parse); the rest of this collection would be wasted, so
+        # it switches off
+        live = [True]
+        plain = collector.visitors()
+
+        def gated(func: Callable[[Any], Any]) -> Callable[[Any], None]:
+            def call(node: Any) -> None:
+                if live[0]:
+                    func(node)
+            return call
+
+        gated_visitors = {name: gated(func) for name, func in plain.items()}
+        collector.visitors = lambda: gated_visitors  # type: ignore[method-assign]
+        self._collecting[path] = live
 
         def keep(done: SummaryCollector) -> None:
-            if path not in self._summaries and len(text) <= KEEP_DRAFT_BYTES:
+            self._collecting.pop(path, None)
+            if live[0] and path not in self._summaries and len(text) <= KEEP_DRAFT_BYTES:
                 self._drop_draft(path)
                 self._drafts[path] = (text, done)
                 self._draft_bytes += len(text)
@@ -327,6 +352,15 @@ class ProjectIndex(GraphQueries, ValueQueries, CallerQueries, NetworkQueries, Me
         if kept is not None and kept[0] == text:
             return kept[1]
         return None
+
+    def checking(self, path: str, text: str, module: Any) -> None:
+        """The engine is checking ``path`` (source ``text``, parsed as ``module``): a question
+        about the file's own summary during its check is answered from this parse."""
+        path = os.path.normpath(os.path.abspath(path))
+        self._recent.pop(path, None)
+        self._recent[path] = (text, module)
+        while len(self._recent) > RECENT_PARSES:
+            self._recent.popitem(last=False)
 
     def parsed_now(self, path: str, text: str) -> Optional[Any]:
         """A module parsed from ``text`` for ``path``'s summary and still kept (for a check

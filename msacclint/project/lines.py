@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import fields, is_dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
+from msacclint.analysis.source import python_ast
 from msacclint.project.summary import ast_dotted
 
 
@@ -22,7 +23,7 @@ def line_table(text: str) -> Optional[Dict[Tuple[str, ...], List[int]]]:
     import ast
 
     try:
-        tree = ast.parse(text)
+        tree = python_ast(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     found: List[Tuple[int, int, int, int, Tuple[str, ...]]] = []

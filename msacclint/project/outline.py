@@ -48,6 +48,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
+from msacclint.analysis.source import python_ast
 from msacclint.project.outline_parts import name_parts, negated, strings_of, tests_of, works
 from msacclint.project.summary import ast_dotted as _dotted
 from msacclint.project.summary import resolve_relative
@@ -430,7 +431,7 @@ def read(text: str, module: str, is_package: bool) -> Outline:
     """The outline of one file's source ``text`` (imported as ``module``)."""
     outline = Outline(module=module, is_package=is_package)
     try:
-        tree = ast.parse(text)
+        tree = python_ast(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         outline.broken = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}"
         return outline
