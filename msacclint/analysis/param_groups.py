@@ -138,8 +138,8 @@ def selects_no_decay(ctx: FileContext, call: cst.Call, value: cst.BaseExpression
 
 def _polarity(ctx: FileContext, call: cst.Call, test: cst.BaseExpression) -> Optional[bool]:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _polarity(ctx, call, test.expression)
-        return None if inner is None else not inner
+        negated = _polarity(ctx, call, test.expression)
+        return None if negated is None else not negated
     if isinstance(test, cst.BooleanOperation):
         left, right = _polarity(ctx, call, test.left), _polarity(ctx, call, test.right)
         if left is None or right is None:
@@ -160,10 +160,10 @@ def _polarity(ctx: FileContext, call: cst.Call, test: cst.BaseExpression) -> Opt
         inner = gen.elt
         if isinstance(inner, cst.Comparison) and len(inner.comparisons) == 1 and \
                 isinstance(inner.left, cst.Name) and inner.left.value == gen.for_in.target.value:
-            op = inner.comparisons[0].operator
-            if isinstance(op, cst.In):
+            tested = inner.comparisons[0].operator
+            if isinstance(tested, cst.In):
                 return True
-            if isinstance(op, cst.NotIn):
+            if isinstance(tested, cst.NotIn):
                 return False
         if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and \
                 inner.func.attr.value in ("endswith", "startswith") and len(inner.args) == 1 and \
