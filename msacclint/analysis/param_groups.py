@@ -177,11 +177,11 @@ def _polarity(ctx: FileContext, call: cst.Call, test: cst.BaseExpression) -> Opt
         return True if values and all(_marker(v) for v in values) else None
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         op = test.comparisons[0].operator
-        right = test.comparisons[0].comparator
+        compared = test.comparisons[0].comparator
         if isinstance(op, (cst.In, cst.NotIn)) and _marker(literal(test.left)):
             return isinstance(op, cst.In)
         if _dimension(test.left):
-            bound = literal(right)
+            bound = literal(compared)
             if not isinstance(bound, int) or isinstance(bound, bool):
                 return None
             if isinstance(op, cst.Equal) and bound == 1:
