@@ -52,6 +52,30 @@ class MentionQueries:
         self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
         return total
 
+    def attribute_uses(self, name: str) -> int:
+        """How many times the project may read ``name`` off an object: ``.name`` (an attribute,
+        ``args.name``) or a string literal that is exactly the name (``getattr(args, 'name')``,
+        ``cfg['name']``) in its Python files, comments included (more uses, never fewer), and
+        whole words in its YAML/JSON files. A bare name, a parameter or a keyword of that name is
+        not a read of an object. Zero: nothing names it so."""
+        word = name.encode()
+        attribute = re.compile(rb"\.[ \t]*" + re.escape(word) + rb"\b")
+        quoted = re.compile(rb"(['\"])" + re.escape(word) + rb"\1")
+        whole = re.compile(rb"\b" + re.escape(word) + rb"\b")
+        total = 0
+        for other in sorted(self.files):
+            data = self._bytes(other)
+            if data and word in data:
+                self._depend(other)
+                total += len(attribute.findall(data)) + len(quoted.findall(data))
+        for other in sorted(self.configs.paths):
+            data = self._bytes(other)
+            if data and word in data:
+                self._depend(other)
+                total += len(whole.findall(data))
+        self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
+        return total
+
     def _name_count(self, path: str, data: bytes, name: str, pattern: Any) -> int:
         """``_name_tokens`` of ``path``'s text, from the file's token counts, made once per
         text (a file is tokenized once, not once per name asked about)."""
