@@ -55,15 +55,25 @@ class ModeAt:
 
 
 def _names_in(node: cst.CSTNode) -> Set[str]:
+    """The names a call hands over as arguments, its own and those of the calls in its
+    arguments (``TrainOneStepCell(WithLossCell(net, loss), opt)``: net, loss, opt); a name only
+    read from (``net.trainable_params()``) is not handed over."""
     found: Set[str] = set()
     stack: List[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Name):
-            found.add(current.value)
-        if isinstance(current, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
-            continue
-        stack.extend(current.children)
+        if isinstance(current, cst.Call):
+            for arg in current.args:
+                if isinstance(arg.value, cst.Name):
+                    found.add(arg.value.value)
+                elif isinstance(arg.value, (cst.Call, cst.List, cst.Tuple)):
+                    stack.append(arg.value)
+        elif isinstance(current, (cst.List, cst.Tuple)):
+            for element in current.elements:
+                if isinstance(element.value, cst.Name):
+                    found.add(element.value.value)
+                elif isinstance(element.value, cst.Call):
+                    stack.append(element.value)
     return found
 
 

@@ -126,6 +126,19 @@ model.train(10, dataset)
 model.eval(dataset)
 ms.export(net, ms.Tensor(np.zeros((1, 4), np.float32)), file_name="net", file_format="MINDIR")
 """), note="Model.eval switches the network to inference mode"),
+        Valid(_script(_LOOP + """
+if evaluate_first:
+    net.set_train(False)
+ms.export(net, ms.Tensor(np.zeros((1, 4), np.float32)), file_name="net", file_format="MINDIR")
+"""), note="switched to inference in a branch: the mode at the export is not known"),
+        Valid(_script("""
+from mindspore.train.serialization import export
+step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
+step.set_train()
+step(*next(dataset.create_tuple_iterator()))
+step.set_train(False)
+export(net, ms.Tensor(np.zeros((1, 4), np.float32)), file_name="net", file_format="MINDIR")
+"""), note="the wrapper's set_train(False) reaches the network it holds"),
     )
     INVALID = (
         Invalid(_script(_LOOP + """

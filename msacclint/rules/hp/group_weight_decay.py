@@ -57,7 +57,9 @@ class GroupInheritsWeightDecay(Rule):
             "`weight_decay` above 0; and a group dict that sets `weight_decay` twice.")
     why = ("A group without a `weight_decay` key uses the optimizer's `weight_decay` argument (nn.Optimizer, "
            "`_init_group_params`). Splitting the parameters and then leaving the key out decays exactly the "
-           "parameters the split was meant to spare: the norm layers' scales are pulled towards 0, which costs "
+           "parameters the split was meant to spare (with groups, MindSpore no longer skips parameters named "
+           "*beta*/*gamma*: every parameter of a group with a decay above 0 is decayed), so the norm layers' "
+           "scales are pulled towards 0, which costs "
            "accuracy in long schedules, with no error. In a dict literal a repeated key keeps its last value, so "
            "`{'params': no_decay, 'weight_decay': 0.0, ..., 'weight_decay': wd}` decays the group too.")
     example = """
