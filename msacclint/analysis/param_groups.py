@@ -118,6 +118,8 @@ def selects_no_decay(ctx: FileContext, call: cst.Call, value: cst.BaseExpression
         assigned = _assigned_value(ctx, call, value.value)
         if assigned is None:
             return None
+        if isinstance(assigned, cst.List) and not assigned.elements:
+            return _appended_selection(ctx, call, value.value)
         value = assigned
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "list" \
             and len(value.args) == 1:
@@ -219,3 +221,39 @@ def _string_list(ctx: FileContext, call: cst.Call, node: cst.BaseExpression) -> 
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return tuple(value)
     return None
+
+
+def _appended_selection(ctx: FileContext, call: cst.Call, name: str) -> Optional[bool]:
+    """``selects_no_decay`` of a list built by ``name.append(p)`` in the function of ``call``:
+    each append's innermost ``if`` that tests the parameter decides (its body: the test, its
+    ``else``: the test negated); the appends must agree."""
+    from msacclint.analysis.scopes import scopes
+    from msacclint.analysis.walk import descendants, parent_links
+
+    fl = scopes(ctx).owner(call)
+    if fl is None:
+        return None
+    root = fl.root
+    appends = [n for n in descendants(root) if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
+               and isinstance(n.func.value, cst.Name) and n.func.value.value == name
+               and n.func.attr.value in ("append", "extend", "insert")]
+    if not appends:
+        return None
+    parents = parent_links(root, {id(a) for a in appends})
+    answers: Set[bool] = set()
+    for append in appends:
+        answer: Optional[bool] = None
+        child: cst.CSTNode = append
+        parent = parents.get(id(child))
+        while parent is not None and answer is None:
+            if isinstance(parent, cst.If):
+                polarity = _polarity(ctx, call, parent.test)
+                if polarity is not None and child is parent.body:
+                    answer = polarity
+                elif polarity is not None and child is parent.orelse:
+                    answer = not polarity
+            child, parent = parent, parents.get(id(parent))
+        if answer is None:
+            return None
+        answers.add(answer)
+    return answers.pop() if len(answers) == 1 else None

@@ -46,12 +46,13 @@ class GroupInheritsWeightDecay(Rule):
                 "(directly or through the newest assignment of a local name). A group without a `weight_decay` key "
                 "whose `params` is a comprehension or `filter` that keeps the parameters named as biases or norm "
                 "scales/shifts (`'bias' in p.name`, `any(nd in n for nd in ['bias', 'LayerNorm.weight'])`) or of one "
-                "dimension (`p.ndim == 1`), and that is there only to be separated (it sets no other option) or sits "
+                "dimension (`p.ndim == 1`), or a list filled by `append` under such a test (its `if` or `else` "
+                "branch), and that is there only to be separated (it sets no other option) or sits "
                 "beside a group that sets `weight_decay`: error when the optimizer's `weight_decay` is a literal (or "
                 "module constant) above 0; a warning naming the assumption when it is another expression; silent "
                 "when it is 0 or not given (the default). A group dict that writes `weight_decay` twice with "
-                "different values: error (the later value is the one used). Selections that cannot be read (lists "
-                "built by `append`, a helper's result) are not reported.")
+                "different values: error (the later value is the one used). Selections that cannot be read (a "
+                "helper's result, appends under tests that do not name the parameter) are not reported.")
     what = ("Reports an optimizer parameter group built to keep biases and BatchNorm/LayerNorm scales and shifts "
             "out of weight decay, when it does not say `'weight_decay': 0.0` while the optimizer itself is given a "
             "`weight_decay` above 0; and a group dict that sets `weight_decay` twice.")
@@ -136,6 +137,22 @@ return nn.Momentum(groups, learning_rate=0.1, momentum=0.9)  # MSA148
                 opt = make_optimizer(build_net())
             """,
         }, note="split by dimension, both groups inherit"),
+        Invalid("""
+            from mindspore import nn
+
+            def create_optimizer(net):
+                params = net.trainable_params()
+                decay_params = []
+                no_decay_params = []
+                for param in params:
+                    if "beta" not in param.name and "gamma" not in param.name and "bias" not in param.name:
+                        decay_params.append(param)
+                    else:
+                        no_decay_params.append(param)
+                groups = [{"params": decay_params, "weight_decay": 1e-4}, {"params": no_decay_params},
+                          {"order_params": params}]
+                return nn.Momentum(groups, learning_rate=0.1, momentum=0.9, weight_decay=1e-4)  # MSA148
+        """, note="the lists built in a loop: the else branch collects the no-decay parameters"),
     )
 
     def visit_resolved_call(self, node: cst.Call, callee: str) -> None:
