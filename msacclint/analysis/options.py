@@ -76,10 +76,12 @@ def _keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
     return None
 
 
-class _Namespace:
-    """Follows the uses of one namespace name through a scope and the file's functions."""
+class NamespaceUses:
+    """Follows the uses of one namespace name through a scope and the file's functions; with
+    ``keyed``, a mapping's reads by a literal key (``cfg['lr']``) keep it in view too."""
 
-    def __init__(self, ctx: FileContext, functions: Dict[str, cst.FunctionDef]) -> None:
+    def __init__(self, ctx: FileContext, functions: Dict[str, cst.FunctionDef], keyed: bool = False) -> None:
+        self.keyed = keyed
         self.ctx = ctx
         self.functions = functions
         self.seen: Set[Tuple[str, str]] = set()
@@ -102,6 +104,10 @@ class _Namespace:
                         handled.add(id(bound))
             elif isinstance(node, cst.Param):
                 handled.add(id(node.name))
+            elif self.keyed and isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and \
+                    node.value.value == name and len(node.slice) == 1 and \
+                    isinstance(node.slice[0].slice, cst.Index) and isinstance(literal(node.slice[0].slice.value), str):
+                handled.add(id(node.value))
             elif isinstance(node, (cst.NameItem, cst.ImportAlias, cst.AsName)):
                 for part in descendants(node):
                     handled.add(id(part))
@@ -206,7 +212,7 @@ def _options(ctx: FileContext) -> Options:
                     returning.add(fn.name.value)
     if any(id(p) not in claimed for p in parses):
         found.escapes = True  # a parse handed on as it is made
-    follower = _Namespace(ctx, functions)
+    follower = NamespaceUses(ctx, functions)
     for name, holder in bound:
         if holder in returning:
             follower.returned.add(name)

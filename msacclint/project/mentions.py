@@ -52,12 +52,12 @@ class MentionQueries:
         self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
         return total
 
-    def attribute_uses(self, name: str) -> int:
+    def attribute_uses(self, name: str, configs: bool = True) -> int:
         """How many times the project may read ``name`` off an object: ``.name`` (an attribute,
         ``args.name``) or a string literal that is exactly the name (``getattr(args, 'name')``,
         ``cfg['name']``) in its Python files, comments included (more uses, never fewer), and
         whole words in its YAML/JSON files. A bare name, a parameter or a keyword of that name is
-        not a read of an object. Zero: nothing names it so."""
+        not a read of an object. Zero: nothing names it so. ``configs=False``: Python files only."""
         word = name.encode()
         attribute = re.compile(rb"\.[ \t]*" + re.escape(word) + rb"\b")
         quoted = re.compile(rb"(['\"])" + re.escape(word) + rb"\1")
@@ -68,7 +68,7 @@ class MentionQueries:
             if data and word in data:
                 self._depend(other)
                 total += len(attribute.findall(data)) + len(quoted.findall(data))
-        for other in sorted(self.configs.paths):
+        for other in sorted(self.configs.paths) if configs else ():
             data = self._bytes(other)
             if data and word in data:
                 self._depend(other)

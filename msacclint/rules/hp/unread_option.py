@@ -213,7 +213,7 @@ opt = make_optimizer(net, args.lr)
                 uses = self._own_mentions(option.dest)
             if uses > named_here:
                 continue
-            literal_at = self._literal_for(keywords)
+            literal_at = literal_for(self.ctx, keywords)
             message = f"option --{option.dest} is parsed but nothing in the project reads args.{option.dest}"
             if literal_at is not None:
                 keyword, value = literal_at
@@ -244,19 +244,21 @@ opt = make_optimizer(net, args.lr)
                 count += 1
         return count
 
-    def _literal_for(self, keywords: Tuple[str, ...]) -> Optional[Tuple[str, object]]:
-        if not keywords:
-            return None
-        hits: List[Tuple[str, object]] = []
-        for node in descendants(self.ctx.module):
-            if isinstance(node, cst.Call) and "seed" in keywords and self.ctx.callee(node) in SEEDS and node.args and \
-                    node.args[0].keyword is None and isinstance(literal(node.args[0].value), int):
-                hits.append(("set_seed", literal(node.args[0].value)))
-            if isinstance(node, cst.Call):
-                for arg in node.args:
-                    if arg.keyword is not None and arg.keyword.value in keywords:
-                        value = literal(arg.value)
-                        if value is not UNKNOWN and not isinstance(value, (bool, type(None))) and \
-                                isinstance(value, (int, float, str)):
-                            hits.append((arg.keyword.value, value))
-        return hits[0] if hits else None
+
+def literal_for(ctx, keywords: Tuple[str, ...]) -> Optional[Tuple[str, object]]:
+    """A literal the file passes by one of ``keywords`` (or to set_seed): (keyword, value)."""
+    if not keywords:
+        return None
+    hits: List[Tuple[str, object]] = []
+    for node in descendants(ctx.module):
+        if isinstance(node, cst.Call) and "seed" in keywords and ctx.callee(node) in SEEDS and node.args and \
+                node.args[0].keyword is None and isinstance(literal(node.args[0].value), int):
+            hits.append(("set_seed", literal(node.args[0].value)))
+        if isinstance(node, cst.Call):
+            for arg in node.args:
+                if arg.keyword is not None and arg.keyword.value in keywords:
+                    value = literal(arg.value)
+                    if value is not UNKNOWN and not isinstance(value, (bool, type(None))) and \
+                            isinstance(value, (int, float, str)):
+                        hits.append((arg.keyword.value, value))
+    return hits[0] if hits else None
