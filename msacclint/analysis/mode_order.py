@@ -26,6 +26,7 @@ import libcst as cst
 
 from msacclint.analysis.context import FileContext
 from msacclint.analysis.training import set_train_mode
+from msacclint.analysis.walk import parent_links
 
 MODEL = "mindspore.Model"
 #: MindSpore calls that take a network and leave its mode alone
@@ -101,6 +102,8 @@ class _Scan:
         self.event: Optional[cst.Call] = None
         self.assumed: Optional[str] = None
         self.reached = False
+        #: ids of the blocks that hold the target: a branch the target is in runs with it
+        self.around: Set[int] = set()
 
     # ---- the walk -----------------------------------------------------------------------
     def statements(self, body: Union[cst.Module, cst.BaseSuite, cst.BaseStatement], depth: int) -> None:
@@ -130,13 +133,14 @@ class _Scan:
             self.expression(node.test, depth)
             if self.reached:
                 return
-            self.statements(node.body, depth + 1)
+            self.statements(node.body, self._deeper(node.body, depth))
             orelse = node.orelse
             if orelse is not None and not self.reached:
-                self.statement(orelse if isinstance(orelse, cst.If) else orelse.body, depth + 1)
+                block = orelse if isinstance(orelse, cst.If) else orelse.body
+                self.statement(block, self._deeper(block, depth))
             return
         if isinstance(node, cst.Else):
-            self.statements(node.body, depth + 1)
+            self.statements(node.body, self._deeper(node.body, depth))
             return
         if isinstance(node, (cst.For, cst.While)):
             header = node.iter if isinstance(node, cst.For) else node.test
@@ -166,6 +170,9 @@ class _Scan:
             return
         # anything else (match, async forms...): its calls, in order
         self.expression(node, depth)
+
+    def _deeper(self, block: cst.CSTNode, depth: int) -> int:
+        return depth if id(block) in self.around else depth + 1
 
     def small(self, node: cst.BaseSmallStatement, depth: int) -> None:
         if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
@@ -280,6 +287,11 @@ class _Scan:
 def mode_at(ctx: FileContext, scope: Union[cst.FunctionDef, cst.Module], name: str, call: cst.Call) -> ModeAt:
     """The mode network ``name`` is in when ``call`` (a call of ``scope``) runs."""
     scan = _Scan(ctx, name, call)
+    parents = parent_links(scope, {id(call)})
+    node: Optional[cst.CSTNode] = parents.get(id(call))
+    while node is not None:
+        scan.around.add(id(node))
+        node = parents.get(id(node))
     scan.statements(scope if isinstance(scope, cst.Module) else scope.body, 0)
     if not scan.reached:
         return ModeAt(None)

@@ -52,6 +52,18 @@ class MentionQueries:
         self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
         return total
 
+    def named_config(self, path: str, name: str) -> Optional[Tuple[str, Any]]:
+        """The config file of the project that ``path``'s code names by ``name`` (resolved from
+        its folder, the one above, then the project root, as a loader's summary is): (the path as
+        shown, its ConfigFile); None when it is not in the project or cannot be read."""
+        for base in (os.path.dirname(path), os.path.dirname(os.path.dirname(path)), self.root):
+            candidate = os.path.normpath(os.path.join(base, name))
+            if self.configs.exists(candidate):
+                self._depend(candidate)
+                config = self.configs.get(candidate)
+                return None if config.problem else (self.display(candidate), config)
+        return None
+
     def attribute_uses(self, name: str, configs: bool = True) -> int:
         """How many times the project may read ``name`` off an object: ``.name`` (an attribute,
         ``args.name``) or a string literal that is exactly the name (``getattr(args, 'name')``,

@@ -344,18 +344,6 @@ class ValueQueries:
             return self.configs.near(os.path.dirname(path), self.root)
         return []
 
-    def named_config(self, path: str, name: str) -> Optional[Tuple[str, Any]]:
-        """The config file of the project that ``path``'s code names by ``name`` (resolved from
-        its folder, the one above, then the project root, as a loader's summary is): (the path as
-        shown, its ConfigFile); None when it is not in the project or cannot be read."""
-        for base in (os.path.dirname(path), os.path.dirname(os.path.dirname(path)), self.root):
-            candidate = os.path.normpath(os.path.join(base, name))
-            if self.configs.exists(candidate):
-                self._depend(candidate)
-                config = self.configs.get(candidate)
-                return None if config.problem else (self.display(candidate), config)
-        return None
-
     def nearby_config_values(self, path: str, key: str) -> Optional[List[Value]]:
         """The values of ``key`` in the ``*config*.yaml`` files nearest to ``path``, for a
         config object handed down through parameters (``net_config.reg_loss``) or imported

@@ -178,6 +178,22 @@ ms.export(net, ms.Tensor(np.zeros((1, 4), np.float32)), file_name="net", file_fo
                 ms.export(net, ms.Tensor(np.zeros((1, 4), np.float32)), file_name="n", file_format="MINDIR")  # MSA206
             """,
         }, note="the network's BatchNorm is in another file of the project"),
+        Invalid("""
+            import numpy as np
+            import mindspore as ms
+            from mindspore import nn
+
+            if __name__ == "__main__":
+                net = nn.SequentialCell([nn.Dense(4, 2), nn.BatchNorm1d(2)])
+                loss_fn = nn.MSELoss()
+                opt = nn.SGD(net.trainable_params())
+                grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
+                net.set_train()
+                for x, y in ms.dataset.NumpySlicesDataset((np.zeros((8, 4), np.float32),
+                                                           np.zeros((8, 2), np.float32))).batch(4):
+                    opt(grad_fn(x, y)[1])
+                ms.export(net, ms.Tensor(np.zeros((1, 4), np.float32)), file_name="n", file_format="MINDIR")  # MSA206
+        """, note="a script's main block: the branch holds the export too (the layers are not a class: warning)"),
     )
 
     def visit_Module(self, node: cst.Module) -> None:
