@@ -159,3 +159,18 @@ def test_a_mirror_folder_names_the_git_directories(zoo, tmp_path):
     assert rows["fix"]["variants"]["repository"]["status"]["default view"] == "caught"
     assert rows["elsewhere"]["variants"]["repository"]["status"] == {"default view": "error", "every group": "error"}
     assert report["figures"]["tuning"]["repository"]["default view"]["errors"] == 1
+
+
+def test_extend_select_adds_groups_or_codes_to_the_default_view(zoo, tmp_path):
+    cases = _cases(tmp_path, zoo)
+    record = _record_without(tmp_path, "MSA104")
+    for selector in ("nursery", "MSA104,MSA1"):
+        done, report = _bar(tmp_path, "--cases", str(cases), "--git", f"me/zoo={zoo / '.git'}", "--case", "regression",
+                            "--extend-select", selector, record=record)
+        assert done.returncode == 0, done.stderr
+        assert report["extend_select"] == selector.split(",")
+        regression = report["cases"][0]["variants"]["repository"]
+        # the nursery's finding is now in the default view too, as `check --extend-select` shows it
+        assert regression["status"] == {"default view": "found", "every group": "found"}
+        assert regression["after"]["views"]["default view"]["reported"] == [[3, "MSA104", "error", "nursery"]]
+        assert f"and {', '.join(selector.split(','))}) at warning" in (tmp_path / "bar.md").read_text()

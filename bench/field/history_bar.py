@@ -37,6 +37,10 @@ given per half, per variant and per view, fixes and regressions apart, and by gr
 of the findings that caught a fix or found a regression (a case caught by findings of two
 groups counts under both).
 
+``--extend-select nursery`` (groups or codes, comma-separated, repeatable) widens the default view
+as ``msacclint check --extend-select`` does: its findings of those groups or codes count there
+too, and the selection is handed on to every check the bar runs.
+
 Held-out cases are never run before the rules are frozen: ``--half held-out`` (or ``all``)
 needs ``--frozen``, which records the msacclint commit the bar runs and refuses to run when
 ``msacclint/`` has uncommitted changes. The msacclint run is the one next to this script (its
@@ -172,12 +176,16 @@ def tree_depth(folder: str) -> int:
     return deepest
 
 
-def run_msacclint(folder: str, target: str, version: Optional[str]) -> Tuple[List[dict], float]:
+def run_msacclint(folder: str, target: str, version: Optional[str],
+                  extend: Sequence[str] = ()) -> Tuple[List[dict], float]:
     """``msacclint check TARGET --format json --select ALL --show-info`` run in FOLDER as a user
     runs it (every rule, every grade: the views are read from the findings' groups); the
-    msacclint next to this script, not an installed one."""
+    msacclint next to this script, not an installed one. ``extend``: the bar's
+    ``--extend-select``, handed on as the check's own."""
     command = [sys.executable, "-m", "msacclint", "check", target, "--format", "json", "--no-cache", "--exit-zero",
                "--jobs", "1", "--select", "ALL", "--show-info"]
+    for selector in extend:
+        command += ["--extend-select", selector]
     if version:
         command += ["--mindspore-version", version]
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -189,17 +197,35 @@ def run_msacclint(folder: str, target: str, version: Optional[str]) -> Tuple[Lis
     return json.loads(done.stdout or "[]"), time.monotonic() - start
 
 
-def counts(finding: dict, view: str) -> bool:
+def counts(finding: dict, view: str, extend: Sequence[str] = ()) -> bool:
     """Whether a finding counts as reported in a view: warning or error, and for the default
-    view a group the default view shows."""
+    view a group the default view shows, or one the bar's ``--extend-select`` adds (a group
+    name, or a code or code prefix: ``nursery``, ``MSA206``, ``MSA2``)."""
     if finding["severity"] not in REPORTED:
         return False
-    return view != "default view" or finding.get("group") in DEFAULT_GROUPS
+    return view != "default view" or finding.get("group") in DEFAULT_GROUPS or extended(finding, extend)
+
+
+def extended(finding: dict, extend: Sequence[str]) -> bool:
+    """The finding is one of the groups or codes ``--extend-select`` names."""
+    code = finding.get("code") or ""
+    for selector in extend:
+        if selector == "ALL" or selector == finding.get("group"):
+            return True
+        if selector[:3] == "MSA" and code.startswith(selector):
+            return True
+    return False
+
+
+def selectors(values: Sequence[str]) -> Tuple[str, ...]:
+    """``--extend-select`` values, each a comma-separated list."""
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
 # ---------------------------------------------------------------- one side of a case
 
-def _side(findings: List[dict], path: str, lines: Optional[Sequence[int]], case: dict) -> dict:
+def _side(findings: List[dict], path: str, lines: Optional[Sequence[int]], case: dict,
+          extend: Sequence[str] = ()) -> dict:
     """What msacclint said at the case's lines of ``path``, per view: the case's rule
     (``reported``), another rule of its checklist item (``item``) and any other finding that
     counts (``other``); the case's rule at info in ``info``. A hit is [line, code, severity,
@@ -223,7 +249,7 @@ def _side(findings: List[dict], path: str, lines: Optional[Sequence[int]], case:
 
     views = {}
     for view in VIEWS:
-        shown = [d for d in at_lines if counts(d, view)]
+        shown = [d for d in at_lines if counts(d, view, extend)]
         views[view] = {"reported": sorted(hit(d) for d in shown if own(d)),
                        "item": sorted(hit(d) for d in shown if not own(d) and item is not None
                                       and d.get("checklist") == item),
@@ -233,7 +259,7 @@ def _side(findings: List[dict], path: str, lines: Optional[Sequence[int]], case:
     return {"views": views, "info": info, "notes": notes}
 
 
-def check_case(case: dict, git_dir: str, version: Optional[str]) -> dict:
+def check_case(case: dict, git_dir: str, version: Optional[str], extend: Sequence[str] = ()) -> dict:
     """Both commits of one case, in both variants."""
     row = {k: case.get(k) for k in ("id", "kind", "repo", "path", "fix_commit", "code", "planned", "scope",
                                      "half", "cross_file", "source", "what")}
@@ -258,7 +284,7 @@ def check_case(case: dict, git_dir: str, version: Optional[str]) -> dict:
             target = os.path.relpath(path, scope) if scope else path
             here = os.path.join(repo_dir, scope) if scope else repo_dir
             row["variants"]["repository"][side] = _run_side(here, target, path, scope, lines, case, rev, version,
-                                                            files=count, under=os.path.join(tmp, "repository"))
+                                                            extend, files=count, under=os.path.join(tmp, "repository"))
             # the model folder alone: moved out of the repository, no marker above it
             model_parent = os.path.join(tmp, "model", "a", "b")
             os.makedirs(model_parent)
@@ -277,7 +303,7 @@ def check_case(case: dict, git_dir: str, version: Optional[str]) -> dict:
                 row["variants"]["model folder"][side] = {"rev": rev, "error": f"a repository marker above it: {above}"}
                 continue
             row["variants"]["model folder"][side] = _run_side(model_dir, target, target, "", lines, case, rev,
-                                                              version, depth=tree_depth(model_dir),
+                                                              version, extend, depth=tree_depth(model_dir),
                                                               under=model_parent)
     for variant in VARIANTS:
         sides = row["variants"][variant]
@@ -286,18 +312,18 @@ def check_case(case: dict, git_dir: str, version: Optional[str]) -> dict:
 
 
 def _run_side(folder: str, target: str, path: str, scope: str, lines, case: dict, rev: str,
-              version: Optional[str], under: str = "", **extra) -> dict:
+              version: Optional[str], extend: Sequence[str] = (), under: str = "", **extra) -> dict:
     """``under``: the temporary folder the checkout lies in; a message naming a file outside
     the folder checked names it from there (by the repository's name), never by a path of
     this machine."""
     if not os.path.isfile(os.path.join(folder, target)):
         return dict(extra, rev=rev, error=f"{target} is not in the checkout")
     try:
-        findings, seconds = run_msacclint(folder, target, version)
+        findings, seconds = run_msacclint(folder, target, version, extend)
     except (RuntimeError, subprocess.TimeoutExpired, ValueError) as exc:
         return dict(extra, rev=rev, error=_without(str(exc)[-2000:], under))
     shown = os.path.relpath(path, scope) if scope else path
-    side = _side(findings, shown, lines, case)
+    side = _side(findings, shown, lines, case, extend)
     side["notes"] = sorted({_without(note, under) for note in side["notes"]})
     return dict(side, rev=rev, seconds=round(seconds, 1), **extra)
 
@@ -381,8 +407,9 @@ def markdown(report: dict) -> str:
     lines = [f"## History bar (msacclint commit {run['commit'][:12]}{' (frozen)' if report['frozen'] else ''}, "
              f"half: {report['half']})", "",
              "One run per case version with every rule selected; \"default view\": findings of the groups "
-             f"shown by default ({', '.join(DEFAULT_GROUPS)}) at warning or error; \"every group\": any group "
-             "at warning or error.", ""]
+             f"shown by default ({', '.join(DEFAULT_GROUPS)}"
+             f"{' and ' + ', '.join(report['extend_select']) if report.get('extend_select') else ''}) at warning "
+             "or error; \"every group\": any group at warning or error.", ""]
     lines += ["| half | variant | view | fixes | pre-fix reported | by item | fixed quiet | regressions | found "
               "| by item | parents quiet | errors |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for half, by_variant in report["figures"].items():
@@ -450,6 +477,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--frozen", action="store_true",
                         help="record the msacclint commit; refuse to run when msacclint/ has uncommitted changes")
     parser.add_argument("--mindspore-version", default=None)
+    parser.add_argument("--extend-select", action="append", default=[], metavar="GROUPS_OR_CODES",
+                        help="groups or codes (comma-separated, repeatable) the default view shows besides its own "
+                             "groups, handed on to every check the bar runs: nursery, review, MSA206, MSA2")
     parser.add_argument("--jobs", "-j", type=int, default=1, help="cases checked at a time (default 1)")
     parser.add_argument("--json", metavar="FILE", help="write the report as JSON here")
     parser.add_argument("--markdown", metavar="FILE", help="write the Markdown here (default: stdout)")
@@ -463,6 +493,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     named = dict(spec.split("=", 1) for spec in args.git)
     cases = load_cases(args.cases, args.half, args.case)
+    extend = selectors(args.extend_select)
 
     def one(case: dict) -> dict:
         git_dir = git_dir_for(case["repo"], args.mirror, named)
@@ -473,7 +504,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     "code": case.get("code"), "repo": case["repo"], "path": case["path"],
                     "variants": {v: dict(skipped) for v in VARIANTS}}
         started = time.monotonic()
-        row = check_case(case, git_dir, args.mindspore_version)
+        row = check_case(case, git_dir, args.mindspore_version, extend)
         said = " / ".join(f"{variant}: " + ", ".join(row["variants"][variant]["status"][view] for view in VIEWS)
                           for variant in VARIANTS)
         print(f"history_bar: {case['id']}: {said} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
@@ -482,7 +513,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
         rows = list(pool.map(one, cases))
     report = {"msacclint": run, "frozen": bool(args.frozen), "half": args.half, "cases_files": args.cases,
-              "mindspore_version": args.mindspore_version, "cases": rows, "figures": figures(rows)}
+              "mindspore_version": args.mindspore_version, "extend_select": list(extend), "cases": rows, "figures": figures(rows)}
     text = markdown(report)
     write_report(report, text, args.json, args.markdown)
     return 0

@@ -52,6 +52,42 @@ class MentionQueries:
         self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
         return total
 
+    def named_config(self, path: str, name: str) -> Optional[Tuple[str, Any]]:
+        """The config file of the project that ``path``'s code names by ``name`` (resolved from
+        its folder, the one above, then the project root, as a loader's summary is): (the path as
+        shown, its ConfigFile); None when it is not in the project or cannot be read."""
+        for base in (os.path.dirname(path), os.path.dirname(os.path.dirname(path)), self.root):
+            candidate = os.path.normpath(os.path.join(base, name))
+            if self.configs.exists(candidate):
+                self._depend(candidate)
+                config = self.configs.get(candidate)
+                return None if config.problem else (self.display(candidate), config)
+        return None
+
+    def attribute_uses(self, name: str, configs: bool = True) -> int:
+        """How many times the project may read ``name`` off an object: ``.name`` (an attribute,
+        ``args.name``) or a string literal that is exactly the name (``getattr(args, 'name')``,
+        ``cfg['name']``) in its Python files, comments included (more uses, never fewer), and
+        whole words in its YAML/JSON files. A bare name, a parameter or a keyword of that name is
+        not a read of an object. Zero: nothing names it so. ``configs=False``: Python files only."""
+        word = name.encode()
+        attribute = re.compile(rb"\.[ \t]*" + re.escape(word) + rb"\b")
+        quoted = re.compile(rb"(['\"])" + re.escape(word) + rb"\1")
+        whole = re.compile(rb"\b" + re.escape(word) + rb"\b")
+        total = 0
+        for other in sorted(self.files):
+            data = self._bytes(other)
+            if data and word in data:
+                self._depend(other)
+                total += len(attribute.findall(data)) + len(quoted.findall(data))
+        for other in sorted(self.configs.paths) if configs else ():
+            data = self._bytes(other)
+            if data and word in data:
+                self._depend(other)
+                total += len(whole.findall(data))
+        self._used[LISTING + self.root] = paths_digest(list(self.files) + list(self.configs.paths))
+        return total
+
     def _name_count(self, path: str, data: bytes, name: str, pattern: Any) -> int:
         """``_name_tokens`` of ``path``'s text, from the file's token counts, made once per
         text (a file is tokenized once, not once per name asked about)."""
