@@ -18,7 +18,10 @@ view at error or warning, the tool's own notes MSA001/MSA002 aside: every error 
 warnings drawn with the seed), ``lowered`` (a finding of a rule of the default view below its rule's
 own grade for reach or an assumed precondition, outside the default view: all of them, up to
 ``--lowered``, drawn with the seed beyond that), ``cannot-run`` (every finding of the default view's
-rules graded cannot run that no other section reads: issue 39's re-reading covers them all).
+rules graded cannot run that no other section reads, and every other finding graded cannot run, of any
+rule: issue 39's re-reading covers them all), ``outside`` (``--outside N``: every error outside the default
+view and N of its warnings drawn with the seed; not part of any headline, read so that the next field
+record knows the rules the default view leaves out).
 
 ``score``: per section, findings read and each verdict (true / dormant / broken / latent / loud /
 false / unsure); the headline is the share of the default view judged true; of the findings read in
@@ -77,7 +80,7 @@ def section(d: dict) -> Optional[str]:
     return None
 
 
-def pick(findings: List[dict], warnings: int, lowered: int, seed: int) -> List[dict]:
+def pick(findings: List[dict], warnings: int, lowered: int, seed: int, outside: int = 0) -> List[dict]:
     chosen: List[dict] = []
     by_section: Dict[str, List[dict]] = defaultdict(list)
     for d in findings:
@@ -99,7 +102,21 @@ def pick(findings: List[dict], warnings: int, lowered: int, seed: int) -> List[d
     # view's draw left out too
     taken = {key(d) for d in chosen}
     blocked = by_section["cannot-run"] + [d for d in pool if d.get("reach") == "cannot-run" and key(d) not in taken]
+    # and every other finding graded cannot run, of any rule (issue 39 re-reads every one)
+    taken |= {key(d) for d in blocked}
+    blocked += [d for d in findings if d.get("reach") == "cannot-run" and d["code"] not in TOOL_NOTES
+                and key(d) not in taken]
     chosen += [dict(d, _section="cannot-run", _sampled=False) for d in sorted(blocked, key=key)]
+    # outside the default view (not in the headline): every error and ``outside`` warnings drawn
+    # with the seed, read so that the next field record knows the rules the default view leaves out
+    taken = {key(d) for d in chosen}
+    rest = [d for d in findings if key(d) not in taken and d["code"] not in TOOL_NOTES and d["severity"] in SHOWN
+            and section(d) is None]
+    errors_out = sorted((d for d in rest if d["severity"] == "error"), key=key)
+    warn_out = sorted((d for d in rest if d["severity"] == "warning"), key=key)
+    drawn_out = warn_out if len(warn_out) <= outside else random.Random(seed + 2).sample(warn_out, outside)
+    chosen += [dict(d, _section="outside", _sampled=False) for d in errors_out]
+    chosen += [dict(d, _section="outside", _sampled=True) for d in sorted(drawn_out, key=key)]
     return chosen
 
 
@@ -107,7 +124,7 @@ def sheet(args: argparse.Namespace) -> int:
     with open(args.report, encoding="utf-8") as handle:
         report = json.load(handle)
     out = sys.stdout
-    for d in pick(report["findings"], args.warnings, args.lowered, args.seed):
+    for d in pick(report["findings"], args.warnings, args.lowered, args.seed, args.outside):
         out.write("[[verdict]]\n")
         for key in ("at", "code", "severity", "message"):
             out.write(f"{key} = {json.dumps(d[key], ensure_ascii=False)}\n")
@@ -129,6 +146,8 @@ def score(args: argparse.Namespace) -> int:
     by_at = {(d["at"], d["code"]): d for d in report["findings"]}
     sections: Dict[str, Counter] = defaultdict(Counter)
     per_rule: Dict[str, Counter] = defaultdict(Counter)
+    outside_rule: Dict[str, Counter] = defaultdict(Counter)
+    errors_claim = Counter()
     lowering = Counter()
     for path in args.verdicts:
         with open(path, "rb") as handle:
@@ -139,13 +158,19 @@ def score(args: argparse.Namespace) -> int:
             if d is None or verdict not in VERDICTS:
                 continue
             name = v.get("section") or section(d) or "other"
-            tier = f"{name}: {d['severity']}s" if name == "default" else name
+            tier = f"{name}: {d['severity']}s" if name in ("default", "outside") else name
             for key in (tier, name):
                 sections[key][verdict] += 1
                 sections[key]["read"] += 1
             if name == "default":
                 per_rule[d["code"]][verdict] += 1
                 per_rule[d["code"]]["read"] += 1
+            if name == "outside":
+                outside_rule[d["code"]][verdict] += 1
+                outside_rule[d["code"]]["read"] += 1
+            if name == "default" and d["severity"] == "error":
+                errors_claim["read"] += 1
+                errors_claim["right" if verdict not in ("false", "unsure") else verdict] += 1
             if d.get("reach") == "cannot-run":  # issue 39's re-reading, whatever section read it
                 sections["graded cannot run"][verdict] += 1
                 sections["graded cannot run"]["read"] += 1
@@ -159,7 +184,7 @@ def score(args: argparse.Namespace) -> int:
     rule = "|---|---:|" + "---:|" * len(VERDICTS)
     out = [head.format("section"), rule]
     for name in ("default", "default: errors", "default: warnings", "lowered", "cannot-run", "graded cannot run",
-                 "other"):
+                 "outside", "outside: errors", "outside: warnings", "other"):
         c = sections.get(name)
         if c:
             out.append(f"| {name} | {c['read']} | " + " | ".join(_pct(c[v], c["read"]) for v in VERDICTS) + " |")
@@ -168,10 +193,17 @@ def score(args: argparse.Namespace) -> int:
         out.append(f"Findings read in code that does not run (dormant or broken verdicts): {lowering['read']}; "
                    f"lowered with the right reason: {_pct(lowering['right reason'], lowering['read'])}; lowered "
                    f"for another reason: {lowering['lowered, other reason']}; kept at their grade: {lowering['kept']}.")
-    out += ["", head.format("rule (default view)"), rule]
-    for code in sorted(per_rule):
-        c = per_rule[code]
-        out.append(f"| {code} | {c['read']} | " + " | ".join(str(c[v]) for v in VERDICTS) + " |")
+    if errors_claim["read"]:
+        out.append("")
+        out.append(f"Errors of the default view whose claim holds (any verdict but false or unsure): "
+                   f"{_pct(errors_claim['right'], errors_claim['read'])}.")
+    for title, table in (("rule (default view)", per_rule), ("rule (outside the default view)", outside_rule)):
+        if not table:
+            continue
+        out += ["", head.format(title), rule]
+        for code in sorted(table):
+            c = table[code]
+            out.append(f"| {code} | {c['read']} | " + " | ".join(str(c[v]) for v in VERDICTS) + " |")
     print("\n".join(out))
     return 0
 
@@ -191,6 +223,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     s.add_argument("--seed", type=int, required=True)
     s.add_argument("--warnings", type=int, default=60)
     s.add_argument("--lowered", type=int, default=60)
+    s.add_argument("--outside", type=int, default=0,
+                   help="warnings outside the default view drawn for the next field record (every error is read)")
     c = sub.add_parser("score")
     c.add_argument("report")
     c.add_argument("verdicts", nargs="+")
