@@ -425,6 +425,14 @@ def test_round12_sheet_reads_the_default_view_the_lowered_and_the_cannot_run(tmp
     assert kinds["default"] == 61 and kinds["lowered"] == 1 and len(blocked) == 1  # read once, in one section
     assert picked == round12.pick(findings, 60, 60, 20261201)  # seeded
     assert all(d["code"] not in ("MSA001", nursery) for d in picked)
+    # --outside: every error outside the default view and a seeded draw of its warnings, apart;
+    # a finding of any rule graded cannot run is read in the cannot-run section
+    wider = findings + [finding(94, nursery, "warning", "nursery"), finding(95, nursery, "warning", "nursery"),
+                        finding(96, nursery, "warning", "nursery", "cannot-run")]
+    more = round12.pick(wider, 60, 60, 20261201, outside=1)
+    outside = [d for d in more if d["_section"] == "outside"]
+    assert [d["code"] for d in outside if d["severity"] == "error"] == [nursery] and len(outside) == 2
+    assert any(d["at"] == "r@c:f96.py:96" and d["_section"] == "cannot-run" for d in more)
     verdicts = tmp_path / "verdicts.toml"
     verdicts.write_text("".join(f'[[verdict]]\nat = "{d["at"]}"\ncode = "{d["code"]}"\nsection = "{d["_section"]}"\n'
                                 f'verdict = "{"true" if i % 2 else "false"}"\n\n' for i, d in enumerate(picked)))

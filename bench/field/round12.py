@@ -109,6 +109,8 @@ def pick(findings: List[dict], warnings: int, lowered: int, seed: int, outside: 
     chosen += [dict(d, _section="cannot-run", _sampled=False) for d in sorted(blocked, key=key)]
     # outside the default view (not in the headline): every error and ``outside`` warnings drawn
     # with the seed, read so that the next field record knows the rules the default view leaves out
+    if not outside:
+        return chosen
     taken = {key(d) for d in chosen}
     rest = [d for d in findings if key(d) not in taken and d["code"] not in TOOL_NOTES and d["severity"] in SHOWN
             and section(d) is None]
@@ -148,6 +150,7 @@ def score(args: argparse.Namespace) -> int:
     per_rule: Dict[str, Counter] = defaultdict(Counter)
     outside_rule: Dict[str, Counter] = defaultdict(Counter)
     errors_claim = Counter()
+    notes: Dict[str, Counter] = defaultdict(Counter)
     lowering = Counter()
     for path in args.verdicts:
         with open(path, "rb") as handle:
@@ -159,7 +162,7 @@ def score(args: argparse.Namespace) -> int:
                 continue
             name = v.get("section") or section(d) or "other"
             tier = f"{name}: {d['severity']}s" if name in ("default", "outside") else name
-            for key in (tier, name):
+            for key in dict.fromkeys((tier, name)):
                 sections[key][verdict] += 1
                 sections[key]["read"] += 1
             if name == "default":
@@ -171,6 +174,8 @@ def score(args: argparse.Namespace) -> int:
             if name == "default" and d["severity"] == "error":
                 errors_claim["read"] += 1
                 errors_claim["right" if verdict not in ("false", "unsure") else verdict] += 1
+            if name in ("lowered", "cannot-run"):  # the readers' word on the tool's stated reason
+                notes[name][str(v.get("note_right", "")).strip().lower() or "not said"] += 1
             if d.get("reach") == "cannot-run":  # issue 39's re-reading, whatever section read it
                 sections["graded cannot run"][verdict] += 1
                 sections["graded cannot run"]["read"] += 1
@@ -193,6 +198,11 @@ def score(args: argparse.Namespace) -> int:
         out.append(f"Findings read in code that does not run (dormant or broken verdicts): {lowering['read']}; "
                    f"lowered with the right reason: {_pct(lowering['right reason'], lowering['read'])}; lowered "
                    f"for another reason: {lowering['lowered, other reason']}; kept at their grade: {lowering['kept']}.")
+    for name in ("lowered", "cannot-run"):
+        if notes.get(name):
+            out.append("")
+            out.append(f"The tool's stated reason, in the readers' words ({name}): "
+                       + ", ".join(f"{k} {n}" for k, n in notes[name].most_common()) + ".")
     if errors_claim["read"]:
         out.append("")
         out.append(f"Errors of the default view whose claim holds (any verdict but false or unsure): "
