@@ -70,8 +70,9 @@ VERDICT_FILES: Tuple[Tuple[str, str, str, str, Dict[str, str]], ...] = (
     ("triage_round10_labmodels_warnings.toml", "round 10", "tuning", "claim",
      {"mindspore-lab/models": "f109833b1b0dbb15b0c3a11c039bde3245637c1e"}),
     ("round11/heldout_verdicts.toml", "round 11", "held-out", "reach", {}),
+    ("round12/heldout_verdicts.toml", "round 12", "held-out", "reach", {}),
 )
-#: later rounds append their verdict files here (round 12: bench/field/round12/heldout_verdicts.toml)
+#: later rounds append their verdict files here
 
 VERDICTS = ("true", "claim_true", "dormant", "broken", "latent", "loud", "false", "unsure")
 GRADES = ("error", "warning", "info", "gone")
