@@ -29,6 +29,9 @@ def user_repo(tmp_path):
     _git(repo, "config", "user.name", "dev")
     (repo / "net.py").write_text("import mindspore.nn as nn\n\ndrop = nn.Dropout(0.8)  # as in the reference\n")
     (repo / "clean.py").write_text("import mindspore.nn as nn\n\npool = nn.MaxPool2d(2, stride=2)\n")
+    # the behaviour-preserving rewrite of a positional keep_prob (MSA102) belongs to the upgrade
+    # group, which this project selects beside the default view
+    (repo / "pyproject.toml").write_text('[tool.msacclint]\nextend-select = ["upgrade"]\n')
     _git(repo, "add", ".")
     _git(repo, "commit", "-qm", "port")
     return repo
