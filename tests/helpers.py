@@ -140,6 +140,16 @@ def graded_script(head: bool = True, pool_stride: bool = False) -> str:
     return "".join(parts)
 
 
+def trained_net_script(module: str) -> str:
+    """An entry script that trains ``Net`` imported from ``module`` with a hand-written loop
+    (a gradient function, no ``set_train``): what a multi-file test needs to make a model file
+    matter to a training run."""
+    return (f"import mindspore as ms\nfrom mindspore import nn\nfrom {module} import Net\n\n"
+            "net = Net()\nopt = nn.Adam(net.trainable_params())\n\n\n"
+            "def forward(x, y):\n    return nn.MSELoss()(net(x), y)\n\n\n"
+            "grad_fn = ms.value_and_grad(forward, None, opt.parameters)\nfor x, y in ds:\n    grad_fn(x, y)\n")
+
+
 def git(repo, *args: str) -> str:
     """``git -C repo args`` with a fixed author (tests that build a repository's history)."""
     import subprocess

@@ -13,29 +13,14 @@ import json
 import os
 
 import pytest
+from helpers import trained_net_script
 
 from msacclint.diagnostics import UNKNOWN_TO_OTHER_FILES
 from msacclint.engine import registry
 from msacclint.engine.batch import check_files
 from msacclint.settings import Settings
 
-TRAIN = """\
-import mindspore as ms
-from mindspore import nn
-from src.model import Net
-
-net = Net()
-opt = nn.Adam(net.trainable_params())
-
-
-def forward(x, y):
-    return nn.MSELoss()(net(x), y)
-
-
-grad_fn = ms.value_and_grad(forward, None, opt.parameters)
-for x, y in ds:
-    grad_fn(x, y)
-"""
+TRAIN = trained_net_script("src.model")
 
 _HEAD = "import mindspore.nn as nn\n\n\nclass Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
 

@@ -13,6 +13,7 @@ import json
 import textwrap
 
 import pytest
+from helpers import trained_net_script
 
 from msacclint.project.index import load_index
 
@@ -35,23 +36,7 @@ AFTER = "import mindspore.nn as nn\n\nfrom a.b import build\n\n\n" + NET
 B = "from a import Net\n\n\ndef build():\n    return Net()\n"
 
 #: an entry script that trains a network whose class it reaches through the cycle
-TRAIN = """\
-import mindspore as ms
-from mindspore import nn
-from a.b import Net
-
-net = Net()
-opt = nn.Adam(net.trainable_params())
-
-
-def forward(x, y):
-    return nn.MSELoss()(net(x), y)
-
-
-grad_fn = ms.value_and_grad(forward, None, opt.parameters)
-for x, y in ds:
-    grad_fn(x, y)
-"""
+TRAIN = trained_net_script("a.b")
 
 
 def _write(tmp_path, files):

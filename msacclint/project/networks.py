@@ -364,20 +364,30 @@ class NetworkQueries:
                     return deeper
         return None
 
-    def switched_on_by_callers(self, path: str, target: str, param: str) -> Optional[bool]:
-        """Whether a call of the class or function ``target`` of ``path`` hands it, for
-        ``param``, a network the calling function (or module) puts in training mode
-        (``net.set_train()`` ... ``train(net, ...)``): True when one does, False when every
-        call is seen and none does, None when nothing calls it."""
+    def callable_parameter(self, path: str, target: str, param: str) -> Optional[Tuple[str, int]]:
+        """Where the class or function ``target`` of ``path`` is defined, and the position a call
+        passes ``param`` at (``self``/``cls`` left out; -1 when it is not a parameter by
+        position): what a search of its call sites for that argument needs. None when
+        ``target`` is not a class or function of the project."""
         found = self.lookup(path, target)
         if found is None or found[0] not in ("class", "function"):
             return None
         names = [name for name, _ in found[2].params]
         if names and names[0] in ("self", "cls"):
             names = names[1:]
-        position = names.index(param) if param in names else -1
+        return found[1], names.index(param) if param in names else -1
+
+    def switched_on_by_callers(self, path: str, target: str, param: str) -> Optional[bool]:
+        """Whether a call of the class or function ``target`` of ``path`` hands it, for
+        ``param``, a network the calling function (or module) puts in training mode
+        (``net.set_train()`` ... ``train(net, ...)``): True when one does, False when every
+        call is seen and none does, None when nothing calls it."""
+        found = self.callable_parameter(path, target, param)
+        if found is None:
+            return None
+        defined, position = found
         seen = False
-        for _site, summary, call, _cls, func in self.call_sites(found[1], target):
+        for _site, summary, call, _cls, func in self.call_sites(defined, target):
             seen = True
             expr = call.argument(param, position)
             if expr is None or expr[0] not in ("name", "param"):

@@ -265,14 +265,11 @@ class EvalLoopInTrainingMode(Rule):
         network (a name built from a class of the project) holding BatchNorm/Dropout and trains
         that same object (``ProjectIndex.trained_with``); None otherwise."""
         project = self.ctx.project
-        found = project.lookup(path, target)
-        if found is None or found[0] not in ("class", "function"):
+        found = project.callable_parameter(path, target, param)
+        if found is None:
             return None
-        names = [name for name, _ in found[2].params]
-        if names and names[0] in ("self", "cls"):
-            names = names[1:]
-        position = names.index(param) if param in names else -1
-        for site, summary, call, _cls, func in project.call_sites(found[1], target):
+        defined, position = found
+        for site, summary, call, _cls, func in project.call_sites(defined, target):
             expr = call.argument(param, position)
             built = project.classes_at(site, summary, func, expr) if expr is not None else None
             for where, callee, _line in built or ():
